@@ -1,0 +1,33 @@
+"""graphcell: a graph-mode compiler for MindSpore-style networks.
+
+Trace `nn.Cell`s and functions into a typed IR, transform it (vmap, grad, clean-ups), and run
+it through XLA (jax) or export it to ONNX (onnxruntime).
+"""
+import jax as _jax
+
+# MindSpore's Tensor(1) is Int64 and float64 arrays stay Float64: jax must keep 64-bit types.
+_jax.config.update("jax_enable_x64", True)
+
+from . import dtype  # noqa: E402
+from .dtype import (DType, bfloat16, bool_, float16, float32, float64, float_, int8, int16,  # noqa: E402,F401
+                    int32, int64, int_, uint8, uint32)
+from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
+from . import ops  # noqa: E402
+from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                      get_context, reset_auto_parallel_context, set_auto_parallel_context, set_context)
+from .compiler.jit import jit  # noqa: E402
+from .frontend.trace import trace  # noqa: E402
+from . import nn  # noqa: E402
+from . import numpy  # noqa: E402,F401
+from .common.initializer import get_seed  # noqa: E402
+
+
+def set_seed(seed: int) -> None:
+    """Seeds initialisers (bit-identical to MindSpore's), graphcell.numpy and the random key."""
+    from .common.initializer import set_seed as _set_seed
+    from .ops.random_state import seed_global_key
+    _set_seed(seed)
+    seed_global_key(seed)
+
+
+__version__ = "0.1.0"

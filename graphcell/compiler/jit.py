@@ -1,0 +1,111 @@
+"""`jit`: trace once per input signature, lower to XLA through jax, cache, run.
+
+The cache key is the arguments' structure, every Tensor's shape and dtype, every static
+argument's value, and the configuration epoch (bumped by `set_train` and by assigning Cells
+or Parameters to a Cell), since those change what a trace records.
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+
+import jax
+
+from ..frontend import pytree
+from ..frontend.trace import Traced, inline, trace
+from ..frontend.tracer import current_tracer
+from ..tensor import Tensor
+
+_CONFIG_EPOCH = [0]
+
+
+def bump_config_epoch() -> None:
+    """Invalidates jit caches: call when something a trace reads outside its inputs changes."""
+    _CONFIG_EPOCH[0] += 1
+
+
+def config_epoch() -> int:
+    return _CONFIG_EPOCH[0]
+
+
+def compiled_fn(traced: Traced):
+    """The jax.jit-compiled function of a traced graph, built once per Traced."""
+    fn = traced.cache.get("xla")
+    if fn is None:
+        from .to_jax import graph_to_jax
+        fn = jax.jit(graph_to_jax(traced.graph))
+        traced.cache["xla"] = fn
+    return fn
+
+
+def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
+    """Runs a traced graph on concrete Tensors with XLA; returns all outputs (state included)."""
+    backend = traced.cache.get("backend", "xla")
+    arrays = [t._payload for t in inputs]
+    if backend == "onnx":
+        from ..runtime.session import run_traced_onnx
+        outs = run_traced_onnx(traced, arrays)
+    else:
+        outs = compiled_fn(traced)(*arrays)
+    return [Tensor._wrap(a) for a in outs]
+
+
+class Jit:
+    """A compiled callable over a function, a Cell, or (via __get__) a method."""
+
+    def __init__(self, fn, backend: str | None = None, name: str | None = None):
+        self.fn = fn
+        self.backend = backend
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.cache: dict = {}
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, fn, updated=()) if callable(fn) and hasattr(fn, "__name__") else None
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._bound.get(instance)
+        if bound is None:
+            bound = Jit(self.fn.__get__(instance, owner), self.backend, self.name)
+            self._bound[instance] = bound
+        return bound
+
+    def signature_key(self, args, kwargs):
+        leaves, structure = pytree.flatten((args, kwargs))
+        types = tuple((t.shape, t.dtype) for t in leaves)
+        return (pytree.structure_key(structure), types, config_epoch(), self._backend()), leaves
+
+    def _backend(self) -> str:
+        if self.backend is not None:
+            return self.backend
+        from ..context import get_context
+        return get_context("backend")
+
+    def get_traced(self, *args, **kwargs) -> tuple[Traced, list[Tensor]]:
+        key, leaves = self.signature_key(args, kwargs)
+        traced = self.cache.get(key)
+        if traced is None:
+            traced = trace(self.fn, *args, name=self.name, **kwargs)
+            traced.cache["backend"] = key[-1]
+            self.cache[key] = traced
+        return traced, leaves
+
+    def __call__(self, *args, **kwargs):
+        if current_tracer() is not None:
+            return self.fn(*args, **kwargs)  # jit inside a trace is the trace itself
+        traced, leaves = self.get_traced(*args, **kwargs)
+        return inline(traced, leaves)
+
+    @property
+    def cache_size(self) -> int:
+        return len(self.cache)
+
+
+def jit(function=None, *, backend: str | None = None, mode=None, jit_config=None, **unused):
+    """Compiles a function, a Cell, or a method (`@jit def step(self, ...)`).
+
+    `backend` is "xla" (jax.jit) or "onnx" (onnxruntime); by default the context's.
+    """
+    if function is None:
+        return lambda f: jit(f, backend=backend)
+    return Jit(function, backend)

@@ -1,0 +1,67 @@
+"""MindSpore-style global context: execution mode, backend, and parallel settings."""
+from __future__ import annotations
+
+from enum import Enum
+
+PYNATIVE_MODE = 1
+GRAPH_MODE = 0
+
+
+class ParallelMode(str, Enum):
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+
+    def __str__(self):
+        return self.value
+
+
+_CONTEXT = {
+    "mode": PYNATIVE_MODE,
+    "backend": "xla",            # "xla" (jax) or "onnx" (onnxruntime)
+    "device_target": "CPU",
+    "check_finite": False,
+    "onnx_providers": ("cpu",),
+}
+_PARALLEL = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": 1,
+}
+
+
+def set_context(**kwargs) -> None:
+    """Sets context keys: mode (PYNATIVE_MODE or GRAPH_MODE), backend ("xla"|"onnx"), ...
+
+    Unknown MindSpore keys that have no meaning here (device_id, save_graphs, ...) are
+    accepted and stored, so migrated scripts run."""
+    from .compiler.jit import bump_config_epoch
+    if "backend" in kwargs and kwargs["backend"] not in ("xla", "onnx"):
+        raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
+    if "mode" in kwargs and kwargs["mode"] not in (PYNATIVE_MODE, GRAPH_MODE):
+        raise ValueError("set_context: mode must be graphcell.PYNATIVE_MODE or graphcell.GRAPH_MODE")
+    _CONTEXT.update(kwargs)
+    bump_config_epoch()
+
+
+def get_context(key: str):
+    if key not in _CONTEXT:
+        raise ValueError(f"get_context: unknown key {key!r}; known keys: {', '.join(sorted(_CONTEXT))}")
+    return _CONTEXT[key]
+
+
+def set_auto_parallel_context(**kwargs) -> None:
+    if "parallel_mode" in kwargs:
+        kwargs["parallel_mode"] = ParallelMode(str(kwargs["parallel_mode"]))
+    _PARALLEL.update(kwargs)
+
+
+def get_auto_parallel_context(key: str):
+    if key not in _PARALLEL:
+        raise ValueError(f"get_auto_parallel_context: unknown key {key!r}")
+    return _PARALLEL[key]
+
+
+def reset_auto_parallel_context() -> None:
+    _PARALLEL.update(parallel_mode=ParallelMode.STAND_ALONE, gradients_mean=False, device_num=1)

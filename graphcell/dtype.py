@@ -1,0 +1,105 @@
+"""graphcell's dtypes, named and printed as MindSpore names them.
+
+A `DType` is a small interned object: `graphcell.float32` prints as `Float32` (MindSpore's
+`str`) and converts to and from numpy/jax dtypes. Everything below the public API (the IR,
+the backends) stores `DType`s, never numpy dtypes, so printing and hashing stay trivial.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+
+class DType:
+    __slots__ = ("name", "np_dtype", "ms_name", "short")
+
+    def __init__(self, name: str, np_dtype, ms_name: str, short: str):
+        self.name = name                  # "float32": the attribute name in graphcell
+        self.np_dtype = np.dtype(np_dtype)
+        self.ms_name = ms_name            # "Float32": MindSpore's printed form
+        self.short = short                # "f32": the IR text form
+
+    def __repr__(self):
+        return f"graphcell.{self.name}"
+
+    def __str__(self):
+        return self.ms_name
+
+    def __reduce__(self):  # interned: copies and deep copies return the same object
+        return (to_dtype, (self.name,))
+
+    @property
+    def is_floating(self) -> bool:
+        return self.np_dtype.kind == "f" or self is bfloat16
+
+    @property
+    def is_integer(self) -> bool:
+        return self.np_dtype.kind in "iu"
+
+    @property
+    def itemsize(self) -> int:
+        return self.np_dtype.itemsize
+
+
+float16 = DType("float16", np.float16, "Float16", "f16")
+float32 = DType("float32", np.float32, "Float32", "f32")
+float64 = DType("float64", np.float64, "Float64", "f64")
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "BFloat16", "bf16")
+int8 = DType("int8", np.int8, "Int8", "i8")
+int16 = DType("int16", np.int16, "Int16", "i16")
+int32 = DType("int32", np.int32, "Int32", "i32")
+int64 = DType("int64", np.int64, "Int64", "i64")
+uint8 = DType("uint8", np.uint8, "UInt8", "u8")
+uint32 = DType("uint32", np.uint32, "UInt32", "u32")
+bool_ = DType("bool_", np.bool_, "Bool", "bool")
+
+ALL_DTYPES = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint32, bool_)
+float_ = float32
+int_ = int64
+
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update({d.ms_name.lower(): d for d in ALL_DTYPES})
+_BY_NAME.update({d.short: d for d in ALL_DTYPES})
+_BY_NAME.update({"bool": bool_, "float": float32, "int": int64, "half": float16, "double": float64})
+_BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
+
+
+def to_dtype(x) -> DType:
+    """Converts a DType, a numpy/jax dtype, a Python type or a name to a DType."""
+    if isinstance(x, DType):
+        return x
+    if isinstance(x, str):
+        d = _BY_NAME.get(x.lower())
+        if d is None:
+            raise TypeError(f"unknown dtype name {x!r}; expected one of "
+                            f"{', '.join(d.name for d in ALL_DTYPES)}")
+        return d
+    if x is bool:
+        return bool_
+    if x is int:
+        return int64
+    if x is float:
+        return float32
+    try:
+        npd = np.dtype(x)
+    except TypeError:
+        raise TypeError(f"cannot interpret {x!r} as a dtype") from None
+    d = _BY_NP.get(npd)
+    if d is None:
+        raise TypeError(f"dtype {npd} is not supported by graphcell")
+    return d
+
+
+def result_dtype(*dtypes: DType) -> DType:
+    """The dtype two tensors promote to, with MindSpore's rules for the common cases:
+    bool < ints < floats, and the wider of two members of one kind."""
+    order = [bool_, uint8, int8, int16, int32, uint32, int64, bfloat16, float16, float32, float64]
+    best = dtypes[0]
+    for d in dtypes[1:]:
+        if d is best:
+            continue
+        if {d, best} == {bfloat16, float16}:
+            best = float32
+        else:
+            best = max(best, d, key=order.index)
+    return best

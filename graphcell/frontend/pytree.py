@@ -1,0 +1,84 @@
+"""Flattening nested arguments and results (tuples, lists, dicts) into Tensor leaves.
+
+graphcell's own small version rather than jax.tree_util, because the leaves and the
+containers are MindSpore's: Tensors and Parameters are leaves, numpy arrays become Tensor
+leaves, ParameterTuple stays a ParameterTuple, and everything else (Python numbers, strings,
+None, Cells) is static: part of the structure and of the jit cache key.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+class Static:
+    """A non-Tensor leaf, kept in the structure."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def key(self):
+        v = self.value
+        try:
+            hash(v)
+            return (type(v), v)
+        except TypeError:
+            return (type(v), id(v))
+
+
+def flatten(tree, arrays_are_tensors: bool = True) -> tuple[list[Tensor], Any]:
+    """Returns (tensor leaves, structure); `unflatten(structure, leaves)` inverts it."""
+    leaves: list[Tensor] = []
+
+    def walk(x):
+        if isinstance(x, Tensor):
+            leaves.append(x)
+            return None  # a Tensor slot
+        if arrays_are_tensors and isinstance(x, np.ndarray):
+            leaves.append(Tensor(x))
+            return None
+        if isinstance(x, (tuple, list)):
+            return (type(x), tuple(walk(v) for v in x))
+        if isinstance(x, dict):
+            keys = tuple(x.keys())
+            return (dict, keys, tuple(walk(x[k]) for k in keys))
+        return Static(x)
+
+    structure = walk(tree)
+    return leaves, structure
+
+
+def unflatten(structure, leaves) -> Any:
+    it = iter(leaves)
+
+    def build(s):
+        if s is None:
+            return next(it)
+        if isinstance(s, Static):
+            return s.value
+        if s[0] is dict:
+            return {k: build(v) for k, v in zip(s[1], s[2])}
+        kind, items = s
+        values = [build(v) for v in items]
+        if kind is tuple or kind is list:
+            return kind(values)
+        if hasattr(kind, "_fields"):  # namedtuple
+            return kind(*values)
+        return kind(values)
+
+    return build(structure)
+
+
+def structure_key(structure) -> Any:
+    """A hashable key for a structure: static leaves by value (or identity if unhashable)."""
+    if structure is None:
+        return None
+    if isinstance(structure, Static):
+        return structure.key()
+    if structure[0] is dict:
+        return (dict, structure[1], tuple(structure_key(s) for s in structure[2]))
+    return (structure[0], tuple(structure_key(s) for s in structure[1]))

@@ -1,0 +1,90 @@
+"""`trace(fn, *args)`: runs a function or Cell on symbolic Tensors and returns a `Traced`:
+the Graph plus the Python objects its inputs and outputs stand for."""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..ir.core import Graph, TensorType
+from ..tensor import Tensor
+from . import pytree
+from .tracer import Tracer, current_tracer
+
+
+@dataclass
+class Traced:
+    """A traced function: `graph` and what its inputs and outputs mean.
+
+    graph.inputs = args (len n_args), then `params` (Parameter objects), then `captures`
+    (Tensors of an enclosing trace). graph.outputs = user outputs (rebuilt with `out_tree`),
+    then the new values of `state_params`.
+    """
+    graph: Graph
+    n_args: int
+    params: list
+    captures: list
+    state_params: list
+    out_tree: Any
+    cache: dict = field(default_factory=dict)
+
+    def input_tensors(self, args: list[Tensor]) -> list[Tensor]:
+        return list(args) + list(self.params) + list(self.captures)
+
+
+def _arg_names(fn, n_leaves_per_arg: list[int]) -> list[str]:
+    try:
+        target = fn.construct if hasattr(fn, "construct") and not inspect.isfunction(fn) else fn
+        names = [p.name for p in inspect.signature(target).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    except (TypeError, ValueError):
+        names = []
+    out = []
+    for i, n in enumerate(n_leaves_per_arg):
+        base = names[i] if i < len(names) and not names[i].startswith("*") else f"arg{i}"
+        if i >= len(names) or (names and inspect.Parameter.VAR_POSITIONAL == "x"):
+            base = f"arg{i}"
+        out.extend([base] if n == 1 else [f"{base}.{j}" for j in range(n)])
+    return out
+
+
+def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
+    """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
+    everything else is a constant of the trace."""
+    leaves, structure = pytree.flatten((args, kwargs))
+    counts = [len(pytree.flatten(a)[0]) for a in args]
+    counts.append(len(leaves) - sum(counts))
+    names = _arg_names(fn, counts[:-1]) + [f"kw{i}" for i in range(counts[-1])]
+    if name is None:
+        name = type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
+    tracer = Tracer(name)
+    symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
+    s_args, s_kwargs = pytree.unflatten(structure, symbolic)
+    with tracer:
+        result = fn(*s_args, **s_kwargs)
+        out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
+        out_values = [tracer.lift(t) for t in out_leaves]
+    state = list(tracer.state.values())
+    graph = tracer.build(out_values + [v for _, v in state], tuple(p.name for p, _ in state))
+    return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
+                  [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree)
+
+
+def inline(traced: Traced, args: list[Tensor]):
+    """Runs a traced graph on Tensors: appended to the active trace, or compiled and run
+    eagerly. Parameter writes in the graph are applied. Returns the rebuilt outputs."""
+    from ..ops.functional import assign
+    tracer = current_tracer()
+    inputs = traced.input_tensors(args)
+    if tracer is None:
+        from ..compiler.jit import run_graph
+        outs = run_graph(traced, inputs)
+    else:
+        values = [tracer.lift(t) for t in inputs]
+        from ..ir.core import replay
+        out_values = replay(traced.graph, tracer, values)
+        outs = [Tensor._symbolic(v) for v in out_values]
+    n_user = len(outs) - len(traced.state_params)
+    for param, new in zip(traced.state_params, outs[n_user:]):
+        assign(param, new)
+    return pytree.unflatten(traced.out_tree, outs[:n_user])

@@ -1,0 +1,184 @@
+"""Tracing: running user code on symbolic Tensors to record a Graph.
+
+`bind` is the single entry point of every primitive application. With no active trace it
+runs the primitive's jax implementation at once (PYNATIVE mode); inside a trace it appends a
+node. Parameters met during a trace are lifted to graph inputs named by `param.name`; writes
+to them (`ops.assign`, optimizer updates, BatchNorm statistics) are recorded and become
+trailing graph outputs, so the graph stays a pure function.
+
+Traces nest (grad or vmap inside jit): a symbolic Tensor of an outer trace used inside an
+inner one becomes a "capture" input of the inner graph, and inlining maps it back.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir.core import Graph, GraphBuilder, SourceInfo, TensorType, Value
+from ..ops.primitive import Primitive, ShapeError
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class GraphModeError(RuntimeError):
+    """User code did something graph mode cannot compile; the message says what to change."""
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.tracers: list[Tracer] = []
+        self.scope: list[str] = []
+
+
+STATE = _State()
+
+
+def current_tracer() -> "Tracer | None":
+    return STATE.tracers[-1] if STATE.tracers else None
+
+
+def current_scope() -> str:
+    return ".".join(s for s in STATE.scope if s)
+
+
+class scope:
+    """Context manager naming the Cell being run, for node provenance and error messages."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        STATE.scope.append(self.name)
+
+    def __exit__(self, *exc):
+        STATE.scope.pop()
+
+
+def user_source() -> SourceInfo:
+    """The innermost frame outside graphcell: the user's line that caused this op."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return SourceInfo("", 0, current_scope())
+    return SourceInfo(frame.f_code.co_filename, frame.f_lineno, current_scope())
+
+
+class Tracer(GraphBuilder):
+    """A GraphBuilder that knows Tensors, Parameters and captured outer values."""
+
+    def __init__(self, name: str = "graph"):
+        super().__init__(name)
+        self.params: dict[int, tuple[Any, Value]] = {}      # id(Parameter) -> (param, input)
+        self.captures: dict[int, tuple[Any, Value]] = {}    # id(outer Tensor) -> (tensor, input)
+        self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
+        self.constants: dict[Any, Value] = {}
+
+    # -- values in and out --------------------------------------------------------------
+    def new_arg(self, type: TensorType, name: str):
+        from ..tensor import Tensor
+        return Tensor._symbolic(self.add_input(type, name, "arg"))
+
+    def lift(self, t) -> Value:
+        """The Value standing for Tensor `t` in this trace."""
+        from ..tensor import Parameter
+        payload = t._payload
+        if isinstance(payload, Value):
+            if payload.tracer is self:
+                return payload
+            return self._capture(t)
+        if isinstance(t, Parameter):
+            written = self.state.get(id(t))
+            if written is not None:
+                return written[1]
+            entry = self.params.get(id(t))
+            if entry is None:
+                entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
+                entry[1].tracer = self
+                self.params[id(t)] = entry
+            return entry[1]
+        return self.constant(payload)
+
+    def _capture(self, t) -> Value:
+        entry = self.captures.get(id(t))
+        if entry is None:
+            name = f"capture{len(self.captures)}"
+            entry = (t, self.add_input(t._payload.type, name, "capture"))
+            entry[1].tracer = self
+            self.captures[id(t)] = entry
+        return entry[1]
+
+    def constant(self, array) -> Value:
+        from ..ops import core_prims
+        return core_prims.constant_value(self, array)
+
+    def assign(self, param, t) -> None:
+        """Records `param := t`; later reads of `param` in this trace see the new value."""
+        value = self.lift(t)
+        if value.type != TensorType(param.shape, param.dtype):
+            raise ShapeError(f"cannot assign {value.type} to Parameter {param.name!r} of type "
+                             f"{TensorType(param.shape, param.dtype)}")
+        self.state[id(param)] = (param, value)
+
+    def add_input(self, type, name, kind="arg") -> Value:
+        value = super().add_input(type, name, kind)
+        value.tracer = self
+        return value
+
+    def add_node(self, primitive, inputs, attrs, source=None):
+        outs = super().add_node(primitive, inputs, attrs, source)
+        for v in outs:
+            v.tracer = self
+        return outs
+
+    # -- the trace as a context -----------------------------------------------------------
+    def __enter__(self):
+        STATE.tracers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        popped = STATE.tracers.pop()
+        assert popped is self
+
+
+def bind(primitive: Primitive, args: tuple, attrs: dict):
+    """Applies `primitive` to Tensors `args`; returns a Tensor or a tuple of Tensors."""
+    from ..tensor import Tensor
+    tracer = current_tracer()
+    if tracer is None:
+        arrays = []
+        for a in args:
+            payload = a._payload
+            if isinstance(payload, Value):
+                raise GraphModeError(
+                    "a Tensor from a finished trace was used outside it (did a jitted function "
+                    "store a Tensor on self or in a global?); return it from the function instead")
+            arrays.append(payload)
+        types = [Tensor._type_of(a) for a in args]
+        try:
+            primitive.infer(*types, **attrs)
+        except ShapeError as e:
+            _raise_with_types(primitive, types, attrs, e)
+        out = primitive.impl(*arrays, **attrs)
+        if primitive.multiple_results:
+            return tuple(Tensor._wrap(o) for o in out)
+        return Tensor._wrap(out)
+    values = [tracer.lift(a) for a in args]
+    try:
+        outs = tracer.add_node(primitive, values, attrs, user_source())
+    except ShapeError as e:
+        _raise_with_types(primitive, [v.type for v in values], attrs, e)
+    if primitive.multiple_results:
+        return tuple(Tensor._symbolic(v) for v in outs)
+    return Tensor._symbolic(outs[0])
+
+
+def _raise_with_types(primitive, types, attrs, error):
+    where = current_scope()
+    prefix = f"in Cell '{where}': " if where else ""
+    operands = ", ".join(str(t) for t in types)
+    raise ShapeError(f"{prefix}{primitive.name}({operands}): {error}") from None

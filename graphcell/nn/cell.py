@@ -1,0 +1,251 @@
+"""`Cell`: MindSpore's module class, with its parameter-naming rules.
+
+Naming follows MindSpore 2.x exactly (MINDSPORE_NOTES.md section 1), because checkpoints
+are keyed by `param.name`: a Parameter assigned to a Cell takes the attribute name if it has
+none; a child Cell assigned to a Cell with `auto_prefix=True` has all its parameters renamed
+to `<attr>.<path inside the child>`; Parameters of a ParameterTuple are registered under
+their current names.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Iterator
+
+from ..compiler.jit import Jit, bump_config_epoch
+from ..frontend.tracer import current_tracer, scope
+from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
+
+
+class Cell:
+    """Base class of every network and layer. Subclasses define `construct`."""
+
+    def __init__(self, auto_prefix: bool = True, flags=None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_params_list", OrderedDict())
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "_scope_name", "")
+        object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_graph_jit", None)
+
+    # -- attribute registration ------------------------------------------------------------
+    def __setattr__(self, name: str, value):
+        if "_params" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}: call super().__init__() before "
+                                 f"assigning attribute {name!r}")
+        if isinstance(value, Parameter):
+            self.insert_param_to_cell(name, value)
+        elif isinstance(value, ParameterTuple):
+            for item in value:
+                self.insert_param_to_cell(item.name, item, check_name_contain_dot=False)
+            self._params_list[name] = value
+            self.__dict__.pop(name, None)
+            bump_config_epoch()
+        elif isinstance(value, Cell):
+            self.insert_child_to_cell(name, value)
+        else:
+            if value is None and name in self._params:
+                self._params[name] = None
+            elif value is None and name in self._cells:
+                self._cells[name] = None
+            else:
+                self._cells.pop(name, None) if name in self._cells else None
+                object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for table in ("_params", "_cells", "_params_list"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str):
+        for table in (self._params, self._cells, self._params_list):
+            if name in table:
+                del table[name]
+                bump_config_epoch()
+                return
+        object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot=True):
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"The name of a parameter attribute may not contain '.': {param_name!r}")
+        if param.name == PARAMETER_NAME_DEFAULT:
+            param.name = param_name
+        self._params[param_name] = param
+        self.__dict__.pop(param_name, None)
+        bump_config_epoch()
+
+    def insert_child_to_cell(self, child_name: str, child: "Cell"):
+        if self._auto_prefix:
+            child.update_parameters_name(child_name + ".")
+        object.__setattr__(child, "_scope_name", child_name)
+        self._cells[child_name] = child
+        self.__dict__.pop(child_name, None)
+        bump_config_epoch()
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True):
+        for name, param in self.parameters_and_names(expand=recurse):
+            param.name = prefix + name
+
+    # -- traversal -------------------------------------------------------------------------
+    def cells_and_names(self, cell_list=None, name_prefix: str = "") -> Iterator[tuple[str, "Cell"]]:
+        seen = cell_list if cell_list is not None else set()
+        if id(self) not in seen:
+            seen.add(id(self))
+            yield name_prefix, self
+        for name, cell in self._cells.items():
+            if cell is not None:
+                prefix = f"{name_prefix}.{name}" if name_prefix else name
+                yield from cell.cells_and_names(seen, prefix)
+
+    def parameters_and_names(self, name_prefix: str = "", expand: bool = True):
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        seen = set()
+        for cell_name, cell in cells:
+            for par_name, par in cell._params.items():
+                if par is not None and id(par) not in seen:
+                    seen.add(id(par))
+                    yield (f"{cell_name}.{par_name}" if cell_name else par_name), par
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, param in self.parameters_and_names(expand=expand):
+            yield param
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse: bool = True) -> OrderedDict:
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def cells(self):
+        return [c for c in self._cells.values() if c is not None]
+
+    def name_cells(self) -> OrderedDict:
+        return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
+
+    # -- modes -----------------------------------------------------------------------------
+    def set_train(self, mode: bool = True) -> "Cell":
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", bool(mode))
+        bump_config_epoch()
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> "Cell":
+        return self
+
+    def to_float(self, dst_type) -> "Cell":
+        from ..ops.functional import cast
+        for param in self.get_parameters():
+            if param.dtype.is_floating:
+                param._payload = cast(param, dst_type)._payload
+        bump_config_epoch()
+        return self
+
+    # -- calling ---------------------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define construct()")
+
+    def __call__(self, *args, **kwargs):
+        if current_tracer() is None:
+            from ..context import GRAPH_MODE, get_context
+            if get_context("mode") == GRAPH_MODE:
+                if self._graph_jit is None:
+                    object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
+                return self._graph_jit(*args, **kwargs)
+        with scope(self._scope_name):
+            return self.construct(*args, **kwargs)
+
+    # -- printing --------------------------------------------------------------------------
+    def extend_repr(self) -> str:
+        return ""
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__}<{self.extend_repr()}>" if self.extend_repr()
+                 else f"{type(self).__name__}<>"]
+        for name, cell in self._cells.items():
+            child = repr(cell).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {child}")
+        if len(lines) == 1:
+            return lines[0]
+        return lines[0][:-1] + "\n" + "\n".join(lines[1:]) + "\n  >"
+
+    @property
+    def cls_name(self) -> str:
+        return type(self).__name__
+
+    def check_input(self, x: Tensor, rank: int | None = None, axis: int | None = None,
+                    size: int | None = None, what: str = "input"):
+        """Raises ValueError naming this Cell if `x` has the wrong rank or axis size."""
+        from ..frontend.tracer import current_scope
+        where = current_scope() or type(self).__name__
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{type(self).__name__} '{where}': {what} must be a Tensor, got "
+                            f"{type(x).__name__}")
+        if rank is not None and x.ndim != rank:
+            raise ValueError(f"{type(self).__name__} '{where}': expected a {rank}-D {what}, got shape "
+                             f"{list(x.shape)}")
+        if axis is not None and x.shape[axis] != size:
+            raise ValueError(f"{type(self).__name__} '{where}': expected {what} with {size} at axis "
+                             f"{axis}, got shape {list(x.shape)} ({x.shape[axis]})")
+
+
+class _IndexedContainer(Cell):
+    """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ..."""
+
+    def __init__(self, cells=None):
+        super().__init__()
+        for cell in cells or ():
+            self.append(cell)
+
+    def append(self, cell: Cell):
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{type(self).__name__} holds Cells, got {type(cell).__name__}")
+        self.insert_child_to_cell(str(len(self._cells)), cell)
+        return self
+
+    def extend(self, cells):
+        for cell in cells:
+            self.append(cell)
+        return self
+
+    def __getitem__(self, index):
+        items = list(self._cells.values())
+        if isinstance(index, slice):
+            return type(self)(items[index])
+        return items[index]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+
+class CellList(_IndexedContainer):
+    """A list of Cells. `vmap(CellList([...]))` runs them as one ensemble."""
+
+    def construct(self, *args, **kwargs):
+        raise TypeError("a CellList is not callable; index it, or wrap it in vmap(...) to run "
+                        "its members as an ensemble")
+
+
+class SequentialCell(_IndexedContainer):
+    """Runs its Cells in order, feeding each one's output to the next."""
+
+    def __init__(self, *args):
+        cells = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple, OrderedDict)) else args
+        if isinstance(cells, OrderedDict):
+            super().__init__()
+            for name, cell in cells.items():
+                self.insert_child_to_cell(name, cell)
+        else:
+            super().__init__(list(cells))
+
+    def construct(self, x):
+        for cell in self._cells.values():
+            x = cell(x)
+        return x

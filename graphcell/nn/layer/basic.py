@@ -1,0 +1,165 @@
+"""Dense, Flatten, Dropout, Identity and the activation Cells."""
+from __future__ import annotations
+
+from ... import ops
+from ...ops import functional as F
+from ..cell import Cell
+from ._init import default_bias_init, default_weight_init, make_param
+
+
+class Identity(Cell):
+    def construct(self, x):
+        return x
+
+
+class Flatten(Cell):
+    """[N, ...] -> [N, prod(...)] (start_dim=1 by default)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return F.flatten(x, self.start_dim, self.end_dim)
+
+
+def _activation_cell(name):
+    if name is None or isinstance(name, Cell):
+        return name
+    if callable(name) and not isinstance(name, str):
+        return _FunctionCell(name)
+    key = name.lower()
+    if key not in _ACTIVATIONS:
+        raise KeyError(f"unknown activation {name!r}; known: {', '.join(sorted(_ACTIVATIONS))}")
+    return _ACTIVATIONS[key]()
+
+
+def get_activation(name, prim_name=None):
+    return _activation_cell(name)
+
+
+class _FunctionCell(Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, x):
+        return self.fn(x)
+
+
+class Dense(Cell):
+    """y = activation(x @ weight.T + bias); weight [out, in] (MindSpore's layout)."""
+
+    def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None,
+                 has_bias: bool = True, activation=None, dtype="float32"):
+        super().__init__()
+        self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias
+        self.weight = make_param(weight_init if weight_init is not None else default_weight_init(),
+                                 (out_channels, in_channels), "weight", dtype)
+        self.bias = None
+        if has_bias:
+            self.bias = make_param(bias_init if bias_init is not None else default_bias_init(in_channels),
+                                   (out_channels,), "bias", dtype)
+        self.activation = _activation_cell(activation)
+        self.activation_flag = self.activation is not None
+
+    def construct(self, x):
+        self.check_input(x, axis=-1, size=self.in_channels, what=f"input (in_channels={self.in_channels})") \
+            if x.ndim and x.shape[-1] != self.in_channels else None
+        out = F.dense(x, self.weight, self.bias)
+        return self.activation(out) if self.activation_flag else out
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"has_bias={self.has_bias}")
+
+
+class Dropout(Cell):
+    """Zeroes elements with probability `p` in training mode (inverted dropout)."""
+
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None, dtype=None):
+        super().__init__()
+        self.p = float(p) if p is not None else 1.0 - float(keep_prob)
+        if not 0.0 <= self.p < 1.0:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {self.p}")
+
+    def construct(self, x):
+        return F.dropout(x, self.p, self.training)
+
+    def extend_repr(self):
+        return f"p={self.p}"
+
+
+def _simple(name: str, fn, doc: str):
+    cls = type(name, (Cell,), {"construct": lambda self, x: fn(x), "__doc__": doc})
+    return cls
+
+
+ReLU = _simple("ReLU", F.relu, "max(x, 0)")
+ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6)")
+Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x))")
+Tanh = _simple("Tanh", F.tanh, "tanh(x)")
+SiLU = _simple("SiLU", F.silu, "x * sigmoid(x)")
+HSwish = _simple("HSwish", F.hardswish, "x * relu6(x + 3) / 6")
+HSigmoid = _simple("HSigmoid", F.hardsigmoid, "relu6(x + 3) / 6")
+Mish = _simple("Mish", F.mish, "x * tanh(softplus(x))")
+FastGelu = _simple("FastGelu", F.fast_gelu, "x * sigmoid(1.702 x)")
+Softplus = _simple("Softplus", F.softplus, "log(1 + exp(x))")
+
+
+class GELU(Cell):
+    """MindSpore's default is the tanh approximation (approximate=True)."""
+
+    def __init__(self, approximate: bool = True):
+        super().__init__()
+        self.approximate = approximate
+
+    def construct(self, x):
+        return F.gelu(x, "tanh" if self.approximate else "none")
+
+
+class LeakyReLU(Cell):
+    def __init__(self, alpha: float = 0.2):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return F.leaky_relu(x, self.alpha)
+
+
+class ELU(Cell):
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return F.elu(x, self.alpha)
+
+
+class Softmax(Cell):
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.softmax(x, self.axis)
+
+
+class LogSoftmax(Cell):
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.log_softmax(x, self.axis)
+
+
+_ACTIVATIONS = {
+    "relu": ReLU, "relu6": ReLU6, "gelu": GELU, "fast_gelu": FastGelu, "sigmoid": Sigmoid,
+    "tanh": Tanh, "softmax": Softmax, "logsoftmax": LogSoftmax, "elu": ELU, "leakyrelu": LeakyReLU,
+    "silu": SiLU, "hswish": HSwish, "hsigmoid": HSigmoid, "mish": Mish, "softplus": Softplus,
+}
+
+__all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
+           "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "ELU",
+           "Softmax", "LogSoftmax", "get_activation", "ops"]

@@ -1,0 +1,119 @@
+"""BatchNorm and LayerNorm with MindSpore's defaults (BN momentum 0.9, LN epsilon 1e-7)."""
+from __future__ import annotations
+
+from ...ops import functional as F
+from ..cell import Cell
+from ._init import make_param
+
+
+class _BatchNorm(Cell):
+    """Normalises over every axis but the channel axis (1).
+
+    Training mode (or use_batch_statistics=True) normalises with the biased batch
+    variance and updates moving_mean/moving_variance as m*moving + (1-m)*batch, the variance
+    with the unbiased estimate, as MindSpore does.
+    """
+    _rank: int = 4
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW", dtype="float32"):
+        super().__init__()
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.use_batch_statistics = use_batch_statistics
+        # Creation order and names are MindSpore's (checkpoint keys depend on them).
+        self.moving_mean = make_param(moving_mean_init, (num_features,), "mean", dtype, requires_grad=False)
+        self.moving_variance = make_param(moving_var_init, (num_features,), "variance", dtype,
+                                          requires_grad=False)
+        self.gamma = make_param(gamma_init, (num_features,), "gamma", dtype, requires_grad=affine)
+        self.beta = make_param(beta_init, (num_features,), "beta", dtype, requires_grad=affine)
+
+    def construct(self, x):
+        self.check_input(x, rank=self._rank, what=f"{self._rank}-D input")
+        self.check_input(x, axis=1, size=self.num_features, what=f"input (num_features={self.num_features})")
+        axes = tuple(a for a in range(x.ndim) if a != 1)
+        bshape = tuple(self.num_features if a == 1 else 1 for a in range(x.ndim))
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        if use_batch:
+            mean = F.mean(x, axes)
+            centered = F.sub(x, F.reshape(mean, bshape))
+            var = F.mean(F.square(centered), axes)
+            count = x.size // self.num_features
+            m = self.momentum
+            F.assign(self.moving_mean, F.add(F.mul(self.moving_mean, m), F.mul(F.stop_gradient(mean), 1 - m)))
+            unbiased = F.mul(F.stop_gradient(var), count / max(count - 1, 1))
+            F.assign(self.moving_variance, F.add(F.mul(self.moving_variance, m), F.mul(unbiased, 1 - m)))
+        else:
+            mean, var = self.moving_mean, self.moving_variance
+            centered = F.sub(x, F.reshape(mean, bshape))
+        scale = F.mul(F.rsqrt(F.add(var, self.eps)), self.gamma)
+        return F.add(F.mul(centered, F.reshape(scale, bshape)), F.reshape(self.beta, bshape))
+
+    def extend_repr(self):
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm2d(_BatchNorm):
+    _rank = 4
+
+
+class BatchNorm1d(_BatchNorm):
+    _rank = 2
+
+
+class LayerNorm(Cell):
+    """Normalises over the axes from begin_norm_axis on; gamma/beta cover the axes from
+    begin_params_axis on."""
+
+    def __init__(self, normalized_shape, begin_norm_axis: int = -1, begin_params_axis: int = -1,
+                 gamma_init="ones", beta_init="zeros", epsilon: float = 1e-7, dtype="float32"):
+        super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got "
+                            f"{type(normalized_shape).__name__}")
+        self.normalized_shape = tuple(normalized_shape)
+        self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
+        self.gamma = make_param(gamma_init, self.normalized_shape, "gamma", dtype)
+        self.beta = make_param(beta_init, self.normalized_shape, "beta", dtype)
+
+    def construct(self, x):
+        begin = self.begin_norm_axis % x.ndim
+        params_begin = self.begin_params_axis % x.ndim
+        if tuple(x.shape[params_begin:]) != self.normalized_shape:
+            from ...frontend.tracer import current_scope
+            raise ValueError(f"LayerNorm '{current_scope()}': input shape {list(x.shape)} does not end "
+                             f"with normalized_shape {list(self.normalized_shape)} from axis "
+                             f"{self.begin_params_axis}; set begin_norm_axis and begin_params_axis")
+        axes = tuple(range(begin, x.ndim))
+        mean = F.mean(x, axes, True)
+        centered = F.sub(x, mean)
+        var = F.mean(F.square(centered), axes, True)
+        normed = F.mul(centered, F.rsqrt(F.add(var, self.epsilon)))
+        return F.add(F.mul(normed, self.gamma), self.beta)
+
+    def extend_repr(self):
+        return f"normalized_shape={self.normalized_shape}, epsilon={self.epsilon}"
+
+
+class Embedding(Cell):
+    """A lookup table [vocab_size, embedding_size] ~ Normal(0.01); padding_idx's row is zero."""
+
+    def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
+                 embedding_table="normal", dtype="int32", padding_idx=None):
+        super().__init__()
+        self.vocab_size, self.embedding_size, self.use_one_hot = vocab_size, embedding_size, use_one_hot
+        self.padding_idx = padding_idx
+        self.embedding_table = make_param(embedding_table, (vocab_size, embedding_size), "embedding_table")
+        if padding_idx is not None:
+            table = self.embedding_table.asnumpy().copy()
+            table[padding_idx] = 0
+            self.embedding_table.set_data(table)
+
+    def construct(self, ids):
+        if self.use_one_hot:
+            hot = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, dtype=self.embedding_table.dtype)
+            out = F.matmul(hot, self.embedding_table)
+            return F.reshape(out, ids.shape + (self.embedding_size,))
+        return F.gather(self.embedding_table, ids, 0)

@@ -1,0 +1,121 @@
+"""Losses with MindSpore's formulas and defaults (MINDSPORE_NOTES.md section 3)."""
+from __future__ import annotations
+
+from .. import dtype as mstype
+from ..ops import functional as F
+from .cell import Cell
+
+
+class LossBase(Cell):
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"{type(self).__name__}: reduction must be 'mean', 'sum' or 'none', "
+                             f"got {reduction!r}")
+        self.reduction = reduction
+
+    def get_loss(self, x, weights=1.0):
+        if not (isinstance(weights, float) and weights == 1.0):
+            x = F.mul(x, weights)
+        if self.reduction == "mean":
+            return F.mean(x)
+        if self.reduction == "sum":
+            return F.reduce_sum(x)
+        return x
+
+
+class MSELoss(LossBase):
+    def construct(self, logits, labels):
+        return self.get_loss(F.square(F.sub(logits, labels)))
+
+
+class L1Loss(LossBase):
+    def construct(self, logits, labels):
+        return self.get_loss(F.abs(F.sub(logits, labels)))
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    """Per-sample cross entropy of softmax(logits); reduction defaults to 'none'."""
+
+    def __init__(self, sparse: bool = False, reduction: str = "none"):
+        super().__init__(reduction)
+        self.sparse = sparse
+
+    def construct(self, logits, labels):
+        logp = F.log_softmax(logits, -1)
+        if self.sparse:
+            if labels.dtype not in (mstype.int32, mstype.int64):
+                raise TypeError(f"SoftmaxCrossEntropyWithLogits(sparse=True): labels must be int32 "
+                                f"or int64 class indices, got {labels.dtype}")
+            labels = F.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+        return self.get_loss(F.neg(F.reduce_sum(F.mul(labels, logp), -1)))
+
+
+class CrossEntropyLoss(LossBase):
+    """Cross entropy over class indices (int32) or class probabilities, with label smoothing
+    and class weights as MindSpore computes them."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                 label_smoothing: float = 0.0):
+        super().__init__(reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def construct(self, logits, labels):
+        n_classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
+        class_axis = 1 if logits.ndim > 1 else 0
+        logp = F.log_softmax(logits, class_axis)
+        weight = F.cast(self.weight, logits.dtype) if self.weight is not None else None
+        eps = self.label_smoothing
+        if labels.dtype.is_integer:
+            if labels.dtype is not mstype.int32:
+                raise TypeError(f"For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
+                                f"'mindspore.{labels.dtype.name}'.")
+            valid = F.not_equal(labels, self.ignore_index)
+            safe = F.select(valid, labels, 0)
+            hot = F.moveaxis(F.one_hot(safe, n_classes, dtype=logits.dtype), -1, class_axis)
+            nll = F.neg(F.reduce_sum(F.mul(hot, logp), class_axis))
+            w_y = F.reduce_sum(F.mul(hot, _bcast(weight, class_axis, logp.ndim)), class_axis) \
+                if weight is not None else F.cast(F.ones_like(nll), logits.dtype)
+            w_y = F.mul(w_y, F.cast(valid, logits.dtype))
+            loss = F.mul(nll, w_y)
+            if eps > 0:
+                wl = F.mul(logp, _bcast(weight, class_axis, logp.ndim)) if weight is not None else logp
+                smooth = F.mul(F.neg(F.reduce_sum(wl, class_axis)), F.cast(valid, logits.dtype))
+                loss = F.add(F.mul(loss, 1 - eps), F.mul(smooth, eps / n_classes))
+            if self.reduction == "mean":
+                return F.div(F.reduce_sum(loss), F.reduce_sum(w_y))
+            return F.reduce_sum(loss) if self.reduction == "sum" else loss
+        target = F.add(F.mul(labels, 1 - eps), eps / n_classes) if eps > 0 else labels
+        wl = F.mul(logp, _bcast(weight, class_axis, logp.ndim)) if weight is not None else logp
+        loss = F.neg(F.reduce_sum(F.mul(target, wl), class_axis))
+        return self.get_loss(loss)
+
+
+def _bcast(weight, class_axis, ndim):
+    return F.reshape(weight, tuple(-1 if a == class_axis else 1 for a in range(ndim)))
+
+
+class NLLLoss(LossBase):
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def construct(self, logits, labels):
+        n_classes = logits.shape[1]
+        valid = F.not_equal(labels, self.ignore_index)
+        hot = F.moveaxis(F.one_hot(F.select(valid, labels, 0), n_classes, dtype=logits.dtype), -1, 1)
+        w = F.cast(valid, logits.dtype)
+        if self.weight is not None:
+            w = F.mul(w, F.reduce_sum(F.mul(hot, _bcast(F.cast(self.weight, logits.dtype), 1, logits.ndim)), 1))
+        loss = F.mul(F.neg(F.reduce_sum(F.mul(hot, logits), 1)), w)
+        if self.reduction == "mean":
+            return F.div(F.reduce_sum(loss), F.reduce_sum(w))
+        return F.reduce_sum(loss) if self.reduction == "sum" else loss
+
+
+class BCEWithLogitsLoss(LossBase):
+    def construct(self, logits, labels):
+        loss = F.add(F.sub(F.relu(logits), F.mul(logits, labels)), F.log1p(F.exp(F.neg(F.abs(logits)))))
+        return self.get_loss(loss)

@@ -1,0 +1,36 @@
+"""Primitives for constants, casts and gradient barriers."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..dtype import DType, to_dtype
+from ..ir.core import TensorType
+from .primitive import Literal, Primitive, check
+
+constant = Primitive(
+    "constant",
+    lambda *, value: TensorType(value.array.shape, to_dtype(value.array.dtype)),
+    lambda *, value: jnp.asarray(value.array))
+
+
+def constant_value(builder, array):
+    """A `constant` node for `array` in `builder`, shared by equal constants."""
+    literal = Literal(np.asarray(array))
+    cache = builder.constants
+    value = cache.get(literal)
+    if value is None:
+        (value,) = builder.add_node(constant, (), {"value": literal})
+        cache[literal] = value
+    return value
+
+
+def _cast_rule(x: TensorType, *, dtype: DType) -> TensorType:
+    check(isinstance(dtype, DType), f"cast needs a graphcell dtype, got {dtype!r}")
+    return TensorType(x.shape, dtype)
+
+
+cast = Primitive("cast", _cast_rule, lambda x, *, dtype: x.astype(dtype.np_dtype))
+
+# Identity in value; its cotangent is zero. Used by losses and by users (ops.stop_gradient).
+stop_gradient = Primitive("stop_gradient", lambda x: x, lambda x: x)

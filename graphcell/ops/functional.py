@@ -1,0 +1,734 @@
+"""The functional op API: thin wrappers that convert arguments and bind primitives.
+
+Every user-facing op (and every Tensor method) lands here. Wrappers own the conveniences
+that primitives do not have: Python scalars, dtype promotion, negative axes, `keepdims`,
+`-1` in shapes. Composites (softmax, gelu, pooling helpers) are written with them, so they
+decompose into primitives at trace time and every pass sees primitives only.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..dtype import DType, result_dtype, to_dtype
+from ..tensor import Parameter, Tensor
+from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
+
+# -- argument conversion -------------------------------------------------------------------
+
+
+def as_tensor(x, dtype: DType | None = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x if dtype is None or x.dtype is dtype else cast(x, dtype)
+    return Tensor(x, dtype)
+
+
+def _pair(a, b) -> tuple[Tensor, Tensor]:
+    """Converts two operands; a Python scalar takes the other operand's dtype (weak typing)."""
+    a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    if a_t and not b_t:
+        b = _scalar_like(b, a)
+    elif b_t and not a_t:
+        a = _scalar_like(a, b)
+    elif not a_t and not b_t:
+        a, b = as_tensor(a), as_tensor(b)
+    if a.dtype is not b.dtype:
+        common = result_dtype(a.dtype, b.dtype)
+        a, b = as_tensor(a, common), as_tensor(b, common)
+    return a, b
+
+
+def _scalar_like(x, like: Tensor) -> Tensor:
+    if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        if isinstance(x, float) and not like.dtype.is_floating:
+            return Tensor(x, mstype.float32)
+        if isinstance(x, bool) and like.dtype is not mstype.bool_:
+            return Tensor(int(x), like.dtype)
+        return Tensor(x, like.dtype)
+    return as_tensor(x)
+
+
+def _axis(axis: int, ndim: int, name: str = "axis") -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{name} {axis} is out of range for a tensor of rank {ndim} "
+                         f"(valid: [{-ndim}, {ndim}))")
+    return axis % ndim if ndim else 0
+
+
+def _axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(_axis(a, ndim) for a in axis))
+
+
+# -- elementwise ---------------------------------------------------------------------------
+
+def _binop(prim):
+    def op(x, y):
+        x, y = _pair(x, y)
+        return prim.bind(x, y)
+    op.__name__ = prim.name
+    return op
+
+
+add = _binop(ew.add)
+sub = _binop(ew.sub)
+mul = _binop(ew.mul)
+pow = _binop(ew.pow_)  # noqa: A001 - MindSpore's name
+maximum = _binop(ew.maximum)
+minimum = _binop(ew.minimum)
+equal = _binop(ew.eq)
+not_equal = _binop(ew.ne)
+less = _binop(ew.lt)
+less_equal = _binop(ew.le)
+greater = _binop(ew.gt)
+greater_equal = _binop(ew.ge)
+logical_and = _binop(ew.logical_and)
+logical_or = _binop(ew.logical_or)
+subtract, multiply, lt, le, gt, ge, eq, ne = sub, mul, less, less_equal, greater, greater_equal, equal, not_equal
+
+
+def div(x, y):
+    """True division; integer operands are promoted to float32 first, as MindSpore does."""
+    x, y = _pair(x, y)
+    if not x.dtype.is_floating:
+        x, y = cast(x, mstype.float32), cast(y, mstype.float32)
+    return ew.div.bind(x, y)
+
+
+divide = true_divide = div
+
+
+def floor_div(x, y):
+    x, y = _pair(x, y)
+    if x.dtype.is_floating:
+        return floor(ew.div.bind(x, y))
+    return ew.div.bind(x, y)
+
+
+def mod(x, y):
+    x, y = _pair(x, y)
+    return sub(x, mul(floor_div(x, y), y))
+
+
+def _unop(prim):
+    def op(x):
+        return prim.bind(as_tensor(x))
+    op.__name__ = prim.name
+    return op
+
+
+neg = _unop(ew.neg)
+exp = _unop(ew.exp)
+log = _unop(ew.log)
+log1p = _unop(ew.log1p)
+expm1 = _unop(ew.expm1)
+sqrt = _unop(ew.sqrt)
+rsqrt = _unop(ew.rsqrt)
+tanh = _unop(ew.tanh)
+sigmoid = _unop(ew.logistic)
+sin = _unop(ew.sin)
+cos = _unop(ew.cos)
+erf = _unop(ew.erf)
+abs = _unop(ew.abs_)  # noqa: A001
+sign = _unop(ew.sign)
+floor = _unop(ew.floor)
+ceil = _unop(ew.ceil)
+round = _unop(ew.round_)  # noqa: A001
+logical_not = _unop(ew.logical_not)
+isfinite = _unop(ew.is_finite)
+negative = neg
+
+
+def square(x):
+    x = as_tensor(x)
+    return mul(x, x)
+
+
+def reciprocal(x):
+    return div(1.0, as_tensor(x))
+
+
+def select(cond, x, y):
+    """Elementwise `x if cond else y` (MindSpore's ops.select / ops.where)."""
+    cond = as_tensor(cond)
+    if cond.dtype is not mstype.bool_:
+        cond = cast(cond, mstype.bool_)
+    x, y = _pair(x, y)
+    return ew.select.bind(cond, x, y)
+
+
+def where(condition, x, y):
+    return select(condition, x, y)
+
+
+def clamp(x, min=None, max=None):  # noqa: A002 - MindSpore's names
+    x = as_tensor(x)
+    if min is not None:
+        x = maximum(x, min)
+    if max is not None:
+        x = minimum(x, max)
+    return x
+
+
+clip_by_value = clamp
+
+
+def cast(x, dtype) -> Tensor:
+    x = as_tensor(x)
+    dtype = to_dtype(dtype)
+    if x.dtype is dtype:
+        return x
+    return core_prims.cast.bind(x, dtype=dtype)
+
+
+def stop_gradient(x):
+    return core_prims.stop_gradient.bind(as_tensor(x))
+
+
+# -- shapes --------------------------------------------------------------------------------
+
+def reshape(x, shape) -> Tensor:
+    x = as_tensor(x)
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ValueError(f"reshape: only one dimension may be -1, got {shape}")
+    if -1 in shape:
+        known = math.prod(d for d in shape if d != -1)
+        if known == 0 or x.size % known:
+            raise ValueError(f"reshape: cannot reshape {list(x.shape)} to {shape}")
+        shape[shape.index(-1)] = x.size // known
+    shape = tuple(shape)
+    if shape == x.shape:
+        return x
+    return shape_ops.reshape.bind(x, shape=shape)
+
+
+def flatten(x, start_dim=1, end_dim=-1) -> Tensor:
+    x = as_tensor(x)
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    s, e = _axis(start_dim, x.ndim), _axis(end_dim, x.ndim)
+    return reshape(x, x.shape[:s] + (math.prod(x.shape[s:e + 1]),) + x.shape[e + 1:])
+
+
+def transpose(x, perm=None) -> Tensor:
+    x = as_tensor(x)
+    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(_axis(p, x.ndim) for p in perm)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return shape_ops.transpose.bind(x, perm=perm)
+
+
+permute = transpose
+
+
+def moveaxis(x, source: int, destination: int) -> Tensor:
+    x = as_tensor(x)
+    source, destination = _axis(source, x.ndim), _axis(destination, x.ndim)
+    perm = [a for a in range(x.ndim) if a != source]
+    perm.insert(destination, source)
+    return transpose(x, perm)
+
+
+def swapaxes(x, a: int, b: int) -> Tensor:
+    x = as_tensor(x)
+    perm = list(range(x.ndim))
+    a, b = _axis(a, x.ndim), _axis(b, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+def squeeze(x, axis=None) -> Tensor:
+    x = as_tensor(x)
+    if axis is None:
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    else:
+        axes = list(_axes(axis, x.ndim))
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def expand_dims(x, axis: int) -> Tensor:
+    x = as_tensor(x)
+    axis = _axis(axis, x.ndim + 1)
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+unsqueeze = expand_dims
+
+
+def broadcast_to(x, shape) -> Tensor:
+    x = as_tensor(x)
+    shape = tuple(int(d) for d in shape)
+    if len(shape) < x.ndim:
+        raise ValueError(f"broadcast_to: cannot broadcast {list(x.shape)} to {list(shape)}")
+    shape = tuple(x.shape[i - len(shape) + x.ndim] if d == -1 else d for i, d in enumerate(shape))
+    if shape == x.shape:
+        return x
+    dims = tuple(range(len(shape) - x.ndim, len(shape)))
+    return shape_ops.broadcast_in_dim.bind(x, shape=shape, dims=dims)
+
+
+def concat(tensors, axis: int = 0) -> Tensor:
+    tensors = [as_tensor(t) for t in tensors]
+    common = result_dtype(*[t.dtype for t in tensors])
+    tensors = [cast(t, common) for t in tensors]
+    if len(tensors) == 1:
+        return tensors[0]
+    return shape_ops.concatenate.bind(*tensors, axis=_axis(axis, tensors[0].ndim))
+
+
+cat = concatenate = concat
+
+
+def stack(tensors, axis: int = 0) -> Tensor:
+    tensors = [as_tensor(t) for t in tensors]
+    axis = _axis(axis, tensors[0].ndim + 1)
+    return concat([expand_dims(t, axis) for t in tensors], axis)
+
+
+def unstack(x, axis: int = 0) -> list:
+    x = as_tensor(x)
+    axis = _axis(axis, x.ndim)
+    return [squeeze(slice_axis(x, axis, i, i + 1), axis) for i in range(x.shape[axis])]
+
+
+def slice_axis(x, axis: int, start: int, stop: int, step: int = 1) -> Tensor:
+    x = as_tensor(x)
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, stop, step
+    if starts == [0] * x.ndim and limits == list(x.shape) and step == 1:
+        return x
+    return shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
+
+
+def split(x, split_size_or_sections, axis: int = 0) -> tuple:
+    x = as_tensor(x)
+    axis = _axis(axis, x.ndim)
+    n = x.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (n // split_size_or_sections)
+        if n % split_size_or_sections:
+            sizes.append(n % split_size_or_sections)
+    else:
+        sizes = list(split_size_or_sections)
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_axis(x, axis, start, start + s))
+        start += s
+    return tuple(out)
+
+
+def pad(x, paddings, value=0) -> Tensor:
+    """`paddings`: one (before, after) pair per axis, from the first axis."""
+    x = as_tensor(x)
+    pairs = [tuple(p) for p in paddings] + [(0, 0)] * (x.ndim - len(paddings))
+    return shape_ops.pad.bind(x, Tensor(value, x.dtype), lo=tuple(p[0] for p in pairs),
+                              hi=tuple(p[1] for p in pairs))
+
+
+def gather(x, indices, axis: int = 0) -> Tensor:
+    x, indices = as_tensor(x), as_tensor(indices)
+    return shape_ops.take.bind(x, indices, axis=_axis(axis, x.ndim))
+
+
+take = gather
+
+
+def gather_elements(x, axis: int, index) -> Tensor:
+    x, index = as_tensor(x), as_tensor(index)
+    return shape_ops.take_along_axis.bind(x, index, axis=_axis(axis, x.ndim))
+
+
+def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1, dtype=mstype.float32) -> Tensor:
+    indices = as_tensor(indices)
+    classes = Tensor(np.arange(depth), indices.dtype)
+    hot = equal(expand_dims(indices, -1), classes)
+    out = select(hot, Tensor(on_value, dtype), Tensor(off_value, dtype))
+    return out if axis == -1 else moveaxis(out, -1, axis)
+
+
+def getitem(x: Tensor, index) -> Tensor:
+    """Basic indexing: ints, slices, None, Ellipsis; an integer Tensor indexes axis 0."""
+    if isinstance(index, Tensor) or isinstance(index, (list, np.ndarray)):
+        idx = as_tensor(index)
+        if idx.dtype is mstype.bool_:
+            raise TypeError("boolean-mask indexing has a data-dependent shape and is not "
+                            "supported; use ops.select(mask, x, 0) instead")
+        return gather(x, idx, 0)
+    if not isinstance(index, tuple):
+        index = (index,)
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > x.ndim:
+        raise IndexError(f"too many indices ({n_real}) for a tensor of rank {x.ndim}")
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (x.ndim - n_real) + index[at + 1:]
+    else:
+        index = index + (slice(None),) * (x.ndim - n_real)
+    starts, limits, strides, out_shape, axis = [], [], [], [], 0
+    gathers = []
+    for item in index:
+        if item is None:
+            out_shape.append(1)
+            continue
+        size = x.shape[axis]
+        if isinstance(item, slice):
+            s, e, st = item.indices(size)
+            if st < 0:
+                raise IndexError("negative slice steps are not supported")
+            starts.append(s)
+            limits.append(max(s, e))
+            strides.append(st)
+            out_shape.append(len(range(s, max(s, e), st)))
+        elif isinstance(item, Tensor):
+            gathers.append((len(out_shape), item))
+            starts.append(0), limits.append(size), strides.append(1)
+            out_shape.append(size)
+        else:
+            i = int(item)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+            i %= size
+            starts.append(i), limits.append(i + 1), strides.append(1)
+        axis += 1
+    out = x
+    if (starts, limits, strides) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
+        out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
+    out = reshape(out, tuple(out_shape))
+    for pos, idx in reversed(gathers):
+        out = gather(out, idx, pos)
+    return out
+
+
+# -- reductions ----------------------------------------------------------------------------
+
+def _reduce(prim, x, axis, keepdims):
+    x = as_tensor(x)
+    axes = _axes(axis, x.ndim)
+    out = prim.bind(x, axes=axes) if axes else x
+    if keepdims:
+        out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    return out
+
+
+def reduce_sum(x, axis=None, keepdims=False):
+    return _reduce(red.reduce_sum, x, axis, keepdims)
+
+
+def reduce_max(x, axis=None, keepdims=False):
+    return _reduce(red.reduce_max, x, axis, keepdims)
+
+
+def reduce_min(x, axis=None, keepdims=False):
+    return _reduce(red.reduce_min, x, axis, keepdims)
+
+
+def reduce_prod(x, axis=None, keepdims=False):
+    return _reduce(red.reduce_prod, x, axis, keepdims)
+
+
+def mean(x, axis=None, keep_dims=False):
+    x = as_tensor(x)
+    if not x.dtype.is_floating:
+        x = cast(x, mstype.float32)
+    axes = _axes(axis, x.ndim)
+    count = math.prod(x.shape[a] for a in axes)
+    return div(reduce_sum(x, axes, keep_dims), float(count))
+
+
+reduce_mean = mean
+sum = reduce_sum  # noqa: A001
+amax, amin = reduce_max, reduce_min
+
+
+def all(x, axis=None, keep_dims=False):  # noqa: A001
+    return reduce_min(cast(x, mstype.bool_), axis, keep_dims)
+
+
+def any(x, axis=None, keep_dims=False):  # noqa: A001
+    return reduce_max(cast(x, mstype.bool_), axis, keep_dims)
+
+
+def _arg(prim, x, axis, keepdims):
+    x = as_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim)
+    out = prim.bind(x, axis=axis, index_dtype=mstype.int32)
+    return expand_dims(out, axis) if keepdims else out
+
+
+def argmax(x, axis=None, keepdims=False):
+    return _arg(red.argmax, x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return _arg(red.argmin, x, axis, keepdims)
+
+
+def var(x, axis=None, ddof=0, keepdims=False):
+    x = as_tensor(x)
+    axes = _axes(axis, x.ndim)
+    centered = sub(x, mean(x, axes, True))
+    count = math.prod(x.shape[a] for a in axes)
+    return div(reduce_sum(square(centered), axes, keepdims), float(count - ddof))
+
+
+def logsumexp(x, axis=None, keep_dims=False):
+    x = as_tensor(x)
+    axes = _axes(axis, x.ndim)
+    m = stop_gradient(reduce_max(x, axes, True))
+    out = add(log(reduce_sum(exp(sub(x, m)), axes, True)), m)
+    return out if keep_dims else squeeze(out, axes) if axes else out
+
+
+# -- linear algebra ------------------------------------------------------------------------
+
+def dot_general(x, y, contract, batch=((), ())) -> Tensor:
+    x, y = _pair(x, y)
+    return linalg.dot_general.bind(x, y, contract=(tuple(contract[0]), tuple(contract[1])),
+                                   batch=(tuple(batch[0]), tuple(batch[1])))
+
+
+def matmul(x, y) -> Tensor:
+    """numpy.matmul semantics: 1-D operands are promoted, batch axes broadcast."""
+    x, y = _pair(x, y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError("matmul: operands must not be scalars; use mul")
+    x1, y1 = x.ndim == 1, y.ndim == 1
+    if x1:
+        x = expand_dims(x, 0)
+    if y1:
+        y = expand_dims(y, -1)
+    if x.shape[-1] != y.shape[-2]:
+        raise ValueError(f"matmul: shapes {list(x.shape)} and {list(y.shape)} do not align "
+                         f"({x.shape[-1]} != {y.shape[-2]})")
+    if y.ndim == 2:  # the common case, [..., K] x [K, N]: no batch axes needed
+        out = dot_general(x, y, ((x.ndim - 1,), (0,)))
+    else:
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        x = broadcast_to(x, batch + x.shape[-2:])
+        y = broadcast_to(y, batch + y.shape[-2:])
+        nb = len(batch)
+        out = dot_general(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    if x1:
+        out = squeeze(out, -2)
+    if y1:
+        out = squeeze(out, -1)
+    return out
+
+
+def dense(x, weight, bias=None) -> Tensor:
+    """x @ weight.T + bias, with weight [out, in] as in MindSpore's Dense."""
+    out = dot_general(x, weight, ((as_tensor(x).ndim - 1,), (1,)))
+    return out if bias is None else add(out, bias)
+
+
+def bmm(x, y):
+    return matmul(x, y)
+
+
+# -- neural-network functions ---------------------------------------------------------------
+
+def relu(x):
+    x = as_tensor(x)
+    return maximum(x, 0)
+
+
+def relu6(x):
+    return clamp(as_tensor(x), 0, 6)
+
+
+def leaky_relu(x, alpha=0.2):
+    x = as_tensor(x)
+    return select(greater_equal(x, 0), x, mul(x, alpha))
+
+
+def elu(x, alpha=1.0):
+    x = as_tensor(x)
+    return select(greater(x, 0), x, mul(expm1(minimum(x, 0)), alpha))
+
+
+def gelu(x, approximate: str | bool = "tanh"):
+    """MindSpore's default GELU is the tanh approximation."""
+    x = as_tensor(x)
+    if approximate in (True, "tanh"):
+        inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), math.sqrt(2.0 / math.pi))
+        return mul(mul(x, 0.5), add(tanh(inner), 1.0))
+    return mul(mul(x, 0.5), add(erf(div(x, math.sqrt(2.0))), 1.0))
+
+
+def fast_gelu(x):
+    x = as_tensor(x)
+    return mul(x, sigmoid(mul(x, 1.702)))
+
+
+def silu(x):
+    x = as_tensor(x)
+    return mul(x, sigmoid(x))
+
+
+def softplus(x):
+    x = as_tensor(x)
+    return add(log1p(exp(neg(abs(x)))), relu(x))
+
+
+def mish(x):
+    x = as_tensor(x)
+    return mul(x, tanh(softplus(x)))
+
+
+def hardsigmoid(x):
+    return div(relu6(add(as_tensor(x), 3.0)), 6.0)
+
+
+def hardswish(x):
+    x = as_tensor(x)
+    return mul(x, hardsigmoid(x))
+
+
+def softmax(x, axis=-1):
+    x = as_tensor(x)
+    shifted = sub(x, stop_gradient(reduce_max(x, axis, True)))
+    e = exp(shifted)
+    return div(e, reduce_sum(e, axis, True))
+
+
+def log_softmax(x, axis=-1):
+    x = as_tensor(x)
+    shifted = sub(x, stop_gradient(reduce_max(x, axis, True)))
+    return sub(shifted, log(reduce_sum(exp(shifted), axis, True)))
+
+
+def conv2d(x, weight, stride=1, padding=((0, 0), (0, 0)), dilation=1, groups=1):
+    """NCHW convolution; `padding` a ((top, bottom), (left, right)) pair of pairs."""
+    x, weight = _pair(x, weight)
+    stride, dilation = _tuple2(stride), _tuple2(dilation)
+    return nn_prims.conv.bind(x, weight, strides=stride, padding=tuple(tuple(p) for p in padding),
+                              lhs_dilation=(1, 1), rhs_dilation=dilation, groups=groups, batch_groups=1)
+
+
+def _tuple2(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def max_pool(x, window, strides, padding):
+    x = as_tensor(x)
+    return nn_prims.reduce_window_max.bind(x, window=tuple(window), strides=tuple(strides),
+                                           padding=tuple(tuple(p) for p in padding))
+
+
+def sum_pool(x, window, strides, padding):
+    x = as_tensor(x)
+    return nn_prims.reduce_window_sum.bind(x, window=tuple(window), strides=tuple(strides),
+                                           padding=tuple(tuple(p) for p in padding))
+
+
+# -- state and randomness --------------------------------------------------------------------
+
+def assign(variable: Parameter, value) -> Parameter:
+    """Writes `value` into a Parameter: at once in PYNATIVE mode, as a state update in a trace."""
+    from ..frontend.tracer import current_tracer
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"assign needs a Parameter, got {type(variable).__name__}")
+    value = cast(as_tensor(value), variable.dtype)
+    if value.shape != variable.shape:
+        value = broadcast_to(value, variable.shape)
+    tracer = current_tracer()
+    if tracer is None:
+        variable.set_data(value)
+    else:
+        tracer.assign(variable, value)
+    return variable
+
+
+def assign_add(variable: Parameter, value) -> Parameter:
+    return assign(variable, add(variable, value))
+
+
+def random_key() -> Tensor:
+    """A fresh key from graphcell's global generator, which it advances (a state write)."""
+    from .random_state import global_key
+    state = global_key()
+    new_state, key = random_prims.random_split.bind(state)
+    assign(state, new_state)
+    return key
+
+
+def uniform(shape, dtype=mstype.float32, key=None):
+    key = random_key() if key is None else key
+    return random_prims.random_uniform.bind(key, shape=tuple(shape), dtype=to_dtype(dtype))
+
+
+def normal(shape, dtype=mstype.float32, key=None):
+    key = random_key() if key is None else key
+    return random_prims.random_normal.bind(key, shape=tuple(shape), dtype=to_dtype(dtype))
+
+
+def dropout(x, p=0.5, training=True):
+    """Inverted dropout: zeroes with probability p, scales kept values by 1/(1-p)."""
+    x = as_tensor(x)
+    if not training or p == 0:
+        return x
+    if p >= 1:
+        return mul(x, 0.0)
+    keep = less(uniform(x.shape, x.dtype), 1.0 - p)
+    return select(keep, div(x, 1.0 - p), mul(x, 0.0))
+
+
+# -- constructors ----------------------------------------------------------------------------
+
+def _shape_arg(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:
+    dtype = to_dtype(dtype) if dtype is not None else as_tensor(fill_value).dtype
+    return Tensor(np.full(_shape_arg(shape), fill_value, dtype=dtype.np_dtype))
+
+
+def zeros(shape, dtype=mstype.float32) -> Tensor:
+    return full(shape, 0, dtype)
+
+
+def ones(shape, dtype=mstype.float32) -> Tensor:
+    return full(shape, 1, dtype)
+
+
+def zeros_like(x, dtype=None) -> Tensor:
+    x = as_tensor(x)
+    return broadcast_to(Tensor(0, dtype or x.dtype), x.shape)
+
+
+def ones_like(x, dtype=None) -> Tensor:
+    x = as_tensor(x)
+    return broadcast_to(Tensor(1, dtype or x.dtype), x.shape)
+
+
+def full_like(x, fill_value, dtype=None) -> Tensor:
+    x = as_tensor(x)
+    return broadcast_to(Tensor(fill_value, dtype or x.dtype), x.shape)
+
+
+def arange(start, end=None, step=1, dtype=None) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    values = np.arange(start, end, step)
+    if dtype is None:
+        dtype = mstype.float32 if values.dtype.kind == "f" else mstype.int64
+    return Tensor(values, dtype)
+
+
+def eye(n, m=None, dtype=mstype.float32) -> Tensor:
+    return Tensor(np.eye(n, m), dtype)

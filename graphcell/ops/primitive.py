@@ -1,0 +1,121 @@
+"""Primitives: each declared once, with every rule beside it.
+
+A `Primitive` carries
+- `shape_rule(*in_types, **attrs) -> TensorType | tuple` (raises ShapeError for bad input),
+- `impl(*arrays, **attrs)`: the jax lowering, which is also the eager implementation,
+- `onnx_rule(ctx, *input_names, **attrs) -> names`, filled by the ONNX backend's tables,
+- `batch_rule(ctx, args, dims, **attrs) -> (outs, out_dims)` for the vmap pass,
+- `vjp_rule(ctx, cts, primals, outs, **attrs) -> input cotangents` for autodiff,
+- flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`.
+
+Batch and vjp rules receive symbolic `Tensor`s and are written with the ordinary
+`graphcell.ops` API, so a rule reads like the math it implements.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Callable
+
+import numpy as np
+
+from ..dtype import DType
+from ..ir.core import TensorType
+
+PRIMITIVES: dict[str, "Primitive"] = {}
+
+
+class ShapeError(ValueError):
+    """A primitive was applied to operands of the wrong shape or dtype."""
+
+
+class Primitive:
+    def __init__(self, name: str, shape_rule: Callable, impl: Callable, *,
+                 multiple_results: bool = False, pure: bool = True):
+        if name in PRIMITIVES:
+            raise ValueError(f"primitive {name!r} is declared twice")
+        self.name = name
+        self.shape_rule = shape_rule
+        self.impl = impl
+        self.multiple_results = multiple_results
+        self.pure = pure
+        self.batch_rule: Callable | None = None
+        self.vjp_rule: Callable | None = None
+        self.onnx_rule: Callable | None = None
+        PRIMITIVES[name] = self
+
+    def __repr__(self):
+        return f"Primitive({self.name})"
+
+    def infer(self, *in_types: TensorType, **attrs) -> tuple[TensorType, ...]:
+        out = self.shape_rule(*in_types, **attrs)
+        return tuple(out) if self.multiple_results else (out,)
+
+    def bind(self, *args, **attrs):
+        """Applies the primitive to Tensors: eagerly, or as a node of the active trace."""
+        from ..frontend.tracer import bind
+        return bind(self, args, canonical_attrs(attrs))
+
+    # Decorators that fill the rule slots, used beside each declaration.
+    def def_batch(self, rule):
+        self.batch_rule = rule
+        return rule
+
+    def def_vjp(self, rule):
+        self.vjp_rule = rule
+        return rule
+
+    def def_onnx(self, rule):
+        self.onnx_rule = rule
+        return rule
+
+
+class Literal:
+    """A constant array held in a node's attrs: hashed and compared by content."""
+    __slots__ = ("array", "_key")
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+        self.array.setflags(write=False)
+        digest = hashlib.blake2b(self.array.tobytes(), digest_size=16).hexdigest()
+        self._key = (self.array.shape, self.array.dtype.str, digest)
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __eq__(self, other):
+        return isinstance(other, Literal) and self._key == other._key
+
+    def __str__(self):
+        if self.array.size <= 4:
+            body = np.array2string(self.array.reshape(-1), separator=",")
+            return body if self.array.ndim else str(self.array.item())
+        return f"<{self.array.size} values>"
+
+
+def canonical_attrs(attrs: dict) -> dict:
+    """Lists become tuples and numpy scalars become Python ones, so attrs hash and print."""
+    return {k: _canonical(v) for k, v in attrs.items()}
+
+
+def _canonical(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_canonical(x) for x in v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return Literal(v)
+    return v
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ShapeError(message)
+
+
+def same_dtype(name: str, *types: TensorType) -> DType:
+    dtypes = {t.dtype for t in types}
+    check(len(dtypes) == 1, f"{name} needs operands of one dtype, got "
+          + ", ".join(str(t) for t in types))
+    return types[0].dtype

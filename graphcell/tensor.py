@@ -1,0 +1,397 @@
+"""`Tensor`, `Parameter` and `ParameterTuple`.
+
+A Tensor's payload is a jax array (eager) or an IR `Value` (while tracing); every operator
+goes through `graphcell.ops`, which binds primitives, so the same user code runs eagerly,
+traced for jit, vmapped or differentiated.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtype as mstype
+from .dtype import DType, to_dtype
+from .ir.core import TensorType, Value
+
+
+def _default_dtype(data) -> DType:
+    """MindSpore's defaults: Python ints are Int64, floats Float32; arrays keep theirs."""
+    if isinstance(data, bool):
+        return mstype.bool_
+    if isinstance(data, int):
+        return mstype.int64
+    if isinstance(data, float):
+        return mstype.float32
+    arr = np.asarray(data)
+    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic, jax.Array)):
+        return mstype.float32  # a Python list of floats
+    if arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, np.generic, jax.Array)):
+        return mstype.int64
+    return to_dtype(arr.dtype)
+
+
+def _to_array(data, dtype: DType | None):
+    if isinstance(data, Tensor):
+        data = data._payload
+        if isinstance(data, Value):
+            raise TypeError("Tensor(t) of a traced Tensor: use t.astype(...) instead")
+    if dtype is None:
+        dtype = _default_dtype(data) if not isinstance(data, jax.Array) else to_dtype(data.dtype)
+    if isinstance(data, jax.Array) and data.dtype == dtype.np_dtype:
+        return data
+    return jnp.asarray(np.asarray(data, dtype=dtype.np_dtype))
+
+
+class Tensor:
+    """A multi-dimensional array, eager or symbolic.
+
+    >>> Tensor([1.0, 2.0])
+    Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00])
+    """
+    __slots__ = ("_payload", "__weakref__")
+    __array_priority__ = 100  # numpy scalars defer to Tensor's operators
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None):
+        dtype = to_dtype(dtype) if dtype is not None else None
+        if input_data is None:
+            if shape is None:
+                raise ValueError("Tensor needs input_data, or a shape and init")
+            from .common.initializer import initializer_from
+            input_data = initializer_from(init if init is not None else "zeros").sample(
+                tuple(shape), (dtype or mstype.float32).np_dtype)
+        self._payload = _to_array(input_data, dtype)
+
+    @classmethod
+    def _wrap(cls, array) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._payload = array
+        return t
+
+    @classmethod
+    def _symbolic(cls, value: Value) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._payload = value
+        return t
+
+    @staticmethod
+    def _type_of(t) -> TensorType:
+        p = t._payload
+        if isinstance(p, Value):
+            return p.type
+        return TensorType(tuple(p.shape), to_dtype(p.dtype))
+
+    # -- metadata -----------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._payload.shape)
+
+    @property
+    def dtype(self) -> DType:
+        p = self._payload
+        return p.dtype if isinstance(p, Value) else to_dtype(p.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._payload.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
+    @property
+    def is_symbolic(self) -> bool:
+        return isinstance(self._payload, Value)
+
+    # -- conversion ---------------------------------------------------------------------
+    def _concrete(self, what: str):
+        p = self._payload
+        if isinstance(p, Value):
+            from .frontend.tracer import GraphModeError, user_source
+            src = user_source()
+            raise GraphModeError(
+                f"{what} of a traced Tensor at {src.file}:{src.line}: in graph mode (jit, vmap, "
+                "grad) a Tensor has no value while the graph is built. Keep Python control flow "
+                "on Python values, or compute with graphcell.ops (ops.select for a tensor "
+                "condition).")
+        return p
+
+    def asnumpy(self) -> np.ndarray:
+        return np.asarray(self._concrete("asnumpy()"))
+
+    def numpy(self) -> np.ndarray:
+        return self.asnumpy()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.asnumpy()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def item(self):
+        return self.asnumpy().item()
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __bool__(self):
+        return bool(self._concrete("bool()"))
+
+    def __int__(self):
+        return int(self._concrete("int()"))
+
+    def __float__(self):
+        return float(self._concrete("float()"))
+
+    def __index__(self):
+        return int(self._concrete("index"))
+
+    def __repr__(self):
+        if self.is_symbolic:
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<traced>)"
+        from ._tensor_repr import format_tensor
+        return format_tensor(self.asnumpy(), self.dtype)
+
+    def __str__(self):
+        if self.is_symbolic:
+            return repr(self)
+        return str(self.asnumpy())
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getstate__(self):
+        return {"array": self.asnumpy()}
+
+    def __setstate__(self, state):
+        self._payload = jnp.asarray(state["array"])
+
+    # -- methods over graphcell.ops (imported lazily: ops imports this module) -----------
+    def astype(self, dtype) -> "Tensor":
+        return _ops().cast(self, dtype)
+
+    def to(self, dtype) -> "Tensor":
+        return self.astype(dtype)
+
+    def float(self):
+        return self.astype(mstype.float32)
+
+    def int(self):
+        return self.astype(mstype.int32)
+
+    def reshape(self, *shape) -> "Tensor":
+        return _ops().reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+
+    def view(self, *shape) -> "Tensor":
+        return self.reshape(*shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops().flatten(self, start_dim, end_dim)
+
+    def transpose(self, *axes) -> "Tensor":
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _ops().transpose(self, axes or None)
+
+    @property
+    def T(self) -> "Tensor":
+        return _ops().transpose(self, None)
+
+    def squeeze(self, axis=None):
+        return _ops().squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        return _ops().expand_dims(self, axis)
+
+    def unsqueeze(self, dim):
+        return _ops().expand_dims(self, dim)
+
+    def sum(self, axis=None, keepdims=False, dtype=None):
+        return _ops().reduce_sum(self if dtype is None else self.astype(dtype), axis, keepdims)
+
+    def mean(self, axis=None, keep_dims=False):
+        return _ops().mean(self, axis, keep_dims)
+
+    def max(self, axis=None, keepdims=False):
+        return _ops().reduce_max(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _ops().reduce_min(self, axis, keepdims)
+
+    def prod(self, axis=None, keepdims=False):
+        return _ops().reduce_prod(self, axis, keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _ops().argmax(self, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _ops().argmin(self, axis, keepdims)
+
+    def abs(self):
+        return _ops().abs(self)
+
+    def exp(self):
+        return _ops().exp(self)
+
+    def log(self):
+        return _ops().log(self)
+
+    def sqrt(self):
+        return _ops().sqrt(self)
+
+    def clip(self, xmin=None, xmax=None):
+        return _ops().clamp(self, xmin, xmax)
+
+    def all(self, axis=None, keep_dims=False):
+        return _ops().all(self, axis, keep_dims)
+
+    def any(self, axis=None, keep_dims=False):
+        return _ops().any(self, axis, keep_dims)
+
+    def copy(self):
+        return Tensor._wrap(self._payload) if not self.is_symbolic else self
+
+    def __getitem__(self, index):
+        return _ops().getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TypeError("Tensors are immutable in graphcell: use ops.scatter/ops.select, or "
+                        "Parameter.set_data for parameters")
+
+    # -- operators ----------------------------------------------------------------------
+    def __add__(self, o): return _ops().add(self, o)
+    def __radd__(self, o): return _ops().add(o, self)
+    def __sub__(self, o): return _ops().sub(self, o)
+    def __rsub__(self, o): return _ops().sub(o, self)
+    def __mul__(self, o): return _ops().mul(self, o)
+    def __rmul__(self, o): return _ops().mul(o, self)
+    def __truediv__(self, o): return _ops().div(self, o)
+    def __rtruediv__(self, o): return _ops().div(o, self)
+    def __floordiv__(self, o): return _ops().floor_div(self, o)
+    def __rfloordiv__(self, o): return _ops().floor_div(o, self)
+    def __mod__(self, o): return _ops().mod(self, o)
+    def __pow__(self, o): return _ops().pow(self, o)
+    def __rpow__(self, o): return _ops().pow(o, self)
+    def __matmul__(self, o): return _ops().matmul(self, o)
+    def __rmatmul__(self, o): return _ops().matmul(o, self)
+    def __neg__(self): return _ops().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _ops().abs(self)
+    def __invert__(self): return _ops().logical_not(self)
+    def __and__(self, o): return _ops().logical_and(self, o)
+    def __rand__(self, o): return _ops().logical_and(o, self)
+    def __or__(self, o): return _ops().logical_or(self, o)
+    def __ror__(self, o): return _ops().logical_or(o, self)
+    def __eq__(self, o): return _ops().equal(self, o)
+    def __ne__(self, o): return _ops().not_equal(self, o)
+    def __lt__(self, o): return _ops().less(self, o)
+    def __le__(self, o): return _ops().less_equal(self, o)
+    def __gt__(self, o): return _ops().greater(self, o)
+    def __ge__(self, o): return _ops().greater_equal(self, o)
+
+
+def _ops():
+    from .ops import functional
+    return functional
+
+
+PARAMETER_NAME_DEFAULT = "Parameter"
+
+
+class Parameter(Tensor):
+    """A named, trainable Tensor held by a Cell.
+
+    Its value lives either in its own array or, while an ensemble (vmap over a CellList)
+    owns it, as slice `index` of the ensemble's stacked array: then reading it slices, and
+    training the ensemble copies nothing per member.
+    """
+    __slots__ = ("name", "requires_grad", "_array", "_home", "_home_index")
+
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True):
+        if isinstance(default_input, Tensor) and default_input.is_symbolic:
+            raise TypeError("a Parameter needs a concrete value, not a traced Tensor")
+        self._home = None
+        self._home_index = 0
+        self._array = _to_array(default_input, None)
+        self.name = name if name is not None else PARAMETER_NAME_DEFAULT
+        self.requires_grad = requires_grad
+
+    @property
+    def _payload(self):
+        if self._home is not None:
+            return self._home.member_array(self._home_index)
+        return self._array
+
+    @_payload.setter
+    def _payload(self, array):
+        if self._home is not None:
+            self._home.write_member(self._home_index, array)
+        else:
+            self._array = array
+
+    @property
+    def data(self) -> "Parameter":
+        return self
+
+    def set_data(self, data, slice_shape=False) -> "Parameter":
+        """Replaces the value (eagerly), keeping the dtype; inside a trace records a write."""
+        from .frontend.tracer import current_tracer
+        if isinstance(data, Tensor) and data.is_symbolic or current_tracer() is not None:
+            _ops().assign(self, data)
+            return self
+        array = _to_array(data, self.dtype)
+        if tuple(array.shape) != self.shape:
+            raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {list(array.shape)}, "
+                             f"expected {list(self.shape)}")
+        self._payload = array
+        return self
+
+    def assign_value(self, value):
+        return self.set_data(value)
+
+    def clone(self, init="same", prefix=None) -> "Parameter":
+        if init == "same":
+            value = self._payload
+        else:
+            from .common.initializer import initializer_from
+            value = initializer_from(init).sample(self.shape, self.dtype.np_dtype)
+        name = f"{prefix}.{self.name}" if prefix else self.name
+        return Parameter(value, name=name, requires_grad=self.requires_grad)
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    def __getstate__(self):
+        return {"array": self.asnumpy(), "name": self.name, "requires_grad": self.requires_grad}
+
+    def __setstate__(self, state):
+        self._home = None
+        self._home_index = 0
+        self._array = jnp.asarray(state["array"])
+        self.name = state["name"]
+        self.requires_grad = state["requires_grad"]
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters (MindSpore's container for optimizer weights and states)."""
+
+    def __new__(cls, iterable=()):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init="same") -> "ParameterTuple":
+        return ParameterTuple(p.clone(init=init, prefix=prefix) for p in self)

@@ -1,0 +1,70 @@
+import numpy as np
+
+import graphcell as ms
+from graphcell import nn, ops
+
+
+def test_jit_retraces_on_new_shape_and_hits_cache():
+    calls = []
+
+    @ms.jit
+    def f(x, y):
+        calls.append(1)
+        return x * y + 1.0
+
+    a = ms.Tensor(np.ones((2, 3), np.float32))
+    f(a, a)
+    f(a, a)
+    assert len(calls) == 1 and f.cache_size == 1
+    b = ms.Tensor(np.ones((4, 3), np.float32))
+    out = f(b, b)
+    assert len(calls) == 2 and f.cache_size == 2
+    np.testing.assert_array_equal(out.asnumpy(), np.full((4, 3), 2.0, np.float32))
+    f(a.astype(ms.float64), a.astype(ms.float64))
+    assert len(calls) == 3
+
+
+def test_jit_method_decorator_writes_state_back():
+    class Counter(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.count = ms.Parameter(ms.Tensor(0.0), name="count")
+
+        def construct(self, x):
+            ops.assign(self.count, self.count + x.sum())
+            return self.count * 2
+
+    class Trainer:
+        def __init__(self):
+            self.net = Counter()
+
+        @ms.jit
+        def step(self, x):
+            return self.net(x)
+
+    t = Trainer()
+    x = ms.Tensor(np.ones(3, np.float32))
+    assert float(t.step(x)) == 6.0
+    assert float(t.step(x)) == 12.0
+    assert float(t.net.count) == 6.0
+
+
+def test_static_python_arguments_are_part_of_the_key():
+    @ms.jit
+    def scale(x, k):
+        return x * k
+
+    x = ms.Tensor(np.ones(2, np.float32))
+    assert scale(x, 2).asnumpy().tolist() == [2.0, 2.0]
+    assert scale(x, 3).asnumpy().tolist() == [3.0, 3.0]
+    assert scale.cache_size == 2
+
+
+def test_training_flag_retraces():
+    net = nn.Dropout(p=0.5)
+    x = ms.Tensor(np.ones((100,), np.float32))
+    j = ms.jit(net)
+    np.testing.assert_array_equal(j(x).asnumpy(), x.asnumpy())
+    net.set_train()
+    out = j(x).asnumpy()
+    assert set(np.unique(out)) <= {0.0, 2.0} and 0 < (out == 0).sum() < 100
