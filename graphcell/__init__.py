@@ -31,3 +31,32 @@ def set_seed(seed: int) -> None:
 
 
 __version__ = "0.1.0"
+
+# Public names whose modules load on first use (keeps `import graphcell` fast and lets the
+# subsystems import graphcell's core without cycles).
+_LAZY = {
+    "vmap": "graphcell.api.vmap",
+    "grad": "graphcell.api.grad",
+    "value_and_grad": "graphcell.api.grad",
+    "save_checkpoint": "graphcell.train.serialization",
+    "load_checkpoint": "graphcell.train.serialization",
+    "load_param_into_net": "graphcell.train.serialization",
+    "export": "graphcell.compiler.export",
+    "check": "graphcell.compiler.check",
+    "Model": "graphcell.train.model",
+    "amp": "graphcell.amp",
+    "dataset": "graphcell.dataset",
+    "train": "graphcell.train",
+    "communication": "graphcell.communication",
+}
+
+
+def __getattr__(name):
+    import importlib
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'graphcell' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if module_name.endswith("." + name) else getattr(module, name)
+    globals()[name] = value
+    return value

@@ -1,6 +1,34 @@
-"""graphcell.nn: Cells, layers, losses (MindSpore's `mindspore.nn` names)."""
+"""graphcell.nn: Cells, layers, losses, optimizers, learning-rate schedules and metrics
+(MindSpore's `mindspore.nn` names)."""
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,  # noqa: F401
                    SoftmaxCrossEntropyWithLogits)
 from .wrap import WithEvalCell, WithLossCell  # noqa: F401
+
+# Names whose modules load on first use: name -> module.
+_LAZY = {
+    **dict.fromkeys(["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW"],
+                    "graphcell.nn.optim"),
+    **dict.fromkeys(["LearningRateSchedule", "CosineDecayLR", "ExponentialDecayLR", "WarmUpLR",
+                     "PolynomialDecayLR", "NaturalExpDecayLR", "InverseDecayLR"],
+                    "graphcell.nn.learning_rate_schedule"),
+    **dict.fromkeys(["piecewise_constant_lr", "exponential_decay_lr", "natural_exp_decay_lr",
+                     "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"],
+                    "graphcell.nn.dynamic_lr"),
+    **dict.fromkeys(["TrainOneStepCell"], "graphcell.nn.wrap_train"),
+    **dict.fromkeys(["DistributedGradReducer"], "graphcell.nn.grad_reducer"),
+    **dict.fromkeys(["Metric", "Accuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+                     "TopKCategoricalAccuracy", "Loss", "Precision", "Recall", "F1", "MAE", "MSE"],
+                    "graphcell.train.metrics"),
+}
+
+
+def __getattr__(name):
+    import importlib
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'graphcell.nn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
