@@ -1,0 +1,189 @@
+"""Other views of a Graph: networkx (for analyses), Graphviz dot, and JSON (round-trips)."""
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+import networkx as nx
+import numpy as np
+
+from ..dtype import DType, to_dtype
+from .core import Graph, GraphBuilder, SourceInfo, TensorType, Value
+from .printer import format_attr, format_type
+
+
+def _value_names(graph: Graph) -> dict:
+    names = {v: v.name for v in graph.inputs}
+    count = 0
+    for node in graph.nodes:
+        for v in node.outputs:
+            names[v] = str(count)
+            count += 1
+    return names
+
+
+def to_networkx(graph: Graph) -> nx.MultiDiGraph:
+    """Nodes are graph inputs ("in:<name>"), ops ("op:<index>") and outputs ("out:<i>");
+    edges carry the value's name, type and byte size (for memory and critical-path analyses)."""
+    g = nx.MultiDiGraph(name=graph.name)
+    producer = {}
+    for v in graph.inputs:
+        key = f"in:{v.name}"
+        g.add_node(key, kind="input", label=v.name, type=str(v.type), role=v.kind)
+        producer[v] = key
+    for i, node in enumerate(graph.nodes):
+        key = f"op:{i}"
+        g.add_node(key, kind="op", label=node.primitive.name, primitive=node.primitive.name,
+                   scope=node.source.scope, flops=node_flops(node))
+        for v in node.inputs:
+            g.add_edge(producer[v], key, value=v, type=str(v.type), bytes=value_bytes(v))
+        for v in node.outputs:
+            producer[v] = key
+    for i, v in enumerate(graph.outputs):
+        key = f"out:{i}"
+        g.add_node(key, kind="output", label=f"out{i}")
+        g.add_edge(producer[v], key, value=v, type=str(v.type), bytes=value_bytes(v))
+    return g
+
+
+def value_bytes(v: Value) -> int:
+    return math.prod(v.shape) * v.dtype.itemsize
+
+
+def node_flops(node) -> int:
+    """Multiply-adds counted as 2 FLOPs for dot_general and conv; one per element otherwise."""
+    name = node.primitive.name
+    out = node.outputs[0]
+    if name == "dot_general":
+        (lc, _), _ = node.attrs["contract"], None
+        k = math.prod(node.inputs[0].shape[a] for a in lc)
+        return 2 * math.prod(out.shape) * k
+    if name == "conv":
+        w = node.inputs[1]
+        return 2 * math.prod(out.shape) * math.prod(w.shape[1:]) // max(1, node.attrs.get("batch_groups", 1))
+    return math.prod(out.shape) if node.outputs else 0
+
+
+def peak_live_bytes(graph: Graph) -> int:
+    """Peak bytes of values alive at once when nodes run in graph order (inputs included)."""
+    last_use = {}
+    for i, node in enumerate(graph.nodes):
+        for v in node.inputs:
+            last_use[v] = i
+    for v in graph.outputs:
+        last_use[v] = len(graph.nodes)
+    live = sum(value_bytes(v) for v in graph.inputs)
+    peak = live
+    for i, node in enumerate(graph.nodes):
+        live += sum(value_bytes(v) for v in node.outputs)
+        peak = max(peak, live)
+        for v in set(node.inputs) | set(node.outputs):
+            if last_use.get(v, -1) == i and v.kind not in ("arg", "param", "capture"):
+                live -= value_bytes(v)
+    return peak
+
+
+def to_dot(graph: Graph) -> str:
+    """Graphviz dot text: one box per op labelled with its primitive and Cell path."""
+    g = to_networkx(graph)
+    lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
+    for key, data in g.nodes(data=True):
+        if data["kind"] == "op":
+            label = data["label"] + (f"\\n{data['scope']}" if data.get("scope") else "")
+            lines.append(f'  "{key}" [shape=box, label="{label}"];')
+        else:
+            label = data["label"] + (f"\\n{data['type']}" if data.get("type") else "")
+            lines.append(f'  "{key}" [shape=ellipse, label="{label}"];')
+    for a, b, data in g.edges(data=True):
+        lines.append(f'  "{a}" -> "{b}" [label="{data["type"]}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# -- JSON ---------------------------------------------------------------------------------
+
+def _encode_attr(v):
+    if isinstance(v, tuple):
+        return {"tuple": [_encode_attr(x) for x in v]}
+    if isinstance(v, DType):
+        return {"dtype": v.name}
+    if isinstance(v, Graph):
+        return {"graph": graph_to_dict(v)}
+    from ..ops.primitive import Literal
+    if isinstance(v, Literal):
+        a = v.array
+        return {"array": base64.b64encode(np.ascontiguousarray(a).tobytes()).decode(),
+                "dtype": to_dtype(a.dtype).name, "shape": list(a.shape)}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise TypeError(f"attribute {v!r} cannot be written as JSON")
+
+
+def _decode_attr(v):
+    if isinstance(v, dict):
+        if "tuple" in v:
+            return tuple(_decode_attr(x) for x in v["tuple"])
+        if "dtype" in v and "array" not in v:
+            return to_dtype(v["dtype"])
+        if "graph" in v:
+            return graph_from_dict(v["graph"])
+        if "array" in v:
+            from ..ops.primitive import Literal
+            raw = base64.b64decode(v["array"])
+            return Literal(np.frombuffer(raw, to_dtype(v["dtype"]).np_dtype).reshape(v["shape"]))
+    return v
+
+
+def _type_to_json(t: TensorType):
+    return {"shape": list(t.shape), "dtype": t.dtype.name}
+
+
+def graph_to_dict(graph: Graph) -> dict:
+    names = _value_names(graph)
+    return {
+        "name": graph.name,
+        "inputs": [{"name": v.name, "kind": v.kind, **_type_to_json(v.type)} for v in graph.inputs],
+        "nodes": [{
+            "op": n.primitive.name,
+            "inputs": [names[v] for v in n.inputs],
+            "outputs": [{"name": names[v], **_type_to_json(v.type)} for v in n.outputs],
+            "attrs": {k: _encode_attr(a) for k, a in sorted(n.attrs.items())},
+            "source": {"file": n.source.file, "line": n.source.line, "scope": n.source.scope},
+        } for n in graph.nodes],
+        "outputs": [names[v] for v in graph.outputs],
+        "state_names": list(graph.state_names),
+    }
+
+
+def graph_from_dict(data: dict) -> Graph:
+    """Rebuilds a Graph (re-running shape rules, so a tampered file fails loudly)."""
+    from ..ops.primitive import PRIMITIVES
+    import graphcell.ops  # noqa: F401 - registers the primitives
+    builder = GraphBuilder(data["name"])
+    env = {}
+    for spec in data["inputs"]:
+        env[spec["name"]] = builder.add_input(
+            TensorType(tuple(spec["shape"]), to_dtype(spec["dtype"])), spec["name"], spec["kind"])
+    for spec in data["nodes"]:
+        prim = PRIMITIVES.get(spec["op"])
+        if prim is None:
+            raise ValueError(f"unknown primitive {spec['op']!r} in graph JSON")
+        attrs = {k: _decode_attr(a) for k, a in spec["attrs"].items()}
+        outs = builder.add_node(prim, tuple(env[n] for n in spec["inputs"]), attrs,
+                                SourceInfo(**spec.get("source", {})))
+        for out, o in zip(outs, spec["outputs"]):
+            env[o["name"]] = out
+    return builder.build([env[n] for n in data["outputs"]], tuple(data["state_names"]))
+
+
+def to_json(graph: Graph, indent: int | None = 1) -> str:
+    return json.dumps(graph_to_dict(graph), indent=indent)
+
+
+def from_json(text: str) -> Graph:
+    return graph_from_dict(json.loads(text))
+
+
+__all__ = ["to_networkx", "to_dot", "to_json", "from_json", "node_flops", "peak_live_bytes",
+           "format_attr", "format_type"]

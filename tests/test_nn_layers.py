@@ -1,0 +1,211 @@
+"""Layers and losses against torch (an independent implementation) and MindSpore's rules."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import graphcell as ms
+from graphcell import Tensor, nn
+
+RNG = np.random.default_rng(3)
+
+
+def rand(*shape):
+    return RNG.normal(size=shape).astype(np.float32)
+
+
+def t(a):
+    return torch.from_numpy(np.array(a))
+
+
+@pytest.mark.parametrize("k,s,d,hw", [(2, 1, 1, (7, 8)), (3, 2, 1, (9, 10)), (4, 3, 1, (11, 11)), (3, 1, 2, (8, 9))])
+def test_conv2d_same_puts_extra_padding_bottom_right(k, s, d, hw):
+    conv = nn.Conv2d(2, 3, k, stride=s, dilation=d, pad_mode="same", has_bias=True)
+    x = rand(1, 2, *hw)
+    out = conv(Tensor(x)).asnumpy()
+    pads = []
+    for size in hw:
+        o = -(-size // s)
+        total = max((o - 1) * s + d * (k - 1) + 1 - size, 0)
+        pads.append((total // 2, total - total // 2))
+    tx = TF.pad(t(x), (pads[1][0], pads[1][1], pads[0][0], pads[0][1]))
+    want = TF.conv2d(tx, t(conv.weight.asnumpy()), t(conv.bias.asnumpy()), stride=s, dilation=d).numpy()
+    assert out.shape == (1, 3, -(-hw[0] // s), -(-hw[1] // s))
+    np.testing.assert_allclose(out, want, atol=1e-5)
+
+
+def test_conv2d_pad_mode_pad_and_groups():
+    conv = nn.Conv2d(4, 6, 3, pad_mode="pad", padding=(1, 2, 0, 1), group=2)
+    x = rand(2, 4, 6, 6)
+    want = TF.conv2d(TF.pad(t(x), (0, 1, 1, 2)), t(conv.weight.asnumpy()), groups=2).numpy()
+    np.testing.assert_allclose(conv(Tensor(x)).asnumpy(), want, atol=1e-5)
+    assert conv.weight.shape == (6, 2, 3, 3) and conv.bias is None
+
+
+def test_conv2d_rejects_padding_without_pad_mode():
+    with pytest.raises(ValueError, match="For 'Conv2D', the 'pad' must be zero when 'pad_mode' is not 'pad', "
+                                         "but got 'pad': 1 and 'pad_mode': same."):
+        nn.Conv2d(1, 1, 3, padding=1)
+
+
+def test_pooling_modes():
+    x = rand(2, 3, 7, 7)
+    np.testing.assert_allclose(nn.MaxPool2d(2, 2)(Tensor(x)).asnumpy(), TF.max_pool2d(t(x), 2, 2).numpy())
+    assert nn.MaxPool2d(3)(Tensor(x)).shape == (2, 3, 5, 5)  # stride defaults to 1
+    same = nn.MaxPool2d(2, 2, pad_mode="SAME")(Tensor(x)).asnumpy()
+    want = TF.max_pool2d(TF.pad(t(x), (0, 1, 0, 1), value=-np.inf), 2, 2).numpy()
+    np.testing.assert_allclose(same, want)
+    avg = nn.AvgPool2d(2, 2, pad_mode="same")(Tensor(x)).asnumpy()
+    # 'same' divides by the real elements: the last row/column windows hold 2 (or 1) values.
+    padded = np.pad(x, ((0, 0), (0, 0), (0, 1), (0, 1)))
+    ones = np.pad(np.ones((7, 7)), ((0, 1), (0, 1)))
+    sums = padded.reshape(2, 3, 4, 2, 4, 2).sum((3, 5))
+    counts = ones.reshape(4, 2, 4, 2).sum((1, 3))
+    np.testing.assert_allclose(avg, sums / counts, atol=1e-6)
+    pad = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1)(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(pad, TF.avg_pool2d(t(x), 3, 1, 1, count_include_pad=True).numpy(), atol=1e-6)
+    nopad = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(nopad, TF.avg_pool2d(t(x), 3, 1, 1, count_include_pad=False).numpy(), atol=1e-6)
+
+
+def test_dense_activation_and_higher_rank_input():
+    dense = nn.Dense(4, 3, activation="relu")
+    x = rand(2, 5, 4)
+    want = np.maximum(x @ dense.weight.asnumpy().T + dense.bias.asnumpy(), 0)
+    np.testing.assert_allclose(dense(Tensor(x)).asnumpy(), want, atol=1e-6)
+    assert isinstance(dense.activation, nn.ReLU)
+    with pytest.raises(ValueError, match="Dense 'Dense': expected input \\(in_channels=4\\)"):
+        dense(Tensor(rand(2, 5)))
+
+
+def test_batchnorm2d_train_and_eval_against_torch():
+    bn = nn.BatchNorm2d(3)
+    assert [p.name for p in bn.get_parameters()] == ["mean", "variance", "gamma", "beta"]
+    tbn = torch.nn.BatchNorm2d(3, eps=1e-5, momentum=0.1)
+    x = rand(4, 3, 5, 5)
+    bn.set_train()
+    out = bn(Tensor(x)).asnumpy()
+    want = tbn.train()(t(x)).detach().numpy()
+    np.testing.assert_allclose(out, want, atol=1e-5)
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), tbn.running_mean.numpy(), atol=1e-6)
+    np.testing.assert_allclose(bn.moving_variance.asnumpy(), tbn.running_var.numpy(), atol=1e-6)
+    bn.set_train(False)
+    np.testing.assert_allclose(bn(Tensor(x)).asnumpy(), tbn.eval()(t(x)).detach().numpy(), atol=1e-5)
+
+
+def test_batchnorm_inside_jit_updates_statistics():
+    bn = nn.BatchNorm2d(2).set_train()
+    x = rand(3, 2, 2, 2)
+    ms.jit(bn)(Tensor(x))
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * x.mean((0, 2, 3)), atol=1e-6)
+
+
+def test_layernorm_epsilon_and_axes():
+    ln = nn.LayerNorm((5,))
+    x = rand(2, 3, 5)
+    want = TF.layer_norm(t(x), (5,), eps=1e-7).numpy()
+    np.testing.assert_allclose(ln(Tensor(x)).asnumpy(), want, atol=1e-5)
+    ln2 = nn.LayerNorm((3, 5), begin_norm_axis=1, begin_params_axis=1)
+    np.testing.assert_allclose(ln2(Tensor(x)).asnumpy(), TF.layer_norm(t(x), (3, 5), eps=1e-7).numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="normalized_shape"):
+        nn.LayerNorm((3, 5))(Tensor(x))
+
+
+def test_activations_against_torch():
+    x = rand(3, 4)
+    pairs = [(nn.ReLU(), TF.relu), (nn.Sigmoid(), torch.sigmoid), (nn.Tanh(), torch.tanh),
+             (nn.GELU(), lambda v: TF.gelu(v, approximate="tanh")),
+             (nn.GELU(approximate=False), TF.gelu), (nn.Softmax(), lambda v: TF.softmax(v, -1)),
+             (nn.LogSoftmax(), lambda v: TF.log_softmax(v, -1)), (nn.SiLU(), TF.silu),
+             (nn.LeakyReLU(0.2), lambda v: TF.leaky_relu(v, 0.2)), (nn.ELU(), TF.elu), (nn.ReLU6(), TF.relu6),
+             (nn.HSwish(), TF.hardswish), (nn.HSigmoid(), TF.hardsigmoid), (nn.Mish(), TF.mish)]
+    for cell, fn in pairs:
+        np.testing.assert_allclose(cell(Tensor(x)).asnumpy(), fn(t(x)).numpy(), atol=1e-5, err_msg=type(cell).__name__)
+
+
+def test_dropout_modes():
+    x = Tensor(np.ones((1000,), np.float32))
+    d = nn.Dropout(p=0.3)
+    np.testing.assert_array_equal(d(x).asnumpy(), x.asnumpy())  # eval by default
+    d.set_train()
+    out = d(x).asnumpy()
+    assert set(np.unique(out)) <= {0.0, np.float32(1 / 0.7)} and 200 < (out == 0).sum() < 400
+    assert nn.Dropout().p == 0.5 and nn.Dropout(keep_prob=0.9).p == pytest.approx(0.1)
+
+
+def test_embedding_and_flatten():
+    emb = nn.Embedding(10, 4, padding_idx=0)
+    ids = np.array([[0, 3], [9, 3]], np.int32)
+    table = emb.embedding_table.asnumpy()
+    assert np.all(table[0] == 0) and abs(table[1:].std() - 0.01) < 0.005
+    np.testing.assert_array_equal(emb(Tensor(ids)).asnumpy(), table[ids])
+    one_hot = nn.Embedding(10, 4, use_one_hot=True)
+    np.testing.assert_allclose(one_hot(Tensor(ids)).asnumpy(), one_hot.embedding_table.asnumpy()[ids])
+    assert nn.Flatten()(Tensor(rand(2, 3, 4))).shape == (2, 12)
+
+
+def test_losses_against_torch():
+    logits, target = rand(5, 4), rand(5, 4)
+    labels = np.array([0, 3, 1, 1, 2], np.int32)
+    np.testing.assert_allclose(nn.MSELoss()(Tensor(logits), Tensor(target)).asnumpy(),
+                               TF.mse_loss(t(logits), t(target)).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(nn.L1Loss(reduction="sum")(Tensor(logits), Tensor(target)).asnumpy(),
+                               TF.l1_loss(t(logits), t(target), reduction="sum").numpy(), rtol=1e-6)
+    sce = nn.SoftmaxCrossEntropyWithLogits(sparse=True)(Tensor(logits), Tensor(labels))
+    np.testing.assert_allclose(sce.asnumpy(), TF.cross_entropy(t(logits), t(labels).long(), reduction="none").numpy(),
+                               rtol=1e-5)
+    mean = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")(Tensor(logits), Tensor(labels))
+    np.testing.assert_allclose(mean.asnumpy(), TF.cross_entropy(t(logits), t(labels).long()).numpy(), rtol=1e-5)
+    for eps in (0.0, 0.1):
+        got = nn.CrossEntropyLoss(label_smoothing=eps)(Tensor(logits), Tensor(labels)).asnumpy()
+        want = TF.cross_entropy(t(logits), t(labels).long(), label_smoothing=eps).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    w = np.array([1.0, 2.0, 0.5, 1.5], np.float32)
+    got = nn.CrossEntropyLoss(weight=Tensor(w))(Tensor(logits), Tensor(labels)).asnumpy()
+    np.testing.assert_allclose(got, TF.cross_entropy(t(logits), t(labels).long(), weight=t(w)).numpy(), rtol=1e-5)
+    probs = TF.softmax(t(target), -1).numpy()
+    got = nn.CrossEntropyLoss(label_smoothing=0.2)(Tensor(logits), Tensor(probs)).asnumpy()
+    np.testing.assert_allclose(got, TF.cross_entropy(t(logits), t(probs), label_smoothing=0.2).numpy(), rtol=1e-5)
+    ignore = labels.copy()
+    ignore[1] = -100
+    got = nn.CrossEntropyLoss()(Tensor(logits), Tensor(ignore)).asnumpy()
+    np.testing.assert_allclose(got, TF.cross_entropy(t(logits), t(ignore).long()).numpy(), rtol=1e-5)
+    with pytest.raises(TypeError, match="For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
+                                        "'mindspore.int64'."):
+        nn.CrossEntropyLoss()(Tensor(logits), Tensor(labels.astype(np.int64)))
+
+
+def test_sequential_and_celllist_naming():
+    seq = nn.SequentialCell([nn.Dense(2, 3), nn.ReLU(), nn.Dense(3, 1)])
+    assert [p.name for p in seq.get_parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    x = rand(4, 2)
+    w0, b0, w2, b2 = [p.asnumpy() for p in seq.get_parameters()]
+    np.testing.assert_allclose(seq(Tensor(x)).asnumpy(), np.maximum(x @ w0.T + b0, 0) @ w2.T + b2, atol=1e-6)
+
+
+def test_mindspore_naming_through_wrappers():
+    from tests.models.lenet import LeNet5
+
+    class Outer(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.loss_fn = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True))
+
+    net = LeNet5()
+    wrapped = nn.WithLossCell(net, nn.MSELoss())
+    assert net.fc1.weight.name == "fc1.weight"  # WithLossCell has auto_prefix=False
+    Outer(net)
+    assert net.fc1.weight.name == "loss_fn._backbone.fc1.weight"
+    nn.CellList([net])
+    assert net.fc1.weight.name == "0.fc1.weight"
+    assert wrapped is not None
+
+
+def test_set_train_propagates():
+    from tests.models.lenet import LeNet5
+    net = LeNet5()
+    assert net.training is False and net.conv1.training is False
+    net.set_train()
+    assert net.conv1.training is True
+    net.set_train(False)
+    assert net.fc3.training is False

@@ -1,0 +1,248 @@
+"""Every primitive against an independent implementation: numpy (and torch for conv and
+pooling), eagerly and through jit, on several shapes and dtypes."""
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import graphcell as ms
+from graphcell.ops import PRIMITIVES
+from graphcell.ops import functional as F
+from graphcell.tensor import Tensor
+
+RNG = np.random.default_rng(0)
+FLOATS = (np.float32, np.float64)
+
+
+def rand(shape, dtype=np.float32, low=-2.0, high=2.0):
+    if np.dtype(dtype).kind == "b":
+        return RNG.random(shape) > 0.5
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(0 if np.dtype(dtype).kind == "u" else -5, 6, shape).astype(dtype)
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+def _erf(x):
+    return np.vectorize(math.erf)(x).astype(x.dtype)
+
+
+UNARY = {
+    "neg": (np.negative, None), "exp": (np.exp, None), "log": (np.log, (0.1, 3)),
+    "log1p": (np.log1p, (-0.5, 3)), "expm1": (np.expm1, None), "sqrt": (np.sqrt, (0.1, 3)),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), (0.1, 3)), "tanh": (np.tanh, None),
+    "logistic": (lambda x: 1 / (1 + np.exp(-x)), None), "sin": (np.sin, None), "cos": (np.cos, None),
+    "erf": (_erf, None), "abs": (np.abs, None), "sign": (np.sign, None), "floor": (np.floor, None),
+    "ceil": (np.ceil, None), "round": (np.round, None),
+}
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
+    "min": np.minimum, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((4, 1, 5), (1, 3, 5)), ((), (2, 2))]
+
+
+def run(prim_name, arrays, attrs, jit):
+    prim = PRIMITIVES[prim_name]
+    tensors = [Tensor(a) for a in arrays]
+    if jit:
+        out = ms.jit(lambda *ts: prim.bind(*ts, **attrs))(*tensors)
+    else:
+        out = prim.bind(*tensors, **attrs)
+    return [o.asnumpy() for o in out] if isinstance(out, tuple) else out.asnumpy()
+
+
+def close(got, want, dtype):
+    tol = 1e-5 if np.dtype(dtype) == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    assert got.dtype == np.asarray(want).dtype or got.dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, dtype, jit):
+    fn, domain = UNARY[name]
+    for shape in [(5,), (2, 3, 4)]:
+        x = rand(shape, dtype, *(domain or (-2, 2)))
+        close(run(name, [x], {}, jit), fn(x), dtype)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS + (np.int32,))
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, dtype, jit):
+    for sx, sy in SHAPES:
+        x, y = rand(sx, dtype), rand(sy, dtype)
+        if name == "div":
+            y = np.where(y == 0, 1, y).astype(dtype)
+        want = BINARY[name](x, y)
+        if name == "div" and np.dtype(dtype).kind == "i":
+            want = np.floor_divide(x, y)
+        np.testing.assert_allclose(run(name, [x, y], {}, jit), want, rtol=1e-6)
+
+
+def test_pow_not_and_or_select_isfinite():
+    x, y = rand((3, 4), np.float32, 0.1, 2), rand((3, 4), np.float32)
+    np.testing.assert_allclose(run("pow", [x, y], {}, False), np.power(x, y), rtol=1e-5)
+    a, b = rand((6,), np.bool_), rand((6,), np.bool_)
+    np.testing.assert_array_equal(run("and", [a, b], {}, True), a & b)
+    np.testing.assert_array_equal(run("or", [a, b], {}, True), a | b)
+    np.testing.assert_array_equal(run("not", [a], {}, True), ~a)
+    c = rand((2, 3), np.bool_)
+    np.testing.assert_array_equal(run("select", [c, x[:2, :3], y[:2, :3]], {}, True),
+                                  np.where(c, x[:2, :3], y[:2, :3]))
+    z = np.array([1.0, np.inf, -np.inf, np.nan], np.float32)
+    np.testing.assert_array_equal(run("is_finite", [z], {}, False), np.isfinite(z))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+def test_cast_and_constant(dtype):
+    x = rand((3, 2), np.float32, -3, 3)
+    got = run("cast", [x], {"dtype": ms.dtype.to_dtype(dtype)}, True)
+    np.testing.assert_array_equal(got, x.astype(dtype))
+    from graphcell.ops.primitive import Literal
+    lit = np.arange(6, dtype=dtype).reshape(2, 3)
+    np.testing.assert_array_equal(run("constant", [], {"value": Literal(lit)}, True), lit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("name,fn", [("reduce_sum", np.sum), ("reduce_max", np.max),
+                                     ("reduce_min", np.min), ("reduce_prod", np.prod)])
+def test_reductions(name, fn, jit):
+    for dtype in (np.float32, np.int64):
+        x = rand((2, 3, 4), dtype, 0.5, 1.5)
+        for axes in [(0,), (1, 2), (0, 1, 2), ()]:
+            close(run(name, [x], {"axes": axes}, jit), fn(x, axis=axes), np.float32)
+
+
+def test_argmax_argmin():
+    x = rand((3, 5, 2), np.float32)
+    for axis in range(3):
+        np.testing.assert_array_equal(run("argmax", [x], {"axis": axis, "index_dtype": ms.int32}, True),
+                                      np.argmax(x, axis))
+        np.testing.assert_array_equal(run("argmin", [x], {"axis": axis, "index_dtype": ms.int64}, False),
+                                      np.argmin(x, axis))
+
+
+def test_shape_primitives():
+    x = rand((2, 3, 4), np.float64)
+    np.testing.assert_array_equal(run("reshape", [x], {"shape": (4, 6)}, True), x.reshape(4, 6))
+    np.testing.assert_array_equal(run("transpose", [x], {"perm": (2, 0, 1)}, True), x.transpose(2, 0, 1))
+    b = rand((3, 1), np.float32)
+    np.testing.assert_array_equal(run("broadcast_in_dim", [b], {"shape": (2, 3, 5), "dims": (1, 2)}, True),
+                                  np.broadcast_to(b[None], (2, 3, 5)))
+    y = rand((2, 5, 4), np.float64)
+    np.testing.assert_array_equal(run("concatenate", [x, y], {"axis": 1}, True), np.concatenate([x, y], 1))
+    np.testing.assert_array_equal(
+        run("slice", [x], {"start": (0, 1, 0), "limit": (2, 3, 4), "strides": (1, 1, 2)}, False),
+        x[0:2, 1:3, 0:4:2])
+    np.testing.assert_array_equal(
+        run("pad", [x, np.array(7.0)], {"lo": (1, 0, 2), "hi": (0, 1, 0)}, True),
+        np.pad(x, ((1, 0), (0, 1), (2, 0)), constant_values=7.0))
+    idx = np.array([[2, 0], [1, 1]], np.int32)
+    np.testing.assert_array_equal(run("take", [x, idx], {"axis": 2}, True), np.take(x, idx, axis=2))
+    ia = RNG.integers(0, 3, (2, 3, 4)).astype(np.int64)
+    np.testing.assert_array_equal(run("take_along_axis", [x, ia], {"axis": 1}, False),
+                                  np.take_along_axis(x, ia, 1))
+    base, upd = np.zeros((5, 3)), rand((4, 3), np.float64)
+    ind = np.array([0, 2, 2, 4])
+    want = base.copy()
+    np.add.at(want, ind, upd)
+    np.testing.assert_allclose(run("scatter_add", [base, ind, upd], {"axis": 0}, True), want)
+    np.testing.assert_array_equal(run("stop_gradient", [x], {}, True), x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_dot_general(dtype):
+    x, y = rand((2, 3, 4), dtype), rand((2, 4, 5), dtype)
+    got = run("dot_general", [x, y], {"contract": ((2,), (1,)), "batch": ((0,), (0,))}, True)
+    close(got, np.einsum("bij,bjk->bik", x, y), dtype)
+    w = rand((6, 4), dtype)
+    close(run("dot_general", [x, w], {"contract": ((2,), (1,)), "batch": ((), ())}, False),
+          np.einsum("bij,kj->bik", x, w), dtype)
+
+
+CONV_CASES = [  # (x shape, w shape, stride, padding, dilation, groups)
+    ((2, 3, 9, 9), (4, 3, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
+    ((1, 4, 8, 7), (6, 2, 3, 2), (2, 1), ((1, 1), (0, 2)), (1, 1), 2),
+    ((2, 2, 10, 10), (2, 1, 3, 3), (1, 2), ((2, 2), (1, 1)), (2, 2), 2),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv_against_torch(case):
+    xs, ws, stride, padding, dilation, groups = case
+    x, w = rand(xs, np.float64), rand(ws, np.float64)
+    attrs = dict(strides=stride, padding=padding, lhs_dilation=(1, 1), rhs_dilation=dilation,
+                 groups=groups, batch_groups=1)
+    got = run("conv", [x, w], attrs, True)
+    tx = TF.pad(torch.from_numpy(x), (padding[1][0], padding[1][1], padding[0][0], padding[0][1]))
+    want = TF.conv2d(tx, torch.from_numpy(w), stride=stride, dilation=dilation, groups=groups).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_conv_lhs_dilation_is_a_transposed_conv():
+    x, w = rand((1, 2, 4, 4), np.float64), rand((2, 3, 3, 3), np.float64)  # torch: [in, out, kh, kw]
+    want = TF.conv_transpose2d(torch.from_numpy(x), torch.from_numpy(w), stride=2).numpy()
+    flipped = np.flip(w, (2, 3)).transpose(1, 0, 2, 3).copy()
+    got = run("conv", [x, flipped], dict(strides=(1, 1), padding=((2, 2), (2, 2)), lhs_dilation=(2, 2),
+                                         rhs_dilation=(1, 1), groups=1, batch_groups=1), False)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("k,s,p", [((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (1, 0))])
+def test_pooling_against_torch(k, s, p):
+    x = rand((2, 3, 7, 8), np.float64)
+    pads = ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1]))
+    window, strides = (1, 1) + k, (1, 1) + s
+    got = run("reduce_window_max", [x], dict(window=window, strides=strides, padding=pads), True)
+    want = TF.max_pool2d(torch.from_numpy(x), k, s, p).numpy()
+    np.testing.assert_allclose(got, want)
+    got = run("reduce_window_sum", [x], dict(window=window, strides=strides, padding=pads), True)
+    want = TF.avg_pool2d(torch.from_numpy(x), k, s, p, count_include_pad=True).numpy() * np.prod(k)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_max_pool_grad_against_torch():
+    x = torch.from_numpy(rand((1, 2, 6, 6), np.float64)).requires_grad_()
+    out = TF.max_pool2d(x, 2, 2)
+    g = torch.from_numpy(rand(tuple(out.shape), np.float64))
+    out.backward(g)
+    got = run("reduce_window_max_grad", [x.detach().numpy(), g.numpy()],
+              dict(window=(1, 1, 2, 2), strides=(1, 1, 2, 2), padding=((0, 0),) * 4), True)
+    np.testing.assert_allclose(got, x.grad.numpy())
+
+
+def test_random_primitives_are_deterministic_and_distributed():
+    key = np.array([0, 42], np.uint32)
+    a = run("random_uniform", [key], {"shape": (2000,), "dtype": ms.float32}, True)
+    b = run("random_uniform", [key], {"shape": (2000,), "dtype": ms.float32}, False)
+    np.testing.assert_array_equal(a, b)
+    assert 0 <= a.min() and a.max() < 1 and abs(a.mean() - 0.5) < 0.03
+    n = run("random_normal", [key], {"shape": (4000,), "dtype": ms.float64}, True)
+    assert abs(n.mean()) < 0.06 and abs(n.std() - 1) < 0.06
+    k1, k2 = run("random_split", [key], {}, True)
+    assert not np.array_equal(k1, k2) and k1.dtype == np.uint32
+    f = run("random_fold_in", [key, np.array(3, np.int32)], {}, False)
+    assert f.shape == (2,) and not np.array_equal(f, key)
+
+
+def test_every_primitive_is_covered_here():
+    covered = set(UNARY) | set(BINARY) | {
+        "pow", "and", "or", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
+        "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "reshape", "transpose",
+        "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
+        "stop_gradient", "dot_general", "conv", "reduce_window_max", "reduce_window_sum",
+        "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in"}
+    assert set(PRIMITIVES) <= covered, f"untested primitives: {set(PRIMITIVES) - covered}"
+
+
+def test_shape_errors_name_the_op_and_types():
+    a, b = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((4, 3), np.float32))
+    with pytest.raises(ValueError, match=r"add\(f32\[2,3\], f32\[4,3\]\).*cannot be broadcast"):
+        PRIMITIVES["add"].bind(a, b)
+    with pytest.raises(ValueError, match=r"matmul: shapes \[2, 3\] and \[4, 3\] do not align"):
+        F.matmul(a, b)

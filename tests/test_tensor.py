@@ -1,0 +1,112 @@
+"""Tensor, Parameter, dtypes and graphcell.numpy, against numpy and MindSpore's printed forms."""
+import numpy as np
+import pytest
+
+import graphcell as ms
+import graphcell.numpy as mnp
+from graphcell import Parameter, ParameterTuple, Tensor
+
+
+def test_default_dtypes_follow_mindspore():
+    assert Tensor(1).dtype is ms.int64
+    assert Tensor([1, 2]).dtype is ms.int64
+    assert Tensor(1.0).dtype is ms.float32
+    assert Tensor([1.0, 2.0]).dtype is ms.float32
+    assert Tensor(np.zeros(2)).dtype is ms.float64
+    assert Tensor(True).dtype is ms.bool_
+    assert Tensor([1, 2], ms.float16).dtype is ms.float16
+    assert str(ms.float32) == "Float32" and repr(ms.float32) == "graphcell.float32"
+
+
+def test_repr_matches_mindspore():
+    assert repr(Tensor([1.0, 2.0])) == \
+        "Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00])"
+    assert repr(Tensor(1.5)) == "Tensor(shape=[], dtype=Float32, value= 1.5)"
+    assert repr(Tensor(2.0)) == "Tensor(shape=[], dtype=Float32, value= 2)"
+    text = repr(Tensor(np.ones((2, 3), np.float32)))
+    assert text.startswith("Tensor(shape=[2, 3], dtype=Float32, value=\n[[ 1.00000000e+00,")
+    assert repr(Tensor([[100, -2, 3]])) == "Tensor(shape=[1, 3], dtype=Int64, value=\n[[100,  -2,   3]])"
+    assert repr(Tensor([True, False])) == "Tensor(shape=[2], dtype=Bool, value= [ True, False])"
+    assert str(Tensor([1.0, 2.0])) == str(np.array([1.0, 2.0], np.float32))
+
+
+def test_arithmetic_and_comparisons_match_numpy():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    b = np.linspace(1, 2, 3).astype(np.float32)
+    ta, tb = Tensor(a), Tensor(b)
+    for got, want in [(ta + tb, a + b), (ta - 1, a - 1), (2 * ta, 2 * a), (ta / tb, a / b),
+                      (1 / tb, 1 / b), (ta ** 2, a ** 2), (-ta, -a), (abs(ta), abs(a)),
+                      (ta @ tb, a @ b), (ta > 0, a > 0), (ta == tb, a == b), (ta // 2, a // 2),
+                      (ta % 3, a % 3)]:
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    assert (Tensor([1, 2]) / 2).dtype is ms.float32  # true division of ints gives floats
+
+
+def test_methods_match_numpy():
+    a = np.random.default_rng(1).normal(size=(2, 3, 4)).astype(np.float32)
+    t = Tensor(a)
+    assert t.shape == (2, 3, 4) and t.ndim == 3 and t.size == 24 and len(t) == 2
+    np.testing.assert_allclose(t.sum().asnumpy(), a.sum(), rtol=1e-5)
+    np.testing.assert_allclose(t.mean(axis=1).asnumpy(), a.mean(1), rtol=1e-5)
+    np.testing.assert_allclose(t.max(axis=(0, 2)).asnumpy(), a.max((0, 2)))
+    np.testing.assert_allclose(t.min(axis=-1, keepdims=True).asnumpy(), a.min(-1, keepdims=True))
+    np.testing.assert_array_equal(t.argmax(axis=2).asnumpy(), a.argmax(2))
+    np.testing.assert_array_equal(t.reshape(4, -1).asnumpy(), a.reshape(4, -1))
+    np.testing.assert_array_equal(t.transpose(2, 0, 1).asnumpy(), a.transpose(2, 0, 1))
+    np.testing.assert_array_equal(t.T.asnumpy(), a.T)
+    np.testing.assert_array_equal(t.astype(ms.int32).asnumpy(), a.astype(np.int32))
+
+
+@pytest.mark.parametrize("index", [0, -1, (1, 2), (slice(None), 1), (Ellipsis, 2), (None, 0, slice(1, 3)),
+                                   (slice(0, 2), slice(None, None, 2), None), (1, Ellipsis, None)])
+def test_indexing_matches_numpy(index):
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(Tensor(a)[index].asnumpy(), a[index])
+
+
+def test_indexing_inside_jit_and_with_tensor_indices():
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    f = ms.jit(lambda x, i: x[i] + x[1:3, ::2].sum())
+    idx = np.array([3, 0], np.int32)
+    np.testing.assert_allclose(f(Tensor(a), Tensor(idx)).asnumpy(), a[idx] + a[1:3, ::2].sum())
+
+
+def test_bool_of_traced_tensor_explains_graph_mode():
+    @ms.jit
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+    with pytest.raises(RuntimeError, match=r"bool\(\) of a traced Tensor at .*test_tensor.py:\d+.*graph mode"):
+        f(Tensor([1.0]))
+
+
+def test_parameter_and_parameter_tuple():
+    p = Parameter(Tensor(np.ones(3, np.float32)), name="w")
+    assert repr(p) == "Parameter (name=w, shape=(3,), dtype=Float32, requires_grad=True)"
+    p.set_data(np.full(3, 2.0, np.float32))
+    np.testing.assert_array_equal(p.asnumpy(), [2, 2, 2])
+    with pytest.raises(ValueError, match="Parameter 'w'.*shape \\[4\\]"):
+        p.set_data(np.ones(4, np.float32))
+    t = ParameterTuple([p])
+    m = t.clone(prefix="moment1", init="zeros")
+    assert m[0].name == "moment1.w" and m[0].asnumpy().tolist() == [0, 0, 0]
+    with pytest.raises(TypeError, match="ParameterTuple holds Parameters"):
+        ParameterTuple([Tensor(1.0)])
+
+
+def test_numpy_module_and_seed():
+    ms.set_seed(7)
+    a = mnp.randn(3, 1, 2).asnumpy()
+    b = mnp.randint(1, 10, (4, 3)).asnumpy()
+    ms.set_seed(7)
+    np.testing.assert_array_equal(mnp.randn((3, 1, 2)).asnumpy(), a)
+    np.testing.assert_array_equal(mnp.randint(1, 10, (4, 3)).asnumpy(), b)
+    assert a.dtype == np.float32 and b.dtype == np.int32 and b.min() >= 1 and b.max() < 10
+    assert mnp.randint(5).shape == (1,)
+    np.testing.assert_array_equal(mnp.zeros((2, 2)).asnumpy(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(mnp.arange(5).asnumpy(), np.arange(5))
+    np.testing.assert_array_equal(mnp.stack([mnp.ones(2), mnp.zeros(2)]).asnumpy(), [[1, 1], [0, 0]])
+    np.testing.assert_array_equal(mnp.concatenate([mnp.ones(2), mnp.zeros(1)]).asnumpy(), [1, 1, 0])
+    assert mnp.full((2,), 3.0).asnumpy().tolist() == [3.0, 3.0]
+    assert mnp.rand(2, 2).asnumpy().max() < 1
