@@ -1,0 +1,66 @@
+"""Shared helpers for the benchmark scripts: medians of repeated runs, ratio tables, and
+the machine's float32 matmul rate as the physical reference."""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def block(x):
+    """Waits for asynchronous results (jax arrays, graphcell Tensors, tuples of them)."""
+    if isinstance(x, (tuple, list)):
+        for v in x:
+            block(v)
+        return x
+    payload = getattr(x, "_payload", x)
+    if hasattr(payload, "block_until_ready"):
+        payload.block_until_ready()
+    return x
+
+
+def median_ms(fn, *, warmup: int = 3, min_runs: int = 10, min_seconds: float = 0.5, max_runs: int = 500) -> float:
+    """Median wall time of fn() in milliseconds, after warm-up runs."""
+    for _ in range(warmup):
+        block(fn())
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_runs or (time.perf_counter() - start < min_seconds and len(times) < max_runs):
+        t0 = time.perf_counter()
+        block(fn())
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def matmul_gflops(n: int = 1024) -> float:
+    """float32 matmul rate of this machine through jax (XLA's CPU GEMM), GFLOP/s."""
+    import jax
+    import jax.numpy as jnp
+    a = jnp.asarray(np.random.default_rng(0).normal(size=(n, n)).astype(np.float32))
+    f = jax.jit(lambda x: x @ x)
+    ms = median_ms(lambda: f(a), min_runs=10)
+    return 2 * n ** 3 / (ms * 1e-3) / 1e9
+
+
+def table(rows: list[dict], columns: list[str]) -> str:
+    """A plain-text table (also valid Markdown)."""
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) for c in columns}
+    head = "| " + " | ".join(c.ljust(widths[c]) for c in columns) + " |"
+    rule = "|" + "|".join("-" * (widths[c] + 2) for c in columns) + "|"
+    body = ["| " + " | ".join(_fmt(r.get(c)).ljust(widths[c]) for c in columns) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+    return str(v)
