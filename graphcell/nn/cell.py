@@ -178,8 +178,9 @@ class Cell:
         return type(self).__name__
 
     def check_input(self, x: Tensor, rank: int | None = None, axis: int | None = None,
-                    size: int | None = None, what: str = "input"):
-        """Raises ValueError naming this Cell if `x` has the wrong rank or axis size."""
+                    size: int | None = None, what: str = "input", dtype=None):
+        """Raises an error naming this Cell if `x` is not a Tensor or has the wrong rank,
+        axis size or dtype."""
         from ..frontend.tracer import current_scope
         where = current_scope() or type(self).__name__
         if not isinstance(x, Tensor):
@@ -191,6 +192,9 @@ class Cell:
         if axis is not None and x.shape[axis] != size:
             raise ValueError(f"{type(self).__name__} '{where}': expected {what} with {size} at axis "
                              f"{axis}, got shape {list(x.shape)} ({x.shape[axis]})")
+        if dtype is not None and x.dtype is not dtype:
+            raise TypeError(f"{type(self).__name__} '{where}': {what} has dtype {x.dtype} but the "
+                            f"parameters are {dtype}; cast it with x.astype(graphcell.{dtype.name})")
 
 
 class _IndexedContainer(Cell):

@@ -64,8 +64,8 @@ class Dense(Cell):
         self.activation_flag = self.activation is not None
 
     def construct(self, x):
-        self.check_input(x, axis=-1, size=self.in_channels, what=f"input (in_channels={self.in_channels})") \
-            if x.ndim and x.shape[-1] != self.in_channels else None
+        self.check_input(x, axis=-1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
         out = F.dense(x, self.weight, self.bias)
         return self.activation(out) if self.activation_flag else out
 

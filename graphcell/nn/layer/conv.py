@@ -71,7 +71,8 @@ class Conv2d(Cell):
 
     def construct(self, x):
         self.check_input(x, rank=4, what="input [N, C, H, W]")
-        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})")
+        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
         pads = explicit_padding(self.pad_mode, self.padding, x.shape[2:], self.kernel_size,
                                 self.stride, self.dilation)
         out = F.conv2d(x, self.weight, self.stride, pads, self.dilation, self.group)
