@@ -1,0 +1,13 @@
+"""graphcell.train: checkpoints (MindSpore .ckpt and safetensors, ensembles, PyTorch import).
+
+``save_checkpoint``/``load_checkpoint``/``load_param_into_net`` behave like MindSpore 2.10's; see
+``serialization`` for the details and ``torch_import`` for the PyTorch name mapping.
+"""
+from .ckpt_format import CheckpointError
+from ._param_load import ParameterLoadError
+from .serialization import (extract_member, load_checkpoint, load_param_into_net, save_checkpoint,
+                            stack_checkpoints)
+from .torch_import import load_torch_state_dict
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
+           "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError"]

@@ -607,7 +607,8 @@ def write_safetensors_file(
     for name, value in sorted(_iter_entries(entries), key=lambda item: item[0]):
         if isinstance(value, str) or not (isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__array__")):
             raise TypeError(f"safetensors entry '{name}': expected a numpy array, got {type(value).__name__}")
-        # The library reads raw memory through a pointer, so the array must be contiguous.
-        tensors[name] = np.ascontiguousarray(value)
+        # The library reads raw memory through a pointer, so the array must be contiguous. (Not
+        # np.ascontiguousarray: it turns a 0-d array into shape [1].)
+        tensors[name] = np.require(value, requirements="C")
     meta = dict(metadata) if (metadata is not None and tensors) else None
     atomic_write(path, save(tensors, metadata=meta))
