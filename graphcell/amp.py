@@ -1,0 +1,242 @@
+"""Mixed precision (MindSpore's `mindspore.amp`): loss scalers, `all_finite`, and
+`auto_mixed_precision`.
+
+The scalers keep their state in Parameters and compute with `graphcell.ops`, so they work
+both eagerly and inside `jit` / `grad` (a dynamic scaler's update becomes a state write of
+the compiled graph).
+"""
+from __future__ import annotations
+
+import functools
+
+from . import dtype as mstype
+from .compiler.jit import bump_config_epoch
+from .ops import functional as F
+from .tensor import Parameter, Tensor
+
+__all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite", "auto_mixed_precision",
+           "get_white_list", "get_black_list"]
+
+
+def _tree_map(fn, inputs):
+    """Applies `fn` to every Tensor of a Tensor or nested tuple/list, keeping the structure."""
+    if isinstance(inputs, Tensor):
+        return fn(inputs)
+    if isinstance(inputs, (tuple, list)):
+        return type(inputs)(_tree_map(fn, x) for x in inputs)
+    raise TypeError(f"expected a Tensor or a (nested) tuple/list of Tensors, got {type(inputs).__name__}")
+
+
+def _leaves(inputs) -> list:
+    if isinstance(inputs, Tensor):
+        return [inputs]
+    if isinstance(inputs, (tuple, list)):
+        return [leaf for x in inputs for leaf in _leaves(x)]
+    raise TypeError(f"all_finite: expected a Tensor or a (nested) tuple/list of Tensors, got {type(inputs).__name__}")
+
+
+def all_finite(inputs) -> Tensor:
+    """A scalar bool Tensor: True when no element of `inputs` (a Tensor or a nested tuple of
+    Tensors, e.g. gradients) is inf or nan. Integer tensors count as finite."""
+    flags = [F.all(F.isfinite(t)) for t in _leaves(inputs) if t.dtype.is_floating]
+    if not flags:
+        return Tensor(True)
+    return F.all(F.stack(flags)) if len(flags) > 1 else flags[0]
+
+
+class LossScaler:
+    """Base class: scale(inputs), unscale(inputs), adjust(grads_finite)."""
+
+    def scale(self, inputs):
+        raise NotImplementedError
+
+    def unscale(self, inputs):
+        raise NotImplementedError
+
+    def adjust(self, grads_finite):
+        raise NotImplementedError
+
+
+def _scale(scale_value, x):
+    return F.mul(x, F.cast(scale_value, x.dtype))
+
+
+def _unscale(scale_value, x):
+    # MindSpore multiplies by the reciprocal (in the scale's float32), then casts.
+    return F.mul(x, F.cast(F.reciprocal(scale_value), x.dtype))
+
+
+class StaticLossScaler(LossScaler):
+    """Multiplies losses by a fixed `scale_value` and divides gradients by it.
+
+    >>> s = StaticLossScaler(1024.0)
+    >>> s.unscale((Tensor([2048.0]), Tensor([512.0])))[1]
+    Tensor(shape=[1], dtype=Float32, value= [ 5.00000000e-01])
+    """
+
+    def __init__(self, scale_value):
+        if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)) or scale_value <= 0:
+            raise ValueError(f"StaticLossScaler: scale_value must be a positive number, got {scale_value!r}")
+        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
+                                     requires_grad=False)
+
+    def scale(self, inputs):
+        return _tree_map(functools.partial(_scale, self.scale_value), inputs)
+
+    def unscale(self, inputs):
+        return _tree_map(functools.partial(_unscale, self.scale_value), inputs)
+
+    def adjust(self, grads_finite):
+        """A static scale never changes."""
+        return False
+
+
+class DynamicLossScaler(LossScaler):
+    """A scale that shrinks on overflow and grows after `scale_window` good steps.
+
+    adjust(grads_finite): if the gradients overflowed, scale <- max(1, scale / scale_factor)
+    and the good-step counter restarts; otherwise the counter advances and, when it reaches
+    `scale_window`, scale <- scale * scale_factor (unless that overflows float32) and the
+    counter restarts. scale_value and counter are Parameters updated with `ops.assign`.
+    """
+
+    def __init__(self, scale_value, scale_factor, scale_window):
+        if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)) or scale_value <= 0:
+            raise ValueError(f"DynamicLossScaler: scale_value must be a positive number, got {scale_value!r}")
+        if not isinstance(scale_factor, (int, float)) or scale_factor < 1:
+            raise ValueError(f"DynamicLossScaler: scale_factor must be a number >= 1, got {scale_factor!r}")
+        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window < 1:
+            raise ValueError(f"DynamicLossScaler: scale_window must be a positive int, got {scale_window!r}")
+        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
+                                     requires_grad=False)
+        self.scale_factor = float(scale_factor)
+        self.scale_window = scale_window
+        self.counter = Parameter(Tensor(0, mstype.int32), name="counter", requires_grad=False)
+
+    def scale(self, inputs):
+        return _tree_map(functools.partial(_scale, self.scale_value), inputs)
+
+    def unscale(self, inputs):
+        return _tree_map(functools.partial(_unscale, self.scale_value), inputs)
+
+    def adjust(self, grads_finite):
+        finite = F.cast(grads_finite, mstype.bool_)
+        scale = self.scale_value
+        grown = F.mul(scale, self.scale_factor)
+        at_window = F.equal(self.counter, self.scale_window - 1)
+        on_finite = F.select(at_window, F.select(F.isfinite(grown), grown, scale), scale)
+        on_overflow = F.maximum(F.div(scale, self.scale_factor), 1.0)
+        new_counter = F.mul(F.mod(F.add(self.counter, 1), self.scale_window), F.cast(finite, mstype.int32))
+        F.assign(self.scale_value, F.select(finite, on_finite, on_overflow))
+        F.assign(self.counter, new_counter)
+        return True
+
+
+# -- auto_mixed_precision -------------------------------------------------------------------
+
+def get_white_list() -> list:
+    """Cells that O1 runs in low precision (MindSpore's white list, the layers graphcell has)."""
+    from . import nn
+    return [nn.Dense, nn.Conv2d]
+
+
+def get_black_list() -> list:
+    """Cells that O2 keeps in float32."""
+    from . import nn
+    return [nn.BatchNorm1d, nn.BatchNorm2d, nn.LayerNorm]
+
+
+def _cast_floats(tree, dtype):
+    """Casts the floating Tensors of a result/argument tree to `dtype`; the rest unchanged."""
+    if isinstance(tree, Tensor):
+        return F.cast(tree, dtype) if tree.dtype.is_floating and tree.dtype is not dtype else tree
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_cast_floats(x, dtype) for x in tree)
+    if isinstance(tree, dict):
+        return {k: _cast_floats(v, dtype) for k, v in tree.items()}
+    return tree
+
+
+class _AmpConstruct:
+    """Replaces a Cell's construct so that it computes in `compute_dtype`.
+
+    Floating inputs and the Cell's own trainable Parameters are cast on use; the Parameters
+    themselves stay float32 (the master weights that gradients, optimizers and checkpoints
+    see, as in MindSpore). Floating outputs are cast to `output_dtype` (None: left as
+    computed). An object rather than a closure, so that copy.deepcopy and pickle of the
+    network carry it over bound to the copy.
+    """
+
+    def __init__(self, cell, compute_dtype, output_dtype):
+        self.cell, self.compute_dtype, self.output_dtype = cell, compute_dtype, output_dtype
+
+    @property
+    def __wrapped__(self):  # inspect.signature (graph input names) sees the real construct
+        return type(self.cell).construct.__get__(self.cell)
+
+    def __call__(self, *args, **kwargs):
+        cell, dtype = self.cell, self.compute_dtype
+        args, kwargs = _cast_floats(args, dtype), _cast_floats(kwargs, dtype)
+        own = cell._params
+        saved = dict(own)
+        for name, p in saved.items():
+            # Non-trainable Parameters (BatchNorm statistics) stay Parameters: construct assigns to them.
+            if p is not None and p.requires_grad and p.dtype.is_floating and p.dtype is not dtype:
+                own[name] = F.cast(p, dtype)
+        try:
+            out = type(cell).construct(cell, *args, **kwargs)
+        finally:
+            own.clear()
+            own.update(saved)
+        return _cast_floats(out, self.output_dtype) if self.output_dtype is not None else out
+
+
+def _wrap_construct(cell, compute_dtype, output_dtype):
+    object.__setattr__(cell, "construct", _AmpConstruct(cell, compute_dtype, output_dtype))
+
+
+_LEVELS = ("O0", "O1", "O2", "O3")
+
+
+def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
+    """Runs parts of `network` in float16 or bfloat16, in place, and returns it.
+
+    - "O0": nothing changes.
+    - "O1": white-list Cells (Dense, Conv2d) compute in `dtype`; each casts its output back
+      to float32, so everything else stays float32.
+    - "O2": every Cell computes in `dtype` except black-list Cells (BatchNorm, LayerNorm),
+      which compute in float32 and hand `dtype` on; the network's outputs are float32.
+    - "O3": every Cell computes in `dtype`; outputs are float32.
+
+    Unlike a plain `to_float`, Parameters keep their float32 storage (master weights): they
+    are cast where a Cell uses them, so gradients, optimizer updates and checkpoints stay
+    float32, as in MindSpore. Parameter names do not change.
+    """
+    from .nn import Cell
+    if not isinstance(network, Cell):
+        raise TypeError(f"auto_mixed_precision: network must be a Cell, got {type(network).__name__}")
+    if amp_level not in _LEVELS:
+        raise ValueError(f"auto_mixed_precision: amp_level must be one of {_LEVELS}, got {amp_level!r}")
+    from .dtype import to_dtype
+    dtype = to_dtype(dtype)
+    if dtype not in (mstype.float16, mstype.bfloat16):
+        raise ValueError(f"auto_mixed_precision: dtype must be float16 or bfloat16, got {dtype}")
+    if getattr(network, "_amp_level", "O0") != "O0":
+        raise RuntimeError(f"auto_mixed_precision: {type(network).__name__} was already converted with "
+                           f"amp_level={network._amp_level}")
+    if amp_level == "O0":
+        return network
+    white, black = tuple(get_white_list()), tuple(get_black_list())
+    for _, cell in network.cells_and_names():
+        if amp_level == "O1":
+            if isinstance(cell, white):
+                _wrap_construct(cell, dtype, mstype.float32)
+        elif amp_level == "O2" and isinstance(cell, black):
+            _wrap_construct(cell, mstype.float32, dtype)
+        elif cell is not network:
+            _wrap_construct(cell, dtype, None)
+    if amp_level in ("O2", "O3") and not isinstance(network, black):
+        _wrap_construct(network, dtype, mstype.float32)
+    object.__setattr__(network, "_amp_level", amp_level)
+    bump_config_epoch()  # compiled graphs of this network are stale
+    return network

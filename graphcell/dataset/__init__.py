@@ -1,0 +1,18 @@
+"""graphcell.dataset: MindSpore's data pipeline (`mindspore.dataset`).
+
+    ds = GeneratorDataset(source, ["image", "label"], shuffle=True, num_parallel_workers=2)
+    ds = ds.map(normalise, input_columns="image").batch(32, drop_remainder=True)
+    for data in ds.create_dict_iterator(num_epochs=epochs): ...   # per epoch
+
+Rows are read on worker threads and batches prepared by a background thread (prefetch), so
+the pipeline overlaps a jitted step. Orders are reproducible under `graphcell.set_seed`.
+"""
+from . import config  # noqa: F401
+from ._parallel import DatasetError  # noqa: F401
+from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
+                     SkipDataset, TakeDataset)
+from .iterators import DatasetIterator  # noqa: F401
+from .mnist import MnistDataset  # noqa: F401
+from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                       SubsetRandomSampler, SubsetSampler)
+from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401

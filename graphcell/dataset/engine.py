@@ -1,0 +1,394 @@
+"""The pipeline: `Dataset` and its operations (map, batch, shuffle, repeat, take, skip).
+
+A pipeline is a chain of nodes, each returning a new node whose child is the old one (the
+old dataset stays usable). Running it is pulling rows: `node._rows(run)` yields one epoch
+of rows, each a tuple of numpy arrays in `get_col_names()` order. `run` names the pass
+(epoch, and repeat index under a `repeat`) and holds the seeds, so every node's randomness
+is a pure function of (seed, node depth, pass): reproducible under `set_seed`, different
+every epoch.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ._parallel import DatasetError, call_user, ordered_map
+
+
+class _Run:
+    """One pass over the pipeline: the iterator's seeds and the pass path (epoch, repeat...)."""
+    __slots__ = ("seed", "shared_seed", "path")
+
+    def __init__(self, seed: int, shared_seed: int, path: tuple = (0,)):
+        self.seed, self.shared_seed, self.path = seed, shared_seed, path
+
+    def child(self, index: int) -> "_Run":
+        return _Run(self.seed, self.shared_seed, self.path + (index,))
+
+    @property
+    def epoch(self) -> int:
+        return self.path[0]
+
+    def rng(self, node: "Dataset", shared: bool = False) -> np.random.Generator:
+        """The RNG of `node` in this pass. `shared` RNGs ignore per-iterator entropy, so that
+        processes reading different shards agree on the permutation."""
+        return np.random.default_rng([self.shared_seed if shared else self.seed, node._depth, *self.path])
+
+
+def _names(columns, what: str) -> list[str] | None:
+    if columns is None:
+        return None
+    names = [columns] if isinstance(columns, str) else list(columns)
+    if not names or not all(isinstance(c, str) for c in names):
+        raise ValueError(f"{what} must be a column name or a non-empty list of names, got {columns!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what} has duplicate names: {names}")
+    return names
+
+
+def _check_count(count, what: str, allow_minus_one: bool = True):
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or \
+            (count < 0 and not (allow_minus_one and count == -1)):
+        raise ValueError(f"{what} must be a non-negative int{' or -1' if allow_minus_one else ''}, got {count!r}")
+    return int(count)
+
+
+class Dataset:
+    """Base of every dataset node. Public methods follow `mindspore.dataset.Dataset`."""
+
+    def __init__(self, children: Sequence["Dataset"] = (), num_parallel_workers=None):
+        self.children = list(children)
+        self.num_parallel_workers = num_parallel_workers
+        self._depth = 1 + max(c._depth for c in self.children) if self.children else 0
+        self._size_cache: int | None = None
+
+    # -- what subclasses provide ---------------------------------------------------------
+    def _rows(self, run: _Run) -> Iterator[tuple]:
+        raise NotImplementedError
+
+    def _columns(self) -> list[str]:
+        return self.children[0]._columns()
+
+    def _size(self) -> int | None:
+        """Rows (batches) per epoch, or None when only iterating can tell."""
+        return self.children[0]._size()
+
+    def _describe(self) -> str:
+        return type(self).__name__
+
+    # -- building pipelines ----------------------------------------------------------------
+    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
+            python_multiprocessing=False, **unused) -> "MapDataset":
+        """Applies `operations` (a callable or a list, chained) to `input_columns` of every row."""
+        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
+              input_columns=None, output_columns=None, python_multiprocessing=False, **unused) -> "BatchDataset":
+        """Stacks `batch_size` consecutive rows into one row of arrays with a leading batch axis."""
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
+                            input_columns, output_columns)
+
+    def shuffle(self, buffer_size) -> "ShuffleDataset":
+        """Shuffles through a buffer of `buffer_size` rows, reshuffled each epoch."""
+        return ShuffleDataset(self, buffer_size)
+
+    def repeat(self, count=None) -> "RepeatDataset":
+        """Repeats the dataset `count` times per epoch (None or -1: forever)."""
+        return RepeatDataset(self, count)
+
+    def take(self, count=-1) -> "TakeDataset":
+        """The first `count` rows (batches) of each epoch (-1: all)."""
+        return TakeDataset(self, count)
+
+    def skip(self, count) -> "SkipDataset":
+        """Drops the first `count` rows (batches) of each epoch."""
+        return SkipDataset(self, count)
+
+    # -- iterating -----------------------------------------------------------------------
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Yields {column: Tensor} (numpy arrays with output_numpy=True); usable for
+        `num_epochs` passes (-1: any number), each a `for` loop over the iterator."""
+        from .iterators import DatasetIterator
+        return DatasetIterator(self, num_epochs, output_numpy, None, as_dict=True)
+
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Yields [Tensor, ...] in column order (or the order of `columns`)."""
+        from .iterators import DatasetIterator
+        return DatasetIterator(self, num_epochs, output_numpy, _names(columns, "columns"), as_dict=False)
+
+    def __iter__(self):
+        """One epoch of lists of Tensors, as iterating a MindSpore dataset gives."""
+        return self.create_tuple_iterator(num_epochs=1)
+
+    # -- introspection -------------------------------------------------------------------
+    def get_dataset_size(self) -> int:
+        """Rows per epoch, or batches once batched; -1 for an endless repeat."""
+        if self._size_cache is None:
+            size = self._size()
+            if size is None:  # an iterable source without __len__: count one pass, as MindSpore does
+                size = sum(1 for _ in self._rows(_Run(0, 0)))
+            self._size_cache = size
+        return self._size_cache
+
+    def get_col_names(self) -> list[str]:
+        return list(self._columns())
+
+    def get_batch_size(self) -> int:
+        node = self
+        while node.children and not isinstance(node, BatchDataset):
+            node = node.children[0]
+        return node.batch_size if isinstance(node, BatchDataset) else 1
+
+    def get_repeat_count(self) -> int:
+        node = self
+        while node.children and not isinstance(node, RepeatDataset):
+            node = node.children[0]
+        return node.count if isinstance(node, RepeatDataset) else 1
+
+    def _first_row(self) -> tuple:
+        rows = self._rows(_Run(0, 0))
+        try:
+            return next(rows)
+        except StopIteration:
+            raise RuntimeError(f"{self._describe()}: the dataset is empty") from None
+        finally:
+            rows.close()
+
+    def output_shapes(self) -> list[list[int]]:
+        return [list(a.shape) for a in self._first_row()]
+
+    def output_types(self) -> list[np.dtype]:
+        return [a.dtype for a in self._first_row()]
+
+
+# -- operations ---------------------------------------------------------------------------
+
+def _as_row(result) -> tuple:
+    return tuple(result) if isinstance(result, tuple) else (result,)
+
+
+class MapDataset(Dataset):
+    """Runs a chain of callables on some columns of each row, on worker threads.
+
+    input_columns defaults to the first column (MindSpore passes the first columns an
+    operation needs; transforms take one). output_columns defaults to input_columns. When
+    the outputs are as many as the inputs they replace them in place; otherwise the
+    outputs take the place of the first input column.
+    """
+
+    def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers):
+        super().__init__([child], num_parallel_workers or child.num_parallel_workers)
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        for op in ops:
+            if not callable(op):
+                raise TypeError(f"map: every operation must be callable, got {type(op).__name__}")
+        self.operations = ops
+        available = child.get_col_names()
+        self.input_columns = _names(input_columns, "map input_columns") or available[:1]
+        for c in self.input_columns:
+            if c not in available:
+                raise ValueError(f"map: input column {c!r} is not in the dataset's columns {available}")
+        self.output_columns = _names(output_columns, "map output_columns") or list(self.input_columns)
+        self._in_idx = [available.index(c) for c in self.input_columns]
+        first = min(self._in_idx)
+        kept = [c for c in available if c not in self.input_columns]
+        if len(self.output_columns) == len(self.input_columns):
+            layout = list(available)
+            for i, name in zip(self._in_idx, self.output_columns):
+                layout[i] = name
+        else:
+            before = [c for c in available[:first] if c in kept]
+            layout = before + self.output_columns + [c for c in kept if c not in before]
+        if len(set(layout)) != len(layout):
+            raise ValueError(f"map: output columns {self.output_columns} clash with the kept columns {kept}")
+        self._layout = layout
+        self._sources = [("out", self.output_columns.index(c)) if c in self.output_columns
+                         else ("in", available.index(c)) for c in layout]
+
+    def _columns(self):
+        return list(self._layout)
+
+    def _describe(self):
+        names = ", ".join(getattr(op, "__name__", type(op).__name__) for op in self.operations)
+        return f"map([{names}], input_columns={self.input_columns})"
+
+    def _apply(self, item):
+        index, row = item
+        args = tuple(row[i] for i in self._in_idx)
+        for op in self.operations:
+            name = getattr(op, "__name__", type(op).__name__)
+            args = _as_row(call_user(op, args, f"{self._describe()}: operation {name} on row {index}"))
+        if len(args) != len(self.output_columns):
+            raise DatasetError(f"{self._describe()}: the operations returned {len(args)} value(s) for row "
+                               f"{index}, but output_columns has {len(self.output_columns)} "
+                               f"({self.output_columns})")
+        outs = [np.asarray(a) for a in args]
+        return tuple(outs[j] if kind == "out" else row[j] for kind, j in self._sources)
+
+    def _rows(self, run):
+        rows = enumerate(self.children[0]._rows(run))
+        yield from ordered_map(self._apply, rows, self.num_parallel_workers)
+
+
+class BatchInfo:
+    """What per_batch_map learns about the batch it is building."""
+
+    def __init__(self, batch_num: int, epoch_num: int):
+        self._batch_num, self._epoch_num = batch_num, epoch_num
+
+    def get_batch_num(self) -> int:
+        return self._batch_num
+
+    def get_epoch_num(self) -> int:
+        return self._epoch_num
+
+
+class BatchDataset(Dataset):
+    """Groups rows into batches; `per_batch_map(col, ..., BatchInfo)` may rewrite each batch
+    (it gets a list of arrays per input column, returns a list or array per output column)."""
+
+    def __init__(self, child, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
+                 input_columns, output_columns):
+        super().__init__([child], num_parallel_workers or child.num_parallel_workers)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch: batch_size must be a positive int, got {batch_size!r}")
+        if per_batch_map is not None and not callable(per_batch_map):
+            raise TypeError("batch: per_batch_map must be callable")
+        if (input_columns is not None or output_columns is not None) and per_batch_map is None:
+            raise ValueError("batch: input_columns/output_columns need a per_batch_map")
+        self.batch_size, self.drop_remainder = int(batch_size), bool(drop_remainder)
+        self.per_batch_map = per_batch_map
+        available = child.get_col_names()
+        self.input_columns = _names(input_columns, "batch input_columns") or list(available)
+        for c in self.input_columns:
+            if c not in available:
+                raise ValueError(f"batch: input column {c!r} is not in the dataset's columns {available}")
+        self.output_columns = _names(output_columns, "batch output_columns") or list(self.input_columns)
+        self._in_idx = [available.index(c) for c in self.input_columns]
+        if self.output_columns == self.input_columns:
+            self._layout = list(available)
+        else:
+            self._layout = [c for c in available if c not in self.input_columns] + self.output_columns
+        self._available = available
+
+    def _columns(self):
+        return list(self._layout)
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None or n < 0:
+            return n
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+
+    def _groups(self, run):
+        rows = self.children[0]._rows(run)
+        for batch_num in itertools.count():
+            group = list(itertools.islice(rows, self.batch_size))
+            if not group or (len(group) < self.batch_size and self.drop_remainder):
+                return
+            yield batch_num, run.epoch, group
+
+    def _make_batch(self, item):
+        batch_num, epoch, group = item
+        columns = {name: [row[i] for row in group] for i, name in enumerate(self._available)}
+        if self.per_batch_map is not None:
+            args = [columns[c] for c in self.input_columns] + [BatchInfo(batch_num, epoch)]
+            name = getattr(self.per_batch_map, "__name__", "per_batch_map")
+            outs = _as_row(call_user(self.per_batch_map, tuple(args), f"batch: per_batch_map {name} on batch "
+                                                                       f"{batch_num}"))
+            if len(outs) != len(self.output_columns):
+                raise DatasetError(f"batch: per_batch_map returned {len(outs)} column(s) for batch {batch_num}, "
+                                   f"but output_columns has {len(self.output_columns)} ({self.output_columns})")
+            for c in self.input_columns:
+                columns.pop(c)
+            columns.update(zip(self.output_columns, outs))
+        return tuple(self._stack(name, columns[name], batch_num) for name in self._layout)
+
+    @staticmethod
+    def _stack(name, values, batch_num):
+        if isinstance(values, np.ndarray):  # per_batch_map returned a finished batch
+            return values
+        arrays = [np.asarray(v) for v in values]
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise DatasetError(f"batch: rows of column {name!r} in batch {batch_num} have different shapes "
+                               f"{sorted(list(s) for s in shapes)}; batching needs equal shapes (pad them "
+                               "in a map, or use per_batch_map)")
+        return np.stack(arrays)
+
+    def _rows(self, run):
+        yield from ordered_map(self._make_batch, self._groups(run), self.num_parallel_workers)
+
+
+class ShuffleDataset(Dataset):
+    """MindSpore's buffer shuffle: fill `buffer_size` rows, then emit a random buffered row
+    and put the next incoming row in its place; drain the buffer in random order."""
+
+    def __init__(self, child, buffer_size):
+        super().__init__([child], child.num_parallel_workers)
+        if isinstance(buffer_size, bool) or not isinstance(buffer_size, (int, np.integer)) or buffer_size < 2:
+            raise ValueError(f"shuffle: buffer_size must be an int >= 2, got {buffer_size!r}")
+        self.buffer_size = int(buffer_size)
+
+    def _rows(self, run):
+        rng = run.rng(self)
+        buffer: list = []
+        for row in self.children[0]._rows(run):
+            if len(buffer) < self.buffer_size:
+                buffer.append(row)
+                continue
+            j = int(rng.integers(self.buffer_size))
+            yield buffer[j]
+            buffer[j] = row
+        for j in rng.permutation(len(buffer)):
+            yield buffer[j]
+
+
+class RepeatDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child], child.num_parallel_workers)
+        self.count = -1 if count is None else _check_count(count, "repeat: count")
+        if self.count == 0:
+            raise ValueError("repeat: count must be positive, or None/-1 for forever")
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None:
+            return None
+        return -1 if self.count == -1 else n * self.count
+
+    def _rows(self, run):
+        repeats = itertools.count() if self.count == -1 else range(self.count)
+        for r in repeats:
+            yield from self.children[0]._rows(run.child(r))
+
+
+class TakeDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child], child.num_parallel_workers)
+        self.count = _check_count(count, "take: count")
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None or self.count == -1:
+            return n
+        return self.count if n < 0 else min(n, self.count)
+
+    def _rows(self, run):
+        rows = self.children[0]._rows(run)
+        yield from rows if self.count == -1 else itertools.islice(rows, self.count)
+
+
+class SkipDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child], child.num_parallel_workers)
+        self.count = _check_count(count, "skip: count", allow_minus_one=False)
+
+    def _size(self):
+        n = self.children[0]._size()
+        return n if n is None or n < 0 else max(n - self.count, 0)
+
+    def _rows(self, run):
+        yield from itertools.islice(self.children[0]._rows(run), self.count, None)

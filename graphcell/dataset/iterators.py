@@ -1,0 +1,142 @@
+"""Iterators over a pipeline, fed by a background thread.
+
+The thread runs the pipeline (source reads, maps, batching, conversion to Tensors) and keeps
+`config.get_prefetch_size()` finished items in a queue, so while the main thread runs a
+jitted step the next batches are being prepared. Epoch ends travel through the queue as
+markers; a failure travels as an item and is raised in the main thread, its message and
+`__cause__` carrying the user's traceback.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import weakref
+
+import numpy as np
+
+from . import config
+from ._parallel import DatasetError
+from .engine import _Run
+
+_END_OF_EPOCH = object()
+
+
+class _Failure:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
+def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
+    """Blocks until `item` is queued; False if the iterator was dropped meanwhile."""
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _produce(dataset, seed, shared_seed, num_epochs, convert, q, stop):
+    epoch = 0
+    try:
+        while num_epochs < 0 or epoch < num_epochs:
+            rows = dataset._rows(_Run(seed, shared_seed, (epoch,)))
+            try:
+                for row in rows:
+                    if not _put(q, convert(row), stop):
+                        return
+            finally:
+                rows.close()
+            if not _put(q, _END_OF_EPOCH, stop):
+                return
+            epoch += 1
+    except BaseException as e:  # noqa: BLE001 - delivered to the main thread
+        _put(q, _Failure(e), stop)
+
+
+class DatasetIterator:
+    """What `create_dict_iterator` / `create_tuple_iterator` return.
+
+    Each `for` loop over it is one epoch; it allows `num_epochs` of them (-1: unlimited).
+    Every epoch re-runs the pipeline, so shuffles and random samplers draw a new order.
+    """
+
+    def __init__(self, dataset, num_epochs, output_numpy, columns, as_dict):
+        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
+            raise ValueError(f"num_epochs must be a positive int or -1, got {num_epochs!r}")
+        names = dataset.get_col_names()
+        columns = columns or names
+        for c in columns:
+            if c not in names:
+                raise ValueError(f"create_tuple_iterator: column {c!r} is not in the dataset's columns {names}")
+        self.num_epochs = num_epochs
+        self._dataset_name = dataset._describe()
+        self._epochs_done = 0
+        self._failure: BaseException | None = None
+        picks = [names.index(c) for c in columns]
+        convert = _converter(picks, columns, output_numpy, as_dict)
+
+        seed = config.get_seed()
+        run_seed = seed if seed is not None else int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._queue: queue.Queue = queue.Queue(maxsize=config.get_prefetch_size())
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=_produce, name="graphcell-dataset-prefetch", daemon=True,
+            args=(dataset, run_seed, seed if seed is not None else 0, num_epochs, convert, self._queue, self._stop))
+        self._thread.start()
+        weakref.finalize(self, self._stop.set)  # a dropped iterator stops its thread
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._failure is not None:
+            raise self._failure
+        if self.num_epochs != -1 and self._epochs_done >= self.num_epochs:
+            raise RuntimeError(f"this iterator over {self._dataset_name} was created with "
+                               f"num_epochs={self.num_epochs} and all its epochs have been read; "
+                               "create it with a larger num_epochs (or -1)")
+        item = self._get()
+        if item is _END_OF_EPOCH:
+            self._epochs_done += 1
+            raise StopIteration
+        if isinstance(item, _Failure):
+            self._failure = item.error
+            self._stop.set()
+            raise item.error
+        return item
+
+    def _get(self):
+        while True:
+            try:
+                return self._queue.get(timeout=1.0)
+            except queue.Empty:
+                if not self._thread.is_alive() and self._queue.empty():
+                    raise RuntimeError(f"the pipeline thread of {self._dataset_name} stopped") from None
+
+    def stop(self) -> None:
+        """Stops the background thread now (also happens when the iterator is dropped)."""
+        self._stop.set()
+
+    def get_next(self):
+        return next(self)
+
+
+def _converter(picks, columns, output_numpy, as_dict):
+    def to_output(name, array):
+        if output_numpy:
+            return array
+        from ..tensor import Tensor
+        try:
+            return Tensor(array)
+        except (TypeError, ValueError) as e:
+            raise DatasetError(f"column {name!r}: cannot make a Tensor of a {array.dtype} array ({e}); "
+                               "use output_numpy=True, or convert it in a map") from e
+
+    def convert(row):
+        values = [to_output(name, row[i]) for name, i in zip(columns, picks)]
+        return dict(zip(columns, values)) if as_dict else values
+    return convert

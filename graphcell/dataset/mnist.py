@@ -1,0 +1,58 @@
+"""MnistDataset: the standard MNIST idx files (train-images-idx3-ubyte, ...)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .sources import GeneratorDataset, _Columns
+
+_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+          "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
+_IMAGES_MAGIC, _LABELS_MAGIC = 2051, 2049
+
+
+def _read_idx(path: str, magic: int, ndim: int) -> np.ndarray:
+    """An idx file: big-endian int32 magic, ndim int32 sizes, then uint8 data."""
+    if not os.path.isfile(path):
+        raise ValueError(f"MnistDataset: {path} does not exist")
+    with open(path, "rb") as f:
+        raw = f.read()
+    header = 4 * (1 + ndim)
+    if len(raw) < header:
+        raise ValueError(f"MnistDataset: {path} is too short for an idx header ({len(raw)} bytes)")
+    words = np.frombuffer(raw[:header], dtype=">i4")
+    if words[0] != magic:
+        raise ValueError(f"MnistDataset: {path} has magic number {int(words[0])}, expected {magic}")
+    shape = tuple(int(w) for w in words[1:])
+    expected = int(np.prod(shape))
+    if len(raw) - header != expected:
+        raise ValueError(f"MnistDataset: {path} holds {len(raw) - header} data bytes, its header "
+                         f"{list(shape)} needs {expected}")
+    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(shape)
+
+
+class MnistDataset(GeneratorDataset):
+    """MNIST from `dataset_dir`: columns "image" (uint8 [28, 28, 1]) and "label" (uint32).
+
+    usage: "train" (60,000 rows), "test" (10,000) or "all" (train then test); default "all".
+    """
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError(f"MnistDataset: usage must be 'train', 'test' or 'all', got {usage!r}")
+        images, labels = [], []
+        for part in (("train", "test") if usage == "all" else (usage,)):
+            img = _read_idx(os.path.join(dataset_dir, _FILES[part][0]), _IMAGES_MAGIC, 3)
+            lab = _read_idx(os.path.join(dataset_dir, _FILES[part][1]), _LABELS_MAGIC, 1)
+            if len(img) != len(lab):
+                raise ValueError(f"MnistDataset: {part} has {len(img)} images but {len(lab)} labels")
+            images.append(img[..., None])
+            labels.append(lab.astype(np.uint32))
+        source = _Columns([np.concatenate(images), np.concatenate(labels)])
+        super().__init__(source, ["image", "label"], num_samples=num_samples,
+                         num_parallel_workers=num_parallel_workers or 1, shuffle=shuffle, sampler=sampler,
+                         num_shards=num_shards, shard_id=shard_id)
+        self._name = f"MnistDataset({dataset_dir!r})"
