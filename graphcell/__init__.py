@@ -44,19 +44,17 @@ _LAZY = {
     "export": "graphcell.compiler.export",
     "check": "graphcell.compiler.check",
     "Model": "graphcell.train.model",
-    "amp": "graphcell.amp",
-    "dataset": "graphcell.dataset",
-    "train": "graphcell.train",
-    "communication": "graphcell.communication",
 }
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir"}
 
 
 def __getattr__(name):
     import importlib
-    module_name = _LAZY.get(name)
-    if module_name is None:
+    if name in _LAZY_MODULES:
+        value = importlib.import_module(f"graphcell.{name}")
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
         raise AttributeError(f"module 'graphcell' has no attribute {name!r}")
-    module = importlib.import_module(module_name)
-    value = module if module_name.endswith("." + name) else getattr(module, name)
     globals()[name] = value
     return value

@@ -1,0 +1,143 @@
+"""`graphcell.check(fn, *inputs)`: eager vs XLA vs ONNX, with the first node that diverges.
+
+    >>> report = graphcell.check(net, x)
+    >>> print(report)
+    output  shape      xla-eager  onnx-eager
+    0       [3, 10]    0          2.98e-08
+    first divergence: none (rtol=1e-05, atol=1e-05)
+
+The eager run calls `fn` itself; XLA runs the traced graph under jax.jit; ONNX runs the
+exported graph in onnxruntime with every intermediate value as an extra output, which is
+compared, node by node in graph order, with the same values computed by the jax
+implementations, to name the first node whose ONNX result differs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..frontend import pytree
+from ..frontend.trace import trace
+from ..ir.printer import format_node
+from ..tensor import Tensor
+
+__all__ = ["check", "CheckReport"]
+
+
+@dataclass
+class CheckReport:
+    """Largest absolute differences per output, and where ONNX first departs from jax."""
+    outputs: list = field(default_factory=list)     # dicts: index, shape, xla, onnx (max |diff| vs eager)
+    first_divergence: dict | None = None            # node, scope, max_diff, text
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    provider: str = ""
+
+    @property
+    def max_diff(self) -> float:
+        return max([max(o["xla"], o["onnx"]) for o in self.outputs], default=0.0)
+
+    @property
+    def ok(self) -> bool:
+        return self.first_divergence is None and all(o["ok"] for o in self.outputs)
+
+    def __str__(self):
+        lines = [f"{'output':<8}{'shape':<18}{'xla-eager':<12}{'onnx-eager':<12}"]
+        for o in self.outputs:
+            lines.append(f"{o['index']:<8}{str(o['shape']):<18}{o['xla']:<12.3g}{o['onnx']:<12.3g}")
+        where = "none" if self.first_divergence is None else (
+            f"{self.first_divergence['text']} (max |diff| {self.first_divergence['max_diff']:.3g})")
+        lines.append(f"first divergence: {where} (rtol={self.rtol:g}, atol={self.atol:g})")
+        return "\n".join(lines)
+
+
+def _close(a, b, rtol, atol) -> tuple[bool, float]:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False, float("inf")
+    if a.dtype.kind not in "fc":
+        diff = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)), initial=0.0))
+        return diff == 0, diff
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    both_nan = np.isnan(a64) & np.isnan(b64)
+    same_inf = np.isinf(a64) & (a64 == b64)
+    err = np.where(both_nan | same_inf, 0.0, np.abs(a64 - b64))
+    diff = float(np.max(err, initial=0.0))
+    ok = bool(np.all(err <= atol + rtol * np.abs(np.where(same_inf, 0.0, b64))))
+    return ok, diff
+
+
+def _eager_intermediates(graph, arrays) -> dict:
+    """Every value of `graph`, computed node by node with the jax implementations."""
+    env = dict(zip(graph.inputs, arrays))
+    for node in graph.nodes:
+        result = node.primitive.impl(*[env[v] for v in node.inputs], **node.attrs)
+        outs = result if node.primitive.multiple_results else (result,)
+        env.update(zip(node.outputs, outs))
+    return env
+
+
+def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",), opset=None) -> CheckReport:
+    """Runs `fn(*inputs)` eagerly, through XLA and through ONNX (onnxruntime) and compares.
+
+    Returns a `CheckReport`: per output the largest |difference| of XLA and ONNX from eager,
+    and the first graph node whose ONNX value differs from jax's beyond rtol/atol. Parameter
+    writes made by the eager run are undone, so checking a training step leaves it unchanged.
+    """
+    import onnx
+    from ..compiler.jit import compiled_fn
+    from ..runtime.session import Session
+    from .onnx import lower, onnx_value_info
+
+    traced = trace(fn, *inputs)
+    graph = traced.graph
+    leaves = pytree.flatten((inputs, {}))[0]
+    arrays = [t._payload for t in traced.input_tensors([t for t in leaves if isinstance(t, Tensor)])]
+
+    saved = [(p, p._payload) for p in traced.state_params]
+    try:
+        eager = pytree.flatten(fn(*inputs), arrays_are_tensors=True)[0]
+    finally:
+        for p, payload in saved:
+            p.set_data(Tensor._wrap(payload))
+    eager = [np.asarray(t._payload) for t in eager]
+    n_user = len(graph.user_outputs)
+    xla = [np.asarray(a) for a in compiled_fn(traced)(*arrays)][:n_user]
+
+    lowered = lower(graph, params_as_inputs=True, opset=opset)
+    model = lowered.model
+    # Every intermediate that lives in a node output becomes an extra model output.
+    produced = {o for n in model.graph.node for o in n.output}
+    existing = {o.name for o in model.graph.output}
+    probes = []
+    for node in graph.nodes:
+        for v in node.outputs:
+            name = lowered.names.get(v)
+            if name in produced and name not in existing:
+                model.graph.output.append(onnx_value_info(name, v.type))
+                existing.add(name)
+                probes.append((node, v, name))
+    del model.graph.value_info[:]
+    onnx.checker.check_model(model)
+    sess = Session(model, providers=list(providers), io_binding=False, name=f"check({graph.name})")
+    np_arrays = [np.asarray(a) for a in arrays]
+    results = sess.run(*np_arrays)
+    by_name = dict(zip(sess.outputs, results))
+    onnx_outs = [by_name[n] for n in lowered.output_names[:n_user]]
+
+    report = CheckReport(rtol=rtol, atol=atol, provider=sess.provider)
+    for i, (e, x, o) in enumerate(zip(eager, xla, onnx_outs)):
+        ok_x, dx = _close(x, e, rtol, atol)
+        ok_o, do = _close(o, e, rtol, atol)
+        report.outputs.append({"index": i, "shape": list(e.shape), "xla": dx, "onnx": do, "ok": ok_x and ok_o})
+    reference = _eager_intermediates(graph, arrays)
+    names = {v: v.name for v in graph.inputs}
+    printed = {node: format_node(node, names) for node in graph.nodes}  # numbered as str(graph)
+    for node, v, name in probes:
+        ok, diff = _close(by_name[name], reference[v], rtol, atol)
+        if not ok:
+            report.first_divergence = {"node": node, "scope": node.source.scope, "max_diff": diff,
+                                       "text": printed[node]}
+            break
+    return report

@@ -1,0 +1,340 @@
+"""`graphcell.export`: a Cell, a function or a vmapped ensemble to one ONNX file.
+
+    >>> graphcell.export(net, Tensor(np.zeros((1, 1, 32, 32), np.float32)), file_name="lenet")
+    'lenet.onnx'
+
+The IR has concrete shapes, so dynamic axes come from tracing twice: once with the example
+inputs and once with the dynamic axes resized. The two graphs must have the same structure;
+every dimension that differs is a multiple of the batch and becomes a named ONNX dimension
+(`batch`), and reshapes with batch-dependent targets get -1 or a runtime shape.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+
+from ..frontend import pytree
+from ..frontend.trace import Traced, _arg_names, trace
+from ..ir.core import Graph
+from ..tensor import Tensor
+from .onnx import Lowered, OnnxExportError, Sym, lower
+
+__all__ = ["export", "to_onnx", "OnnxExport", "OnnxExportError"]
+
+# A protobuf message cannot exceed 2 GiB; larger models keep their tensors in a side file.
+_PROTO_LIMIT = 2 ** 31 - 2 ** 24
+
+
+@dataclass
+class OnnxExport:
+    """An exported model with what made it: the traced graph(s) and the IR -> ONNX name map."""
+    model: onnx.ModelProto
+    lowered: Lowered
+    traced: Traced
+    dynamic: dict = field(default_factory=dict)   # input name -> {axis: symbol}
+    seconds: dict = field(default_factory=dict)   # trace / lower timings
+
+
+# -- ensemble heads ---------------------------------------------------------------------------------
+
+def _head_mean(out):
+    from ..ops import functional as F
+    return F.mean(F.softmax(out, -1), 0)
+
+
+def _head_vote(out):
+    from ..ops import functional as F
+    votes = F.argmax(out, -1)                                   # [N, batch]
+    counts = F.reduce_sum(F.one_hot(votes, out.shape[-1], dtype=out.dtype), 0)
+    return F.argmax(counts, -1)                                 # ties go to the lower class
+
+
+def _head_mean_std(out):
+    from ..ops import functional as F
+    probs = F.softmax(out, -1)
+    mean = F.mean(probs, 0)
+    std = F.sqrt(F.mean(F.square(F.sub(probs, mean)), 0))
+    return mean, std
+
+
+HEADS = {"mean": _head_mean, "vote": _head_vote, "mean_std": _head_mean_std}
+
+
+def _with_head(fn, reduce):
+    if reduce is None:
+        return fn
+    head = HEADS.get(reduce)
+    if head is None:
+        raise ValueError(f"export: reduce must be one of {sorted(HEADS)} or None, got {reduce!r}")
+
+    def headed(*args):
+        out = fn(*args)
+        if not isinstance(out, Tensor) or out.ndim < 2:
+            raise ValueError(f"export(reduce={reduce!r}) needs one ensemble output [members, batch, ...]")
+        return head(out)
+    headed.__name__ = getattr(fn, "__name__", type(fn).__name__)
+    return headed
+
+
+# -- dynamic axes -----------------------------------------------------------------------------------
+
+def _normalize_axes(dynamic_axes, leaves, names) -> dict[int, dict[int, str]] | None:
+    """{leaf index: {axis: symbol}}; None means "find the batch axis automatically"."""
+    if dynamic_axes is None:
+        return None
+    if dynamic_axes is False or dynamic_axes == {}:
+        return {}
+    out: dict[int, dict[int, str]] = {}
+    for key, axes in dict(dynamic_axes).items():
+        if isinstance(key, int):
+            index = key
+        elif key in names:
+            index = names.index(key)
+        else:
+            continue   # an output name (torch.onnx's convention): outputs follow the inputs
+        if not 0 <= index < len(leaves):
+            raise ValueError(f"export: dynamic_axes names input {key!r}, but there are {len(leaves)} inputs")
+        if isinstance(axes, dict):
+            spec = {int(a): str(s) for a, s in axes.items()}
+        else:
+            spec = {int(a): "batch" for a in axes}
+        ndim = leaves[index].ndim
+        out[index] = {a % ndim: s for a, s in spec.items()}
+    return out
+
+
+def _resized(leaves, axes: dict[int, dict[int, str]], sizes: dict[str, int]):
+    new = []
+    for i, t in enumerate(leaves):
+        spec = axes.get(i)
+        if not spec:
+            new.append(t)
+            continue
+        shape = list(t.shape)
+        for a, s in spec.items():
+            shape[a] = sizes[s]
+        new.append(Tensor(np.zeros(shape, t.dtype.np_dtype)))
+    return new
+
+
+def _same_structure(a: Graph, b: Graph) -> str | None:
+    """None if the graphs are the same program up to shapes, else the first difference."""
+    if len(a.inputs) != len(b.inputs) or len(a.nodes) != len(b.nodes) or len(a.outputs) != len(b.outputs):
+        return (f"{len(a.nodes)} vs {len(b.nodes)} nodes, {len(a.inputs)} vs {len(b.inputs)} inputs, "
+                f"{len(a.outputs)} vs {len(b.outputs)} outputs")
+    ia = {v: i for i, v in enumerate(a.inputs)}
+    ib = {v: i for i, v in enumerate(b.inputs)}
+    for na, nb in zip(a.nodes, b.nodes):
+        if na.primitive is not nb.primitive or len(na.inputs) != len(nb.inputs) \
+                or [ia.get(v) for v in na.inputs] != [ib.get(v) for v in nb.inputs]:
+            return f"{na.primitive.name} (Cell '{na.source.scope}') vs {nb.primitive.name}"
+        for va, vb in zip(na.outputs, nb.outputs):
+            if va.ndim != vb.ndim:
+                return f"{na.primitive.name} (Cell '{na.source.scope}') changes rank with the batch size"
+            ia[va], ib[vb] = len(ia), len(ib)
+    if [ia[v] for v in a.outputs] != [ib[v] for v in b.outputs]:
+        return "the outputs differ"
+    return None
+
+
+def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
+    """For each value of `a`, its dims with `Sym`s where `b` (the other batch size) differs."""
+    dims = {}
+    pairs = []
+
+    def collect(ga: Graph, gb: Graph):   # subgraphs (cond branches, loop bodies) too
+        pairs.extend(zip(ga.inputs, gb.inputs))
+        for na, nb in zip(ga.nodes, gb.nodes):
+            pairs.extend(zip(na.outputs, nb.outputs))
+            for key, sub in na.attrs.items():
+                if isinstance(sub, Graph) and isinstance(nb.attrs.get(key), Graph):
+                    collect(sub, nb.attrs[key])
+    collect(a, b)
+    for va, vb in pairs:
+        if va.shape == vb.shape:
+            continue
+        entry = []
+        for axis, (da, db) in enumerate(zip(va.shape, vb.shape)):
+            if da == db:
+                entry.append(da)
+                continue
+            for sym, sa in sizes_a.items():
+                sb = sizes_b[sym]
+                if da * sb == db * sa and da % sa == 0:
+                    entry.append(Sym(sym, da // sa))
+                    break
+            else:
+                where = f"node {va.producer.primitive.name} in Cell '{va.producer.source.scope}'" \
+                    if va.producer is not None else f"input {va.name!r}"
+                raise OnnxExportError(
+                    f"dimension {axis} of a value of {where} is {da} at one batch size and {db} at "
+                    f"another: it is not a multiple of a dynamic axis, so it cannot be exported dynamically")
+        dims[va] = tuple(entry)
+    return dims
+
+
+def _trace_dynamic(fn, args, leaves, structure, axes, names):
+    """Traces at the example sizes and at resized ones; returns (traced, dims, dynamic spec)."""
+    traced = trace(fn, *args, name=_name_of(fn))
+    if not axes:
+        return traced, None, {}, {}
+    sizes_a: dict[str, int] = {}
+    for i, spec in axes.items():
+        for a, s in spec.items():
+            size = leaves[i].shape[a]
+            if sizes_a.setdefault(s, size) != size:
+                raise ValueError(f"export: dynamic axis {s!r} has sizes {sizes_a[s]} and {size} in the inputs")
+    # Distinct, unlikely sizes so that each dimension's ratio identifies its symbol.
+    sizes_b = {s: 2 * n + 3 + 2 * k for k, (s, n) in enumerate(sorted(sizes_a.items()))}
+    new_leaves = _resized(leaves, axes, sizes_b)
+    new_args, _ = pytree.unflatten(structure, new_leaves)
+    other = trace(fn, *new_args, name=_name_of(fn))
+    problem = _same_structure(traced.graph, other.graph)
+    if problem is not None:
+        raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
+                              "static shapes (dynamic_axes=False) or make the code shape-independent")
+    dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
+    spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
+    return traced, other, dims, spec
+
+
+def _auto_dynamic(fn, args, leaves, structure, names):
+    """Axis 0 of every input that shares the first input's axis-0 size; for an ensemble with
+    mapped inputs (axis 0 = members) that fails to trace, axis 1."""
+    last_error = None
+    for axis in (0, 1):
+        tensors = [i for i, t in enumerate(leaves) if t.ndim > axis]
+        if not tensors:
+            continue
+        size = leaves[tensors[0]].shape[axis]
+        axes = {i: {axis: "batch"} for i in tensors if leaves[i].shape[axis] == size}
+        try:
+            return _trace_dynamic(fn, args, leaves, structure, axes, names)
+        except Exception as e:  # noqa: BLE001 - any failure means "not this axis"
+            last_error = e
+    warnings.warn(f"export: no dynamic batch axis found ({last_error}); exporting static shapes",
+                  RuntimeWarning, stacklevel=4)
+    return trace(fn, *args, name=_name_of(fn)), None, {}, {}
+
+
+def _name_of(fn) -> str:
+    return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
+
+
+# -- building the model -----------------------------------------------------------------------------
+
+def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, output_names=None,
+            reduce=None, params_as_inputs=False, members=None, member_checkpoints=None,
+            metadata=None) -> OnnxExport:
+    """Traces `net(*inputs)` and lowers it to an in-memory ONNX model (see `export`)."""
+    t0 = time.perf_counter()
+    fn = _with_head(net, reduce)
+    leaves, structure = pytree.flatten((inputs, {}))
+    if not all(isinstance(t, Tensor) for t in leaves):
+        raise TypeError("export: the example inputs must be Tensors")
+    arg_names = list(input_names or _arg_names(net, [len(pytree.flatten(a)[0]) for a in inputs]))
+    arg_names += [f"arg{i}" for i in range(len(arg_names), len(leaves))]
+    axes = _normalize_axes(dynamic_axes, leaves, arg_names)
+    if axes is None:
+        traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names)
+    else:
+        traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
+    t1 = time.perf_counter()
+    graph = traced.graph
+    params = {}
+    for v, p in zip(graph.inputs[traced.n_args:], list(traced.params) + list(traced.captures)):
+        params[v] = np.asarray(p._payload)
+    lowered = lower(graph, opset=opset, params=params, params_as_inputs=params_as_inputs,
+                    input_names=arg_names, output_names=output_names, dims=dims,
+                    other_graph=other.graph if other is not None else None)
+    model = lowered.model
+    n_members = members
+    if n_members is None and member_checkpoints is not None:
+        n_members = len(member_checkpoints)
+    if n_members is None and getattr(net, "ensemble", None) is not None:   # vmap(CellList)
+        n_members = len(net.ensemble)
+    props = {"graphcell.version": _version(), "graphcell.dynamic_axes": json.dumps(spec)}
+    if n_members is not None:
+        props["graphcell.members"] = str(int(n_members))
+    if member_checkpoints is not None:
+        props["graphcell.member_checkpoints"] = json.dumps([os.fspath(c) for c in member_checkpoints])
+    if reduce is not None:
+        props["graphcell.reduce"] = reduce
+    props.update({str(k): str(v) for k, v in (metadata or {}).items()})
+    onnx.helper.set_model_props(model, props)
+    t2 = time.perf_counter()
+    return OnnxExport(model, lowered, traced, spec, {"trace": t1 - t0, "lower": t2 - t1})
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes=None, opset=None,
+           input_names=None, output_names=None, reduce=None, params_as_inputs: bool = False,
+           members: int | None = None, member_checkpoints=None, metadata: dict | None = None,
+           external_data: bool | None = None, check: bool = True, **kwargs) -> str:
+    """Exports `net(*inputs)` to an ONNX file, in the shape of `mindspore.export`.
+
+    - `net`: a Cell, a function, or a vmapped ensemble (`vmap(nn.CellList([...]), in_axes=...)`),
+      anything `graphcell.trace` can trace; `inputs` are example Tensors.
+    - `file_name`: ".onnx" is appended when missing (as MindSpore does). Returns the path.
+    - `dynamic_axes`: None finds the batch axis (axis 0 of the inputs, or axis 1 for inputs
+      mapped over ensemble members); False exports static shapes; or `{"x": {0: "batch"}}` /
+      `{"x": [0]}` / `{0: [0]}` by input name or position.
+    - `opset`: 18 by default, anything from 17 to the newest the installed onnx knows.
+    - `reduce`: an ensemble head appended in the graph: "mean" (mean softmax probabilities),
+      "vote" (majority class), "mean_std" (mean and standard deviation of the probabilities).
+    - `params_as_inputs`: parameters as graph inputs instead of initializers.
+    - `members`, `member_checkpoints`, `metadata`: stored in the model's metadata.
+    - `external_data`: tensors in a side file `<name>.onnx.data`; automatic above 2 GB.
+    - `check`: run `onnx.checker` on the result.
+    The write is atomic: a failed export leaves an existing file untouched.
+    """
+    if kwargs:
+        raise TypeError(f"export: unexpected arguments {sorted(kwargs)}")
+    if str(file_format).upper() != "ONNX":
+        raise ValueError(f"export: graphcell writes file_format='ONNX' only, got {file_format!r}")
+    path = os.fspath(file_name)
+    if not path.lower().endswith(".onnx"):
+        path += ".onnx"
+    result = to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
+                     output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
+                     members=members, member_checkpoints=member_checkpoints, metadata=metadata)
+    save_model(result.model, path, external_data=external_data, check=check)
+    return path
+
+
+def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = None, check: bool = True) -> None:
+    """Writes `model` atomically; with external data (forced, or above 2 GB) the tensors go to
+    `<path>.data` next to it."""
+    from ..train.atomic import atomic_write
+    size = sum(t.ByteSize() for t in model.graph.initializer)
+    if external_data is None:
+        external_data = size > _PROTO_LIMIT
+    if not external_data:
+        if check:
+            onnx.checker.check_model(model)
+        atomic_write(path, model.SerializeToString())
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    location = os.path.basename(path) + ".data"
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        tmp_model = os.path.join(tmp, os.path.basename(path))
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
+        onnx.save_model(copy, tmp_model, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=location, size_threshold=1024)
+        if check:
+            onnx.checker.check_model(tmp_model)
+        # The data first: a model file never points at a missing or stale data file.
+        os.replace(os.path.join(tmp, location), os.path.join(directory, location))
+        os.replace(tmp_model, path)

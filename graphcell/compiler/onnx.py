@@ -1,0 +1,413 @@
+"""Lowering a Graph to an ONNX ModelProto.
+
+The backend is a table keyed by primitive name (`onnx_rules.RULES`, also stored on each
+primitive as `prim.onnx_rule`); every rule emits ONNX nodes through one small builder that
+tracks names, the opset and initializers. A graph that uses a primitive with no rule is
+rejected before anything is emitted, with every such op and its Cell path listed at once.
+
+    >>> lowered = lower(traced.graph, opset=18)
+    >>> [n.name for n in lowered.model.graph.node][:3]
+    ['conv1/Conv', 'relu/Max', 'max_pool2d/MaxPool']
+
+Dynamic dimensions: the IR has concrete shapes, so the exporter traces twice and hands the
+lowering a `dims` map: for each IR value, a tuple whose entries are ints (static) or `Sym`s
+(`k * batch`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
+with `ctx.shape_tensor`, which emits -1 or a runtime `Shape` computation where needed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from ..dtype import DType
+from ..ir.core import Graph, Node, TensorType, Value
+
+DEFAULT_OPSET = 18
+MIN_OPSET = 17
+
+
+def max_opset() -> int:
+    """The newest opset the installed onnx package knows."""
+    return onnx.defs.onnx_opset_version()
+
+
+class OnnxExportError(ValueError):
+    """The graph cannot be expressed in ONNX; the message names every op and Cell at fault."""
+
+
+class Sym(NamedTuple):
+    """A dynamic dimension of size `k * <symbol>` (k = 1 for the symbol itself)."""
+    name: str
+    k: int = 1
+
+    def __str__(self):
+        return self.name if self.k == 1 else f"{self.k}*{self.name}"
+
+
+def onnx_dtype(dtype) -> int:
+    """The TensorProto element type of a graphcell DType or numpy dtype."""
+    np_dtype = np.dtype(dtype.np_dtype if isinstance(dtype, DType) else dtype)
+    if np_dtype.name == "bfloat16":
+        return TensorProto.BFLOAT16
+    return helper.np_dtype_to_tensor_dtype(np_dtype)
+
+
+# -- the builder ------------------------------------------------------------------------------
+
+class OnnxBuilder:
+    """Collects nodes and initializers with unique, readable names for one ONNX graph."""
+
+    def __init__(self, opset: int, parent: "OnnxBuilder | None" = None):
+        self.opset = opset
+        self.nodes: list[onnx.NodeProto] = []
+        self.root = self if parent is None else parent.root
+        if parent is None:
+            self.initializers: list[onnx.TensorProto] = []
+            self._taken: set[str] = set()
+            self._consts: dict[tuple, str] = {}
+            self.symbol_sources: dict[str, tuple[str, int, int]] = {}  # symbol -> (input, axis, size)
+            self._symbols: dict[str, str] = {}
+        else:  # a subgraph (If branch, Loop body): ONNX names are unique model-wide
+            self.initializers, self._taken, self._consts = parent.initializers, parent._taken, parent._consts
+            self.symbol_sources, self._symbols = parent.symbol_sources, parent._symbols
+
+    def child(self) -> "OnnxBuilder":
+        """A builder for a subgraph; its constants live in the main graph (outer scope)."""
+        return OnnxBuilder(self.opset, self)
+
+    def unique(self, base: str) -> str:
+        base = base or "v"
+        name, i = base, 0
+        while name in self._taken:
+            i += 1
+            name = f"{base}_{i}"
+        self._taken.add(name)
+        return name
+
+    def reserve(self, name: str) -> str:
+        if name in self._taken:
+            raise OnnxExportError(f"the ONNX name {name!r} is used twice (input and output names must be distinct)")
+        self._taken.add(name)
+        return name
+
+    def op(self, op_type: str, inputs, scope: str = "", n_out: int = 1, out_names=None, **attrs):
+        """Appends one node named `<scope>/<op_type>`; returns its output name (or names)."""
+        node_name = self.unique(f"{scope}/{op_type}" if scope else op_type)
+        outs = list(out_names) if out_names else [self.unique(f"{node_name}:{i}") for i in range(n_out)]
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.nodes.append(helper.make_node(op_type, list(inputs), outs, name=node_name, **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def const(self, array, name: str = "") -> str:
+        """An initializer holding `array`, shared by equal constants."""
+        array = np.asarray(array)
+        key = (array.dtype.str, array.shape, array.tobytes())
+        found = self._consts.get(key)
+        if found is None:
+            if not name:
+                flat = array.reshape(-1)
+                body = "_".join(_short(v) for v in flat[:4]) if array.size <= 4 else f"{array.size}"
+                name = f"const_{array.dtype.name}_{body}" if array.size else f"const_{array.dtype.name}_empty"
+            found = self.unique(name)
+            self.initializers.append(numpy_helper.from_array(array, found))
+            self._consts[key] = found
+        return found
+
+    def ints(self, values) -> str:
+        return self.const(np.asarray(values, np.int64))
+
+    def symbol(self, name: str) -> str:
+        """An int64[1] tensor holding the runtime size of dynamic dimension `name`."""
+        got = self._symbols.get(name)
+        if got is None:
+            source = self.symbol_sources.get(name)
+            if source is None:
+                raise OnnxExportError(f"dynamic dimension {name!r} does not appear on any graph input")
+            inp, axis, _ = source
+            # In the main graph, so that every subgraph sees it.
+            got = self.root.op("Shape", [inp], scope=f"dim.{name}", start=axis, end=axis + 1)
+            self._symbols[name] = got
+        return got
+
+
+def _short(v) -> str:
+    text = str(v.item() if hasattr(v, "item") else v)
+    return re.sub(r"[^0-9A-Za-z.\-]", "", text)
+
+
+# -- per-node context handed to rules --------------------------------------------------------
+
+@dataclass
+class LowerCtx:
+    """What a rule sees: the builder, the node (for attrs, scope, types) and the dynamic dims."""
+    b: OnnxBuilder
+    node: Node
+    in_dims: list
+    out_dims: list
+    other: Node | None = None   # the same node in the second trace (dynamic export), if any
+    dims_of: object = None      # IR value -> dims, for subgraphs
+
+    @property
+    def scope(self) -> str:
+        return self.node.source.scope
+
+    @property
+    def opset(self) -> int:
+        return self.b.opset
+
+    @property
+    def in_types(self) -> list[TensorType]:
+        return [v.type for v in self.node.inputs]
+
+    @property
+    def out_types(self) -> list[TensorType]:
+        return [v.type for v in self.node.outputs]
+
+    @property
+    def out_type(self) -> TensorType:
+        return self.node.outputs[0].type
+
+    def op(self, op_type: str, *inputs, n_out: int = 1, **attrs):
+        return self.b.op(op_type, inputs, scope=self.scope, n_out=n_out, **attrs)
+
+    def const(self, array, dtype=None) -> str:
+        return self.b.const(np.asarray(array, dtype.np_dtype if isinstance(dtype, DType) else dtype))
+
+    def ints(self, values) -> str:
+        return self.b.ints(values)
+
+    def inline(self, graph: Graph, input_names: list, builder: "OnnxBuilder | None" = None) -> list[str]:
+        """Lowers `graph`'s nodes into `builder` (default: this node's), its inputs standing
+        for `input_names`; returns the names of its outputs."""
+        names = dict(zip(graph.inputs, input_names))
+        emit_nodes(builder or self.b, graph, names, self.dims_of)
+        return [names[v] for v in graph.outputs]
+
+    def value_info(self, name: str, value: Value) -> onnx.ValueInfoProto:
+        return onnx_value_info(name, value.type, self.dims_of(value))
+
+    def fail(self, message: str):
+        raise OnnxExportError(f"{self.node.primitive.name} in Cell '{self.scope or '<top>'}': {message}")
+
+    def is_dynamic(self, dims) -> bool:
+        return any(isinstance(d, Sym) for d in dims)
+
+    def shape_tensor(self, dims, minus_one: bool = True) -> str:
+        """An int64 shape tensor for `dims` (ints and Syms). With `minus_one`, a single dynamic
+        entry becomes -1 (for Reshape); otherwise dynamic entries are computed from the inputs."""
+        dyn = [i for i, d in enumerate(dims) if isinstance(d, Sym)]
+        if not dyn:
+            return self.ints(list(dims))
+        if minus_one and len(dyn) == 1:
+            return self.ints([-1 if isinstance(d, Sym) else d for d in dims])
+        parts = []
+        for d in dims:
+            if isinstance(d, Sym):
+                size = self.b.symbol(d.name)
+                parts.append(size if d.k == 1 else self.op("Mul", size, self.ints([d.k])))
+            else:
+                parts.append(self.ints([d]))
+        return self.op("Concat", *parts, axis=0)
+
+    def size_of(self, dim) -> str:
+        """An int64[1] tensor with one dimension's size (static or dynamic)."""
+        return self.shape_tensor([dim], minus_one=False)
+
+
+# -- lowering a graph -------------------------------------------------------------------------
+
+@dataclass
+class Lowered:
+    """The result of `lower`: the model and the ONNX name of every IR value."""
+    model: onnx.ModelProto
+    names: dict = field(default_factory=dict)          # IR Value -> ONNX name
+    input_names: list = field(default_factory=list)
+    output_names: list = field(default_factory=list)
+
+
+def onnx_value_info(name: str, type: TensorType, dims=None) -> onnx.ValueInfoProto:
+    dims = type.shape if dims is None else dims
+    shape = [str(d) if isinstance(d, Sym) else int(d) for d in dims]
+    return helper.make_tensor_value_info(name, onnx_dtype(type.dtype), shape)
+
+
+def unsupported_ops(graph: Graph) -> list[str]:
+    """One line per node whose primitive has no ONNX rule (empty when all lower)."""
+    lines = []
+    for sub in graph.subgraphs():
+        lines += unsupported_ops(sub)
+    for node in graph.nodes:
+        if node.primitive.onnx_rule is None:
+            src = node.source
+            where = f" at {src.file}:{src.line}" if src.file else ""
+            lines.append(f"  {node.primitive.name} in Cell '{src.scope or '<top>'}'{where}")
+    return lines
+
+
+def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = False,
+          params: dict | None = None, input_names=None, output_names=None, dims: dict | None = None,
+          other_graph: Graph | None = None, value_info: bool = True,
+          doc: str = "", name: str | None = None) -> Lowered:
+    """Lowers `graph` to an ONNX model.
+
+    Non-argument inputs (parameters, captures) become initializers holding `params[value]`,
+    or graph inputs with `params_as_inputs=True`.
+    `dims` maps IR values to dims with `Sym` entries for dynamic dimensions (from
+    `export`'s two traces); `other_graph` is the matching second trace, so rules can check
+    that batch-dependent attributes scale as they assume.
+    """
+    from . import onnx_rules  # noqa: F401 - fills prim.onnx_rule
+    opset = DEFAULT_OPSET if opset is None else int(opset)
+    if not MIN_OPSET <= opset <= max_opset():
+        raise ValueError(f"export: opset must be in [{MIN_OPSET}, {max_opset()}], got {opset}")
+    missing = unsupported_ops(graph)
+    if missing:
+        raise OnnxExportError("these ops have no ONNX lowering:\n" + "\n".join(missing))
+    dims = dims or {}
+    dims_of = lambda v: dims.get(v, v.shape)  # noqa: E731
+
+    b = OnnxBuilder(opset)
+    names: dict[Value, str] = {}
+    inputs = []
+    args = [v for v in graph.inputs if v.kind == "arg"] if not params_as_inputs else list(graph.inputs)
+    user_names = list(input_names or [])
+    n_args = sum(1 for v in graph.inputs if v.kind == "arg")
+    if len(user_names) > n_args:
+        raise ValueError(f"export: {len(user_names)} input_names for {n_args} inputs")
+    arg_index = 0
+    for v in graph.inputs:
+        if v.kind == "arg" and arg_index < len(user_names):
+            onnx_name = user_names[arg_index]
+        else:
+            onnx_name = v.name
+        arg_index += v.kind == "arg"
+        names[v] = b.reserve(onnx_name)
+        if v in args:
+            inputs.append(onnx_value_info(names[v], v.type, dims_of(v)))
+            for axis, d in enumerate(dims_of(v)):
+                if isinstance(d, Sym) and d.name not in b.symbol_sources:
+                    if d.k != 1:
+                        raise OnnxExportError(f"input {onnx_name!r}: dimension {axis} is {d}, not a plain symbol")
+                    b.symbol_sources[d.name] = (names[v], axis, v.shape[axis])
+    initializers_first = [v for v in graph.inputs if v not in args]
+
+    emit_nodes(b, graph, names, dims_of, other_graph)
+
+    # Outputs: user names for user outputs, `<param>.new` for state writes.
+    out_names = list(output_names or [])
+    n_user = len(graph.user_outputs)
+    if len(out_names) > n_user:
+        raise ValueError(f"export: {len(out_names)} output_names for {n_user} outputs")
+    default = ["output"] if n_user == 1 else [f"output_{i}" for i in range(n_user)]
+    out_names += default[len(out_names):]
+    out_names += [f"{s}.new" for s in graph.state_names]
+    outputs = []
+    renames: dict[str, str] = {}
+    produced = {o for n in b.nodes for o in n.output}
+    used_as_output: set[str] = set()
+    for v, want in zip(graph.outputs, out_names):
+        have = names[v]
+        if have in produced and have not in used_as_output and have not in renames:
+            renames[have] = want
+            b.reserve(want)
+        else:  # a graph input, or a value already returned once: copy it
+            b.reserve(want)
+            b.op("Identity", [have], scope="output", out_names=[want])
+        used_as_output.add(have)
+        outputs.append(onnx_value_info(want, v.type, dims_of(v)))
+    _rename(b.nodes, renames)
+    for v in list(names):
+        names[v] = renames.get(names[v], names[v])
+
+    initializers = [] if params_as_inputs else [
+        numpy_helper.from_array(_param_array(params, v), names[v]) for v in initializers_first]
+    # Constants that a rule made redundant (the 0 of a ReLU) are dropped.
+    used = used_names(b.nodes) | {o.name for o in outputs}
+    initializers += [t for t in b.initializers if t.name in used]
+    infos = []
+    if value_info:
+        graph_io = {i.name for i in inputs} | {o.name for o in outputs}
+        for node in graph.nodes:
+            for v in node.outputs:
+                n = names.get(v)
+                if n is not None and n not in graph_io and n in produced | set(renames.values()):
+                    infos.append(onnx_value_info(n, v.type, dims_of(v)))
+                    graph_io.add(n)
+    onnx_graph = helper.make_graph(b.nodes, name or graph.name, inputs, outputs, initializers,
+                                   doc_string=doc, value_info=infos)
+    model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="graphcell", producer_version=_version())
+    # onnxruntime reads the IR version; keep it to one that every supported runtime accepts.
+    model.ir_version = min(model.ir_version, 10)
+    return Lowered(model, names, [i.name for i in inputs], [o.name for o in outputs])
+
+
+def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: Graph | None = None) -> None:
+    """Runs every node's rule (or its fusion's) into `b`, filling `names` (IR value -> ONNX)."""
+    from .onnx_rules import plan_fusions
+    # Fusions first: they decide which nodes lower together (dot+bias -> Gemm, conv+bias -> Conv).
+    fused, absorbed = plan_fusions(graph, set(graph.outputs))
+    other_nodes = other_graph.nodes if other_graph is not None else None
+    for index, node in enumerate(graph.nodes):
+        if node in absorbed:
+            continue
+        ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
+                       other_nodes[index] if other_nodes is not None else None, dims_of)
+        in_names = [names[v] for v in node.inputs]
+        plan = fused.get(node)
+        if plan is not None:
+            rule, extra_inputs, result_value = plan
+            names[result_value] = rule(ctx, *in_names, *[names[v] for v in extra_inputs], **node.attrs)
+            continue
+        out = node.primitive.onnx_rule(ctx, *in_names, **node.attrs)
+        outs = out if node.primitive.multiple_results else [out]
+        for v, n in zip(node.outputs, outs):
+            names[v] = n
+
+
+def used_names(nodes) -> set:
+    """Every name read by `nodes` or by the nodes of their subgraphs (If / Loop)."""
+    used = set()
+    for n in nodes:
+        used.update(n.input)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                used |= used_names(a.g.node) | {o.name for o in a.g.output}
+    return used
+
+
+def _rename(nodes, renames: dict[str, str]) -> None:
+    if not renames:
+        return
+    for n in nodes:
+        for a in n.attribute:   # subgraphs read outer names too
+            if a.type == onnx.AttributeProto.GRAPH:
+                _rename(a.g.node, renames)
+        for i, x in enumerate(n.input):
+            if x in renames:
+                n.input[i] = renames[x]
+        for i, x in enumerate(n.output):
+            if x in renames:
+                n.output[i] = renames[x]
+
+
+def _param_array(arrays: dict | None, value: Value) -> np.ndarray:
+    if arrays is None or value not in arrays:
+        raise OnnxExportError(f"no array for parameter {value.name!r}: export through graphcell.export, "
+                              "or pass params_as_inputs=True")
+    return np.asarray(arrays[value])
+
+
+def _version() -> str:
+    try:
+        from .. import __version__
+        return __version__
+    except ImportError:  # pragma: no cover - during package init
+        return "0"
+
+

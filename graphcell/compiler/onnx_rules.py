@@ -1,0 +1,664 @@
+"""ONNX rules: one entry per primitive, `rule(ctx, *input_names, **attrs) -> output name(s)`.
+
+`RULES` is the backend's table; importing this module also stores each rule on its primitive
+(`prim.onnx_rule`). Primitives with no single ONNX op are decomposed here: lhs-dilated and
+batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
+clipping gathers, and the threefry random primitives (in `onnx_random`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtype import bool_, float32, int32, int64
+from ..ops import PRIMITIVES
+from .onnx import LowerCtx, Sym, onnx_dtype
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def cast(ctx: LowerCtx, x: str, dtype) -> str:
+    return ctx.op("Cast", x, to=onnx_dtype(dtype))
+
+
+def via(dtype, rule):
+    """Runs `rule` on operands cast to `dtype` when they are bool (ONNX arithmetic has no bool)."""
+    def wrapped(ctx, *xs, **attrs):
+        src = ctx.in_types[0].dtype
+        if src is not bool_:
+            return rule(ctx, *xs, **attrs)
+        out = rule(ctx, *[cast(ctx, x, dtype) for x in xs], **attrs)
+        return out if ctx.out_type.dtype is not bool_ else cast(ctx, out, bool_)
+    return wrapped
+
+
+def unary(op_type: str):
+    return lambda ctx, x: ctx.op(op_type, x)
+
+
+def binary(op_type: str):
+    return lambda ctx, x, y: ctx.op(op_type, x, y)
+
+
+def scalar(ctx: LowerCtx, value, like_index: int = 0) -> str:
+    """A 0-d constant of input `like_index`'s dtype."""
+    return ctx.const(np.asarray(value, ctx.in_types[like_index].dtype.np_dtype))
+
+
+def unsqueeze(ctx, x, axes):
+    return ctx.op("Unsqueeze", x, ctx.ints(list(axes)))
+
+
+def squeeze(ctx, x, axes):
+    return ctx.op("Squeeze", x, ctx.ints(list(axes)))
+
+
+def transpose(ctx, x, perm):
+    perm = list(perm)
+    return x if perm == sorted(perm) else ctx.op("Transpose", x, perm=perm)
+
+
+def reshape(ctx, x, dims):
+    """Reshape to `dims` (ints and Syms); a literal 0 would mean "copy" in ONNX, so allowzero
+    is set when a static target contains one."""
+    static = not any(isinstance(d, Sym) for d in dims)
+    allowzero = 1 if static and 0 in dims else None
+    return ctx.op("Reshape", x, ctx.shape_tensor(dims), allowzero=allowzero)
+
+
+def slice_(ctx, x, axes, starts, ends, steps=None):
+    if not axes:
+        return x
+    steps = steps or [1] * len(axes)
+    return ctx.op("Slice", x, ctx.ints(starts), ctx.ints(ends), ctx.ints(axes), ctx.ints(steps))
+
+
+def clip_index(ctx, idx, dim) -> str:
+    """Indices as int64 clamped to [0, dim - 1], as XLA gathers clamp (ONNX would fail)."""
+    idx = idx if ctx.in_types[1].dtype is int64 else cast(ctx, idx, int64)
+    hi = ctx.op("Sub", ctx.size_of(dim), ctx.ints([1]))
+    hi = squeeze(ctx, hi, [0])
+    return ctx.op("Clip", idx, ctx.const(np.asarray(0, np.int64)), hi)
+
+
+def inverse(perm):
+    return [int(i) for i in np.argsort(perm)]
+
+
+# -- constants, casts ---------------------------------------------------------------------------
+
+def constant(ctx: LowerCtx, *, value):
+    array = value.array
+    dims = ctx.out_dims[0]
+    if not ctx.is_dynamic(dims):
+        return ctx.const(array)
+    # A constant whose shape follows the batch (zeros((x.shape[0], 10))): keep one slice along
+    # each dynamic axis and expand it at run time. It must not vary along those axes.
+    axes = [i for i, d in enumerate(dims) if isinstance(d, Sym)]
+    seed = array[tuple(slice(0, 1) if i in axes else slice(None) for i in range(array.ndim))]
+    if not np.array_equal(np.broadcast_to(seed, array.shape), array):
+        ctx.fail(f"a constant of shape {list(array.shape)} varies along the dynamic axes {axes}; "
+                 "build it from the input (e.g. with ops.ones_like) instead")
+    return ctx.op("Expand", ctx.const(seed), ctx.shape_tensor(dims, minus_one=False))
+
+
+def cast_rule(ctx, x, *, dtype):
+    return cast(ctx, x, dtype)
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+
+def in_float32(rule):
+    """onnxruntime implements some ops (Erf, Conv) for float32 only: float64 operands are
+    computed in float32 and cast back (float32 accuracy)."""
+    def wrapped(ctx, *xs, **attrs):
+        if ctx.in_types[0].dtype.np_dtype != np.float64:
+            return rule(ctx, *xs, **attrs)
+        f32 = [cast(ctx, x, float32) for x in xs]
+        return cast(ctx, rule(ctx, *f32, **attrs), ctx.out_type.dtype)
+    return wrapped
+
+
+def rsqrt(ctx, x):
+    return ctx.op("Reciprocal", ctx.op("Sqrt", x))
+
+
+def is_finite(ctx, x):
+    return ctx.op("Not", ctx.op("Or", ctx.op("IsInf", x), ctx.op("IsNaN", x)))
+
+
+def log1p(ctx, x):
+    # Kahan's trick: log(u) * x / (u - 1) with u = 1 + x cancels u's rounding error.
+    one = scalar(ctx, 1)
+    u = ctx.op("Add", x, one)
+    um1 = ctx.op("Sub", u, one)
+    ratio = ctx.op("Div", ctx.op("Mul", ctx.op("Log", u), x), um1)
+    inf = ctx.op("IsInf", u, detect_negative=0)
+    return ctx.op("Where", ctx.op("Or", ctx.op("Equal", u, one), inf), ctx.op("Where", inf, u, x), ratio)
+
+
+def expm1(ctx, x):
+    # Kahan's trick: (u - 1) * x / log(u) with u = exp(x); exact-ish near 0, exp(x) - 1 far away.
+    one = scalar(ctx, 1)
+    u = ctx.op("Exp", x)
+    um1 = ctx.op("Sub", u, one)
+    ratio = ctx.op("Div", ctx.op("Mul", um1, x), ctx.op("Log", u))
+    near = ctx.op("Equal", u, one)
+    far = ctx.op("Or", ctx.op("Equal", um1, scalar(ctx, -1)), ctx.op("IsInf", u))
+    return ctx.op("Where", near, x, ctx.op("Where", far, um1, ratio))
+
+
+def div(ctx, x, y):
+    if ctx.in_types[0].dtype.is_floating:
+        return ctx.op("Div", x, y)
+    # Integer division floors (jnp.floor_divide); ONNX Div truncates. x - mod(x, y) is an exact
+    # multiple of y when mod takes the divisor's sign (fmod=0).
+    return ctx.op("Div", ctx.op("Sub", x, ctx.op("Mod", x, y, fmod=0)), y)
+
+
+def logical(op_type: str):
+    def rule(ctx, *xs):
+        if ctx.in_types[0].dtype is bool_:
+            return ctx.op(op_type, *xs)
+        as_bool = [cast(ctx, x, bool_) for x in xs]
+        return cast(ctx, ctx.op(op_type, *as_bool), ctx.out_type.dtype)
+    return rule
+
+
+def ne(ctx, x, y):
+    return ctx.op("Not", ctx.op("Equal", x, y))
+
+
+def compare(op_type: str):
+    return via(int32, binary(op_type))
+
+
+def maximum(ctx, x, y):
+    # max(x, 0) is a ReLU: onnxruntime fuses Relu into the Conv / Gemm before it, not Max.
+    other = ctx.node.inputs[1].producer
+    if other is not None and other.primitive.name == "constant" and ctx.in_types[0].shape == ctx.out_type.shape \
+            and ctx.in_types[0].dtype.is_floating and not np.any(other.attrs["value"].array):
+        return ctx.op("Relu", x)
+    return via(int32, binary("Max"))(ctx, x, y)
+
+
+def select(ctx, p, x, y):
+    return ctx.op("Where", p, x, y)
+
+
+# -- reductions -----------------------------------------------------------------------------------
+
+def reducer(op_type: str):
+    def rule(ctx, x, *, axes):
+        if not axes:
+            return ctx.op("Identity", x)
+        if op_type == "ReduceSum" or ctx.opset >= 18:
+            return ctx.op(op_type, x, ctx.ints(list(axes)), keepdims=0)
+        return ctx.op(op_type, x, axes=list(axes), keepdims=0)
+    return via(int32, rule)
+
+
+def arg(op_type: str):
+    def rule(ctx, x, *, axis, index_dtype):
+        out = ctx.op(op_type, x, axis=axis, keepdims=0)
+        return out if index_dtype is int64 else cast(ctx, out, index_dtype)
+    return rule
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+
+def reshape_rule(ctx, x, *, shape):
+    return reshape(ctx, x, ctx.out_dims[0])
+
+
+def transpose_rule(ctx, x, *, perm):
+    return ctx.op("Transpose", x, perm=list(perm))
+
+
+def broadcast_in_dim(ctx, x, *, shape, dims):
+    in_dims, out_dims = ctx.in_dims[0], ctx.out_dims[0]
+    new_axes = [i for i in range(len(shape)) if i not in dims]
+    y = unsqueeze(ctx, x, new_axes) if new_axes else x
+    # Expand broadcasts both ways, so 1 keeps an input axis (static or dynamic) as it is.
+    target = list(out_dims)
+    for i, d in enumerate(dims):
+        if in_dims[i] == out_dims[d]:
+            target[d] = 1
+    if all(t == 1 for t in target):
+        return y if y != x else ctx.op("Identity", x)
+    return ctx.op("Expand", y, ctx.shape_tensor(target, minus_one=False))
+
+
+def concatenate(ctx, *xs, axis):
+    return ctx.op("Concat", *xs, axis=axis)
+
+
+def slice_rule(ctx, x, *, start, limit, strides):
+    dims, other = ctx.in_dims[0], ctx.other
+    axes, starts, ends, steps = [], [], [], []
+    for axis, (d, s, l, st) in enumerate(zip(dims, start, limit, strides)):
+        size = ctx.in_types[0].shape[axis]
+        if s == 0 and l == size and st == 1:
+            continue
+        end = l
+        if isinstance(d, Sym):
+            # A slice of a batch-dependent axis must be relative to its end, in both traces.
+            end = INT64_MAX if l == size else l - size
+            if other is not None:
+                o_size = other.inputs[0].shape[axis]
+                o_start, o_limit = other.attrs["start"][axis], other.attrs["limit"][axis]
+                if o_start != s or o_limit - o_size != l - size or other.attrs["strides"][axis] != st:
+                    ctx.fail(f"slice [{s}:{l}:{st}] of dynamic axis {axis} is not the same slice "
+                             f"relative to the end at another batch size ([{o_start}:{o_limit}])")
+        axes.append(axis)
+        starts.append(s)
+        ends.append(end)
+        steps.append(st)
+    if not axes:
+        return ctx.op("Identity", x)
+    return slice_(ctx, x, axes, starts, ends, steps)
+
+
+def crop(ctx, x, lo, hi):
+    """Removes max(-lo, 0) / max(-hi, 0) elements at each axis' start / end."""
+    axes, starts, ends = [], [], []
+    for axis, (a, b) in enumerate(zip(lo, hi)):
+        if a < 0 or b < 0:
+            axes.append(axis)
+            starts.append(max(-a, 0))
+            ends.append(b if b < 0 else INT64_MAX)
+    return slice_(ctx, x, axes, starts, ends)
+
+
+def pad(ctx, x, v, *, lo, hi):
+    pos_lo, pos_hi = [max(a, 0) for a in lo], [max(b, 0) for b in hi]
+    if any(pos_lo) or any(pos_hi):
+        x = ctx.op("Pad", x, ctx.ints(pos_lo + pos_hi), v, mode="constant")
+    return crop(ctx, x, lo, hi)
+
+
+def take(ctx, x, idx, *, axis):
+    return ctx.op("Gather", x, clip_index(ctx, idx, ctx.in_dims[0][axis]), axis=axis)
+
+
+def take_along_axis(ctx, x, idx, *, axis):
+    # jnp.take_along_axis wraps negative indices once (numpy style) before clamping.
+    dim = ctx.in_dims[0][axis]
+    idx = idx if ctx.in_types[1].dtype is int64 else cast(ctx, idx, int64)
+    size = squeeze(ctx, ctx.size_of(dim), [0])
+    zero = ctx.const(np.asarray(0, np.int64))
+    idx = ctx.op("Where", ctx.op("Less", idx, zero), ctx.op("Add", idx, size), idx)
+    hi = ctx.op("Sub", size, ctx.const(np.asarray(1, np.int64)))
+    return ctx.op("GatherElements", x, ctx.op("Clip", idx, zero, hi), axis=axis)
+
+
+def scatter_add(ctx, x, idx, upd, *, axis):
+    # Move `axis` to the front and index it with ScatterND (which adds duplicates).
+    rank, k = ctx.in_types[0].ndim, ctx.in_types[1].ndim
+    perm = [axis] + [i for i in range(rank) if i != axis]
+    upd_perm = list(range(axis, axis + k)) + [i for i in range(axis)] + list(range(axis + k, rank - 1 + k))
+    index = unsqueeze(ctx, clip_index(ctx, idx, ctx.in_dims[0][axis]), [-1])
+    out = ctx.op("ScatterND", transpose(ctx, x, perm), index, transpose(ctx, upd, upd_perm), reduction="add")
+    return transpose(ctx, out, inverse(perm))
+
+
+# -- dot_general ----------------------------------------------------------------------------------
+
+def dot_general(ctx, x, y, bias=None, *, contract, batch):
+    (lc, rc), (lb, rb) = contract, batch
+    tx, ty = ctx.in_types[0], ctx.in_types[1]
+    if tx.ndim == 2 and ty.ndim == 2 and len(lc) == 1 and not lb and tx.dtype.is_floating:
+        args = [x, y] + ([bias] if bias is not None else [])
+        return ctx.op("Gemm", *args, transA=int(lc[0] == 0), transB=int(rc[0] == 1))
+    out = _matmul(ctx, x, y, tx, ty, lc, rc, lb, rb)
+    return out if bias is None else ctx.op("Add", out, bias)
+
+
+def _matmul(ctx, x, y, tx, ty, lc, rc, lb, rb):
+    free_x = [i for i in range(tx.ndim) if i not in lc + lb]
+    free_y = [i for i in range(ty.ndim) if i not in rc + rb]
+    if len(lc) != 1 or len(free_y) > 1:
+        return _einsum(ctx, x, y, tx, ty, lc, rc, lb, rb)
+    nb = len(lb)
+    # lhs to [batch..., free_x..., c], rhs to [batch..., c, free_y]: MatMul's layout.
+    xt = transpose(ctx, x, list(lb) + free_x + list(lc))
+    yt = transpose(ctx, y, list(rb) + list(rc) + free_y)
+    squeeze_axes = []
+    if not free_x:                      # vector-matrix: a row of one
+        xt = unsqueeze(ctx, xt, [nb])
+        squeeze_axes.append(nb)
+    if not free_y:                      # matrix-vector: a column of one
+        yt = unsqueeze(ctx, yt, [nb + 1])
+    if len(free_x) > 1:                 # more lhs free axes: rhs needs ones to broadcast over them
+        yt = unsqueeze(ctx, yt, list(range(nb, nb + len(free_x) - 1)))
+    out = ctx.op("MatMul", xt, yt)
+    if not free_y:
+        squeeze_axes.append(nb + max(len(free_x), 1))
+    return squeeze(ctx, out, squeeze_axes) if squeeze_axes else out
+
+
+def _einsum(ctx, x, y, tx, ty, lc, rc, lb, rb):
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    xs = [next(letters) for _ in range(tx.ndim)]
+    ys = [None] * ty.ndim
+    for a, b in zip(lc + lb, rc + rb):
+        ys[b] = xs[a]
+    ys = [s or next(letters) for s in ys]
+    out = [xs[a] for a in lb] + [xs[i] for i in range(tx.ndim) if i not in lc + lb] \
+        + [ys[i] for i in range(ty.ndim) if i not in rc + rb]
+    return ctx.op("Einsum", x, y, equation=f"{''.join(xs)},{''.join(ys)}->{''.join(out)}")
+
+
+# -- convolution ------------------------------------------------------------------------------------
+
+def conv(ctx, x, w, bias=None, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+    dims = list(ctx.in_dims[0])
+    nsp = len(strides)
+    for i, d in enumerate(lhs_dilation):   # transposed-conv style input dilation: insert zeros
+        if d > 1:
+            x, dims = _dilate(ctx, x, dims, 2 + i, d)
+    if batch_groups > 1:                   # weight-gradient convs: batch groups become channel groups
+        if groups != 1:
+            ctx.fail("a convolution with both feature and batch groups has no ONNX lowering")
+        n, c = dims[0], dims[1]
+        part = Sym(n.name, n.k // batch_groups) if isinstance(n, Sym) else n // batch_groups
+        x = reshape(ctx, x, [batch_groups, part, c, *dims[2:]])
+        x = ctx.op("Transpose", x, perm=[1, 0] + list(range(2, 3 + nsp)))
+        x = reshape(ctx, x, [part, c * batch_groups, *dims[2:]])
+        groups = batch_groups
+    lo = [p[0] for p in padding]
+    hi = [p[1] for p in padding]
+    x = crop(ctx, x, [0, 0] + lo, [0, 0] + hi)   # negative padding crops the input
+    pads = [max(a, 0) for a in lo] + [max(b, 0) for b in hi]
+    args = [x, w] + ([bias] if bias is not None else [])
+    return ctx.op("Conv", *args, strides=list(strides), dilations=list(rhs_dilation), group=groups,
+                  pads=pads, kernel_shape=list(ctx.in_types[1].shape[2:]))
+
+
+def _dilate(ctx, x, dims, axis, d):
+    """Inserts d - 1 zeros between the elements of `axis`: [.., H, ..] -> [.., (H-1)*d+1, ..]."""
+    y = unsqueeze(ctx, x, [axis + 1])
+    rank = len(dims) + 1
+    pads = [0] * (2 * rank)
+    pads[rank + axis + 1] = d - 1
+    y = ctx.op("Pad", y, ctx.ints(pads), mode="constant")
+    h = dims[axis]
+    if isinstance(h, Sym):
+        ctx.fail("input dilation of a dynamic axis is not supported")
+    y = reshape(ctx, y, [*dims[:axis], h * d, *dims[axis + 1:]])
+    y = slice_(ctx, y, [axis], [0], [-(d - 1)])
+    return y, [*dims[:axis], (h - 1) * d + 1, *dims[axis + 1:]]
+
+
+# -- windowed reductions ----------------------------------------------------------------------------
+
+class PoolLayout:
+    """Moves the windowed axes of an input to the end and the others into ONNX's [N, C] so that
+    MaxPool / Conv see [N, C, spatial...]; `restore` undoes it for a result of shape `dims`."""
+
+    def __init__(self, ctx: LowerCtx, window, strides, padding):
+        self.ctx = ctx
+        rank = len(window)
+        self.win = [i for i in range(rank) if window[i] > 1 or strides[i] > 1 or padding[i] != (0, 0)]
+        self.rest = [i for i in range(rank) if i not in self.win]
+        self.perm = self.rest + self.win
+        self.window = [window[i] for i in self.win]
+        self.strides = [strides[i] for i in self.win]
+        self.lo = [padding[i][0] for i in self.win]
+        self.hi = [padding[i][1] for i in self.win]
+        self.direct = len(self.rest) == 2   # already [N, C, spatial...] after the transpose
+
+    def enter(self, x: str, dims) -> str:
+        ctx = self.ctx
+        dims = [dims[i] for i in self.perm]
+        x = transpose(ctx, x, self.perm)
+        if self.direct:
+            return x
+        if any(isinstance(d, Sym) for d in dims[len(self.rest):]):
+            ctx.fail("a window over a dynamic axis is not supported")
+        lead = dims[:len(self.rest)]
+        m = int(np.prod([d for d in lead if not isinstance(d, Sym)], dtype=np.int64))
+        syms = [d for d in lead if isinstance(d, Sym)]
+        if len(syms) > 1:
+            ctx.fail("pooling with several dynamic leading axes is not supported")
+        m_dim = Sym(syms[0].name, syms[0].k * m) if syms else m
+        return reshape(ctx, x, [m_dim, 1, *dims[len(self.rest):]])
+
+    def leave(self, y: str, dims) -> str:
+        """`dims`: the result's dims in the original axis order."""
+        moved = [dims[i] for i in self.perm]
+        if not self.direct:
+            y = reshape(self.ctx, y, moved)
+        return transpose(self.ctx, y, inverse(self.perm))
+
+
+def _lowest(dtype):
+    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+
+
+def _window_slices(ctx, x, combine: str, pad_value, *, window, strides, padding):
+    """A windowed reduction as strided slices combined elementwise, one axis at a time (sum and
+    max are separable). Exact for every dtype; used where MaxPool/Conv have no kernel."""
+    dims = ctx.in_dims[0]
+    shape = list(ctx.in_types[0].shape)
+    lo, hi = [p[0] for p in padding], [p[1] for p in padding]
+    if any(a > 0 for a in lo + hi):
+        pads = [max(a, 0) for a in lo] + [max(b, 0) for b in hi]
+        x = ctx.op("Pad", x, ctx.ints(pads), ctx.const(pad_value), mode="constant")
+    x = crop(ctx, x, lo, hi)
+    for axis, (k, st) in enumerate(zip(window, strides)):
+        if k == 1 and st == 1:
+            continue
+        if isinstance(dims[axis], Sym):
+            ctx.fail(f"a window over the dynamic axis {axis} is not supported")
+        size = shape[axis] + lo[axis] + hi[axis]
+        out = (size - k) // st + 1
+        terms = [slice_(ctx, x, [axis], [j], [j + (out - 1) * st + 1], [st]) for j in range(k)]
+        x = terms[0]
+        for term in terms[1:]:   # pairwise: ONNX's variadic Sum has no integer kernels
+            x = ctx.op(combine, x, term)
+    return x
+
+
+def reduce_window_max(ctx, x, *, window, strides, padding):
+    dtype = ctx.in_types[0].dtype
+    if not dtype.is_floating or dtype.np_dtype.itemsize < 4:
+        lowest = np.asarray(_lowest(dtype.np_dtype), dtype.np_dtype)
+        return via(int32, lambda c, a: _window_slices(
+            c, a, "Max", lowest if dtype is not bool_ else np.asarray(0, np.int32),
+            window=window, strides=strides, padding=padding))(ctx, x)
+    layout = PoolLayout(ctx, window, strides, padding)
+    if not layout.win:
+        return x
+    xl = _pad_lowest(ctx, layout.enter(x, ctx.in_dims[0]), layout)
+    y = ctx.op("MaxPool", xl, kernel_shape=layout.window, strides=layout.strides)
+    return layout.leave(y, ctx.out_dims[0])
+
+
+def _pad_lowest(ctx, xl, layout):
+    if not any(layout.lo) and not any(layout.hi):
+        return xl
+    np_dtype = ctx.in_types[0].dtype.np_dtype
+    pads = [0, 0] + layout.lo + [0, 0] + layout.hi
+    return ctx.op("Pad", xl, ctx.ints(pads), ctx.const(np.asarray(_lowest(np_dtype), np_dtype)), mode="constant")
+
+
+def reduce_window_sum(ctx, x, *, window, strides, padding):
+    zero = np.zeros((), ctx.in_types[0].dtype.np_dtype)
+    return via(int32, lambda c, a: _window_slices(c, a, "Add", zero if ctx.in_types[0].dtype is not bool_
+                                                  else np.asarray(0, np.int32),
+                                                  window=window, strides=strides, padding=padding))(ctx, x)
+
+
+def reduce_window_max_grad(ctx, x, g, *, window, strides, padding):
+    # MaxPool's Indices say which element (first among equals, as XLA picks) won each window;
+    # the cotangents are added there with ScatterElements, then the padding is cut away.
+    layout = PoolLayout(ctx, window, strides, padding)
+    if not layout.win:
+        return g
+    if not ctx.in_types[0].dtype.is_floating:
+        ctx.fail("the max-pool gradient needs floating-point operands")
+    xl = _pad_lowest(ctx, layout.enter(x, ctx.in_dims[0]), layout)
+    gl = layout.enter(g, ctx.in_dims[1])
+    _, indices = ctx.op("MaxPool", xl, kernel_shape=layout.window, strides=layout.strides, n_out=2)
+    shape = ctx.op("Shape", xl)
+    zeros = ctx.op("ConstantOfShape", ctx.op("ReduceProd", shape, keepdims=1),
+                   value=_tensor_value(np.zeros(1, ctx.in_types[0].dtype.np_dtype)))
+    flat = ctx.ints([-1])
+    out = ctx.op("ScatterElements", zeros, ctx.op("Reshape", indices, flat), ctx.op("Reshape", gl, flat),
+                 axis=0, reduction="add")
+    out = ctx.op("Reshape", out, shape)
+    nlead = 2
+    out = crop(ctx, out, [0] * nlead + [-a for a in layout.lo], [0] * nlead + [-b for b in layout.hi])
+    return layout.leave(out, ctx.in_dims[0])
+
+
+def _tensor_value(array):
+    from onnx import numpy_helper
+    return numpy_helper.from_array(array)
+
+
+# -- control flow ---------------------------------------------------------------------------------------
+
+def cond(ctx, pred, *operands, then_branch, else_branch):
+    # ONNX If: the branches take no inputs and read the operands from the outer scope.
+    from onnx import helper
+    branches = {}
+    for key, graph in (("then_branch", then_branch), ("else_branch", else_branch)):
+        child = ctx.b.child()
+        outs = ctx.inline(graph, list(operands), child)
+        outs = [child.op("Identity", [n], scope=f"{ctx.scope}/{key}" if ctx.scope else key) for n in outs]
+        branches[key] = helper.make_graph(child.nodes, child.unique(key), [],
+                                          [ctx.value_info(n, v) for n, v in zip(outs, graph.outputs)])
+    n = len(then_branch.outputs)
+    out = ctx.op("If", pred, n_out=n, **branches)
+    return [out] if n == 1 else out
+
+
+def while_loop(ctx, *args, cond_graph, body_graph, n_carry, trip_count=None):
+    # ONNX Loop with no trip count: the condition is evaluated before the loop, then by the
+    # body after each step; loop-invariant operands are read from the outer scope.
+    from onnx import TensorProto, helper
+    carry, consts = list(args[:n_carry]), list(args[n_carry:])
+    (first,) = ctx.inline(cond_graph, carry + consts)
+    child = ctx.b.child()
+    it, flag = child.unique("iteration"), child.unique("condition")
+    carry_in = [child.unique(f"carry{i}") for i in range(n_carry)]
+    new = ctx.inline(body_graph, carry_in + consts, child)
+    (again,) = ctx.inline(cond_graph, new + consts, child)
+    outs = [child.op("Identity", [again], scope="loop")] + [child.op("Identity", [n], scope="loop") for n in new]
+    carried = body_graph.inputs[:n_carry]
+    inputs = [helper.make_tensor_value_info(it, TensorProto.INT64, []),
+              helper.make_tensor_value_info(flag, TensorProto.BOOL, [])] + \
+        [ctx.value_info(n, v) for n, v in zip(carry_in, carried)]
+    outputs = [helper.make_tensor_value_info(outs[0], TensorProto.BOOL, [])] + \
+        [ctx.value_info(n, v) for n, v in zip(outs[1:], carried)]
+    body = helper.make_graph(child.nodes, child.unique("body"), inputs, outputs)
+    out = ctx.op("Loop", "", first, *carry, n_out=n_carry, body=body)
+    return [out] if n_carry == 1 else out
+
+
+# -- fusions: ops that lower together -----------------------------------------------------------------
+
+def plan_fusions(graph, graph_outputs):
+    """Finds dot_general + bias and conv + bias pairs that ONNX runs as one Gemm / Conv.
+
+    Returns ({first_node: (rule, extra_input_values, value_standing_for_result)}, absorbed_nodes)."""
+    users: dict = {}
+    position = {}
+    for i, node in enumerate(graph.nodes):
+        position[node] = i
+        for v in node.inputs:
+            users.setdefault(v, []).append(node)
+    fused, absorbed = {}, set()
+
+    def defined_before(value, node):
+        return value.producer is None or position.get(value.producer, 1 << 60) < position[node]
+
+    for node in graph.nodes:
+        name = node.primitive.name
+        if name not in ("dot_general", "conv") or node in absorbed:
+            continue
+        out = node.outputs[0]
+        consumers = users.get(out, [])
+        if len(consumers) != 1 or out in graph_outputs or consumers[0].primitive.name != "add":
+            continue
+        add = consumers[0]
+        other = add.inputs[1] if add.inputs[0] is out else add.inputs[0]
+        if other is out or not out.dtype.is_floating or add.outputs[0].type != out.type:
+            continue
+        if name == "dot_general":
+            (lc, _), (lb, _) = node.attrs["contract"], node.attrs["batch"]
+            ok = (out.ndim == 2 and node.inputs[0].ndim == 2 and node.inputs[1].ndim == 2 and len(lc) == 1
+                  and not lb and other.shape in ((out.shape[1],), (1, out.shape[1])))
+            if ok and defined_before(other, node):
+                fused[node] = (dot_general, [other], add.outputs[0])
+                absorbed.add(add)
+        else:
+            o = out.shape[1]
+            if other.shape != (1, o) + (1,) * (out.ndim - 2):
+                continue
+            source = other
+            if other.producer is not None and other.producer.primitive.name == "reshape" \
+                    and other.producer.inputs[0].shape == (o,):
+                source = other.producer.inputs[0]
+            if defined_before(source, node):
+                fused[node] = (in_float32(_conv_with_bias(source is other)), [source], add.outputs[0])
+                absorbed.add(add)
+    return fused, absorbed
+
+
+def _conv_with_bias(needs_reshape: bool):
+    def rule(ctx, x, w, bias, **attrs):
+        if needs_reshape:
+            bias = ctx.op("Reshape", bias, ctx.ints([-1]))
+        return conv(ctx, x, w, bias, **attrs)
+    return rule
+
+
+# -- the table -----------------------------------------------------------------------------------------
+
+from . import onnx_random  # noqa: E402 - uses the helpers above
+
+RULES = {
+    "constant": constant,
+    "cast": cast_rule,
+    "stop_gradient": unary("Identity"),
+    # elementwise unary
+    "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
+    "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
+    "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
+    "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
+    "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,
+    # elementwise binary
+    "add": via(int32, binary("Add")), "sub": via(int32, binary("Sub")), "mul": via(int32, binary("Mul")),
+    "div": div, "pow": binary("Pow"), "max": maximum, "min": via(int32, binary("Min")),
+    "and": logical("And"), "or": logical("Or"),
+    "eq": binary("Equal"), "ne": ne, "lt": compare("Less"), "le": compare("LessOrEqual"),
+    "gt": compare("Greater"), "ge": compare("GreaterOrEqual"),
+    "select": select,
+    # reductions
+    "reduce_sum": reducer("ReduceSum"), "reduce_max": reducer("ReduceMax"),
+    "reduce_min": reducer("ReduceMin"), "reduce_prod": reducer("ReduceProd"),
+    "argmax": arg("ArgMax"), "argmin": arg("ArgMin"),
+    # shapes
+    "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
+    "concatenate": concatenate, "slice": slice_rule, "pad": pad,
+    "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
+    # linear algebra, nn
+    "dot_general": dot_general, "conv": in_float32(conv),
+    "reduce_window_max": reduce_window_max, "reduce_window_sum": reduce_window_sum,
+    "reduce_window_max_grad": reduce_window_max_grad,
+    # control flow
+    "cond": cond, "while_loop": while_loop,
+    # random
+    "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
+    "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
+}
+
+for _name, _rule in RULES.items():
+    if _name in PRIMITIVES:
+        PRIMITIVES[_name].onnx_rule = _rule
+
+__all__ = ["RULES", "plan_fusions"]

@@ -1,0 +1,203 @@
+"""`Session`: onnxruntime with a provider preference list, input validation and IO binding.
+
+    >>> sess = Session("lenet.onnx", providers=["cuda", "cpu"])
+    >>> sess.provider
+    'CPUExecutionProvider'
+    >>> logits = sess(x)            # one output: an array; several: a list
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+__all__ = ["Session", "SessionInputError", "PROVIDERS", "run_traced_onnx"]
+
+# Short names for onnxruntime's execution providers.
+PROVIDERS = {
+    "cpu": "CPUExecutionProvider",
+    "cuda": "CUDAExecutionProvider",
+    "gpu": "CUDAExecutionProvider",
+    "tensorrt": "TensorrtExecutionProvider",
+    "trt": "TensorrtExecutionProvider",
+    "rocm": "ROCMExecutionProvider",
+    "migraphx": "MIGraphXExecutionProvider",
+    "openvino": "OpenVINOExecutionProvider",
+    "dml": "DmlExecutionProvider",
+    "directml": "DmlExecutionProvider",
+    "coreml": "CoreMLExecutionProvider",
+    "qnn": "QNNExecutionProvider",
+    "xnnpack": "XnnpackExecutionProvider",
+}
+
+_LEVELS = {
+    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+
+_NP_OF_ORT = {
+    "tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
+    "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(int32)": np.int32,
+    "tensor(int64)": np.int64, "tensor(uint8)": np.uint8, "tensor(uint16)": np.uint16,
+    "tensor(uint32)": np.uint32, "tensor(uint64)": np.uint64, "tensor(bool)": np.bool_,
+}
+
+
+class SessionInputError(ValueError):
+    """An input does not match what the model declares; the message names it."""
+
+
+def provider_name(name: str) -> str:
+    full = PROVIDERS.get(str(name).lower(), name)
+    if not str(full).endswith("ExecutionProvider"):
+        raise ValueError(f"Session: unknown provider {name!r}; use one of {sorted(PROVIDERS)} "
+                         "or an onnxruntime name such as 'CUDAExecutionProvider'")
+    return full
+
+
+class Session:
+    """An onnxruntime session over a model file, bytes, or an `onnx.ModelProto`.
+
+    - `providers`: preference list; the first available one is used (`self.provider`).
+      Falling back to CPU when something else was asked for warns, or raises with `strict=True`.
+    - `intra_op_num_threads` / `inter_op_num_threads`: onnxruntime's thread pools.
+    - `graph_optimization_level`: "disable" | "basic" | "extended" | "all" (or ORT's enum).
+    - `io_binding`: run through an IO binding (cheaper repeated calls, outputs stay on the device
+      until copied).
+    Inputs are checked against the model's declared dtypes and shapes before running.
+    """
+
+    def __init__(self, path_or_model, providers=("cuda", "cpu"), strict: bool = False,
+                 intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
+                 graph_optimization_level="all", io_binding: bool = True, name: str | None = None):
+        if isinstance(providers, str):
+            providers = [providers]
+        wanted = [provider_name(p) for p in providers]
+        if not wanted:
+            raise ValueError("Session: providers must name at least one execution provider")
+        available = ort.get_available_providers()
+        usable = [p for p in wanted if p in available]
+        if not usable:
+            if strict:
+                raise RuntimeError(f"Session: none of {wanted} is available (onnxruntime has {available})")
+            usable = ["CPUExecutionProvider"]
+        options = ort.SessionOptions()
+        if intra_op_num_threads is not None:
+            options.intra_op_num_threads = int(intra_op_num_threads)
+        if inter_op_num_threads is not None:
+            options.inter_op_num_threads = int(inter_op_num_threads)
+        options.graph_optimization_level = _LEVELS.get(graph_optimization_level, graph_optimization_level) \
+            if isinstance(graph_optimization_level, str) else graph_optimization_level
+        if isinstance(graph_optimization_level, str) and graph_optimization_level not in _LEVELS:
+            raise ValueError(f"Session: graph_optimization_level must be one of {sorted(_LEVELS)}")
+        self.name = name or (os.fspath(path_or_model) if isinstance(path_or_model, (str, os.PathLike))
+                             else "<model>")
+        source = path_or_model
+        if isinstance(path_or_model, onnx.ModelProto):
+            source = path_or_model.SerializeToString()
+        elif isinstance(path_or_model, os.PathLike):
+            source = os.fspath(path_or_model)
+        self._sess = ort.InferenceSession(source, sess_options=options, providers=usable)
+        self.providers = self._sess.get_providers()
+        self.provider = self.providers[0]
+        if self.provider != wanted[0]:
+            message = (f"Session: {wanted[0]} is not available; running on {self.provider}"
+                       + (f" (onnxruntime has {available})" if self.provider == "CPUExecutionProvider" else ""))
+            if strict:
+                raise RuntimeError(message)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+        self.inputs = [(i.name, tuple(i.shape), _NP_OF_ORT.get(i.type, i.type)) for i in self._sess.get_inputs()]
+        self.outputs = [o.name for o in self._sess.get_outputs()]
+        self.io_binding = io_binding
+        self._binding = self._sess.io_binding() if io_binding else None
+        self._device = "cuda" if self.provider in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else "cpu"
+
+    def __repr__(self):
+        return f"Session({self.name!r}, provider={self.provider}, inputs={[n for n, _, _ in self.inputs]})"
+
+    @property
+    def metadata(self) -> dict:
+        return dict(self._sess.get_modelmeta().custom_metadata_map)
+
+    def _feeds(self, args, kwargs) -> dict:
+        if len(args) > len(self.inputs):
+            raise SessionInputError(f"{self.name}: {len(args)} inputs given, the model takes "
+                                    f"{len(self.inputs)} ({', '.join(n for n, _, _ in self.inputs)})")
+        feeds = {}
+        for (name, _, _), a in zip(self.inputs, args):
+            feeds[name] = a
+        for k, v in kwargs.items():
+            if k not in {n for n, _, _ in self.inputs}:
+                raise SessionInputError(f"{self.name}: no input named {k!r}; inputs: "
+                                        f"{', '.join(n for n, _, _ in self.inputs)}")
+            feeds[k] = v
+        symbols: dict[str, tuple[int, str]] = {}
+        out = {}
+        for name, shape, dtype in self.inputs:
+            if name not in feeds:
+                raise SessionInputError(f"{self.name}: input {name!r} is missing")
+            a = feeds[name]
+            a = a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
+            want = _describe(shape, dtype)
+            if a.dtype != np.dtype(dtype):
+                raise SessionInputError(f"{self.name}: input {name!r} is {_describe(a.shape, a.dtype)}, "
+                                        f"the model expects {want}")
+            if len(a.shape) != len(shape):
+                raise SessionInputError(f"{self.name}: input {name!r} has rank {a.ndim} "
+                                        f"(shape {list(a.shape)}), the model expects {want}")
+            for axis, (got, d) in enumerate(zip(a.shape, shape)):
+                if isinstance(d, int) and d != got:
+                    raise SessionInputError(f"{self.name}: input {name!r} has shape {list(a.shape)}, the "
+                                            f"model expects {want} (axis {axis} must be {d})")
+                if isinstance(d, str):
+                    seen = symbols.setdefault(d, (got, name))
+                    if seen[0] != got:
+                        raise SessionInputError(
+                            f"{self.name}: input {name!r} has {d}={got} on axis {axis}, but input "
+                            f"{seen[1]!r} has {d}={seen[0]}")
+            out[name] = a if a.flags.c_contiguous else a.copy()   # (ascontiguousarray makes 0-d 1-d)
+        return out
+
+    def run(self, *args, **kwargs) -> list[np.ndarray]:
+        """Runs the model on positional (model order) and/or named inputs; returns every output."""
+        feeds = self._feeds(args, kwargs)
+        if self._binding is None:
+            return self._sess.run(None, feeds)
+        binding = self._binding
+        binding.clear_binding_inputs()
+        binding.clear_binding_outputs()
+        for name, a in feeds.items():
+            binding.bind_cpu_input(name, a)
+        for name in self.outputs:
+            binding.bind_output(name, self._device)
+        self._sess.run_with_iobinding(binding)
+        return binding.copy_outputs_to_cpu()
+
+    def __call__(self, *args, **kwargs):
+        outs = self.run(*args, **kwargs)
+        return outs[0] if len(outs) == 1 else outs
+
+
+def _describe(shape, dtype) -> str:
+    return f"{np.dtype(dtype).name}[{','.join(str(d) for d in shape)}]"
+
+
+def run_traced_onnx(traced, arrays) -> list:
+    """Runs a Traced graph through onnxruntime (jit(backend="onnx")): lowered once, with
+    parameters as inputs so that state updates flow in and out like XLA's."""
+    import jax.numpy as jnp
+    sess = traced.cache.get("onnx")
+    if sess is None:
+        from ..compiler.onnx import lower
+        from ..context import get_context
+        lowered = lower(traced.graph, params_as_inputs=True)
+        sess = Session(lowered.model, providers=list(get_context("onnx_providers")), io_binding=False,
+                       name=f"jit({traced.graph.name})")
+        traced.cache["onnx"] = sess
+    outs = sess.run(*[np.asarray(a) for a in arrays])
+    return [jnp.asarray(o) for o in outs]

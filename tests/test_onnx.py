@@ -1,0 +1,276 @@
+"""The ONNX backend end to end: export, onnxruntime sessions, jit(backend="onnx"), check()."""
+import json
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+import graphcell as ms
+from graphcell import nn, ops
+from graphcell.compiler.export import OnnxExportError, to_onnx
+from graphcell.ops import PRIMITIVES
+from graphcell.runtime import Session, SessionInputError
+from tests.conftest import golden_array, load_lenet
+
+RNG = np.random.default_rng(7)
+
+
+def images(b):
+    return RNG.standard_normal((b, 1, 32, 32)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def lenet_file(tmp_path_factory):
+    net = load_lenet(0)
+    path = ms.export(net, ms.Tensor(golden_array("minibatch.npy")),
+                     file_name=str(tmp_path_factory.mktemp("onnx") / "lenet"))
+    return net, path
+
+
+def test_lenet_matches_mindspore_golden(lenet_file):
+    net, path = lenet_file
+    assert path.endswith("lenet.onnx")
+    sess = Session(path, providers=["cpu"])
+    out = sess(golden_array("minibatch.npy"))
+    np.testing.assert_allclose(out, golden_array("net0_out.npy"), atol=1e-5, rtol=0)
+
+
+def test_lenet_model_is_checker_clean_named_by_cells_and_fused(lenet_file):
+    _, path = lenet_file
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    names = [n.name for n in model.graph.node]
+    ops_of = {n.name: n.op_type for n in model.graph.node}
+    assert {"conv1/Conv", "conv2/Conv", "fc1/Gemm", "fc2/Gemm", "fc3/Gemm", "max_pool2d/MaxPool",
+            "flatten/Reshape"} <= set(names)
+    assert "Add" not in ops_of.values()                        # biases fused into Gemm
+    gemm = next(n for n in model.graph.node if n.name == "fc1/Gemm")
+    assert len(gemm.input) == 3 and list(gemm.input[1:]) == ["fc1.weight", "fc1.bias"]
+    assert [i.name for i in model.graph.initializer[:3]] == ["conv1.weight", "conv2.weight", "fc1.weight"]
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_param == "batch" and [d.dim_value for d in dims[1:]] == [1, 32, 32]
+
+
+def test_shape_inference_agrees_with_the_ir():
+    net = load_lenet(0)
+    result = to_onnx(net, ms.Tensor(images(3)), dynamic_axes=False)
+    lowered = result.lowered
+    from graphcell.compiler.onnx import lower
+    params = {v: p.asnumpy() for v, p in zip(result.traced.graph.inputs[1:], result.traced.params)}
+    bare = lower(result.traced.graph, params=params, value_info=False).model
+    inferred = onnx.shape_inference.infer_shapes(bare, check_type=True, strict_mode=True, data_prop=True)
+    shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+              for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    checked = 0
+    for node in result.traced.graph.nodes:
+        for v in node.outputs:
+            name = lowered.names.get(v)   # a fused dot_general's own output has no ONNX value
+            if name in shapes:
+                assert shapes[name] == list(v.shape), (name, shapes[name], v.shape)
+                checked += 1
+    assert checked >= 10
+
+
+def test_one_file_serves_batch_1_7_256(lenet_file):
+    # Batches made of the golden minibatch's rows, so MindSpore's outputs are the reference.
+    _, path = lenet_file
+    sess = Session(path, providers=["cpu"])
+    for b in (1, 7, 256):
+        rows = np.arange(b) % 3
+        out = sess(golden_array("minibatch.npy")[rows])
+        np.testing.assert_allclose(out, golden_array("net0_out.npy")[rows], atol=1e-5, rtol=0)
+
+
+def test_dynamic_batch_with_batch_dependent_constants_and_reshapes(tmp_path):
+    def f(x):
+        y = ops.reshape(x, (x.shape[0], 2, -1))                # [B, 2, 6]
+        bias = ops.ones((x.shape[0], 2, 1)) * 0.5              # a constant shaped by the batch
+        y = ops.softmax(y + bias, -1)
+        return ops.transpose(y, (1, 0, 2)).reshape(2, -1)       # [2, B*6]: a multiple of the batch
+
+    path = ms.export(f, ms.Tensor(RNG.random((3, 12), np.float32)), file_name=str(tmp_path / "f.onnx"))
+    sess = Session(path, providers=["cpu"])
+    out_dim = onnx.load(path).graph.output[0].type.tensor_type.shape.dim[1].dim_param
+    assert out_dim == "6*batch"
+    for b in (1, 5):
+        x = RNG.random((b, 12), np.float32)
+        np.testing.assert_allclose(sess(x), f(ms.Tensor(x)).asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_graph_that_changes_with_the_batch_is_a_clear_error():
+    def f(x):
+        return x * 2 if x.shape[0] < 4 else x - 1
+    with pytest.raises(OnnxExportError, match="changes with the batch size"):
+        to_onnx(f, ms.Tensor(np.ones((3, 2), np.float32)), dynamic_axes={"x": [0]})
+
+
+def test_export_options(tmp_path):
+    net = load_lenet(1)
+    x = ms.Tensor(images(2))
+    path = ms.export(net, x, file_name=str(tmp_path / "m.onnx"), opset=17, input_names=["image"],
+                     output_names=["logits"], params_as_inputs=True, metadata={"author": "me"},
+                     dynamic_axes={"image": {0: "n"}})
+    model = onnx.load(path)
+    assert path.endswith("m.onnx") and model.opset_import[0].version == 17
+    assert [i.name for i in model.graph.input][:2] == ["image", "conv1.weight"]
+    assert [o.name for o in model.graph.output] == ["logits"]
+    params = {p.name for p in net.get_parameters()}
+    assert not params & {i.name for i in model.graph.initializer}
+    meta = {p.key: p.value for p in model.metadata_props}
+    assert meta["author"] == "me" and meta["graphcell.version"] == ms.__version__
+    assert json.loads(meta["graphcell.dynamic_axes"]) == {"image": {"0": "n"}}
+    feeds = {"image": x.asnumpy(), **{p.name: p.asnumpy() for p in net.get_parameters()}}
+    out = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    np.testing.assert_allclose(out, net(x).asnumpy(), atol=1e-5)
+
+
+def test_external_data_and_atomic_write(tmp_path):
+    net = load_lenet(2)
+    x = ms.Tensor(images(2))
+    target = tmp_path / "big.onnx"
+    target.write_bytes(b"old")
+    with pytest.raises(ValueError, match="reduce must be one of"):
+        ms.export(net, x, file_name=str(target), reduce="median")
+    assert target.read_bytes() == b"old"                       # a failed export leaves the file
+    path = ms.export(net, x, file_name=str(target), external_data=True)
+    assert (tmp_path / "big.onnx.data").stat().st_size > 200_000
+    assert target.stat().st_size < 50_000
+    sess = Session(path, providers=["cpu"])
+    np.testing.assert_allclose(sess(x.asnumpy()), net(x).asnumpy(), atol=1e-5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.onnx", "big.onnx.data"]
+
+
+def test_bias_fusion_for_conv_and_dense():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, has_bias=True)
+            self.fc = nn.Dense(4 * 5 * 5, 3)
+
+        def construct(self, x):
+            return self.fc(ops.flatten(self.conv(x)))
+
+    net = Net()
+    x = ms.Tensor(RNG.random((2, 3, 5, 5), np.float32))
+    result = to_onnx(net, x)
+    nodes = {n.name: n for n in result.model.graph.node}
+    assert len(nodes["conv/Conv"].input) == 3 and len(nodes["fc/Gemm"].input) == 3
+    assert not any(n.op_type == "Add" for n in nodes.values())
+    out = Session(result.model, providers=["cpu"])(x.asnumpy())
+    np.testing.assert_allclose(out, net(x).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_unsupported_ops_are_listed_at_once_with_their_cells(monkeypatch):
+    monkeypatch.setattr(PRIMITIVES["max"], "onnx_rule", None)
+    monkeypatch.setattr(PRIMITIVES["dot_general"], "onnx_rule", None)
+    with pytest.raises(OnnxExportError) as info:
+        to_onnx(load_lenet(0), ms.Tensor(images(2)), dynamic_axes=False)
+    message = str(info.value)
+    assert "max in Cell 'relu'" in message
+    for cell in ("fc1", "fc2", "fc3"):
+        assert f"dot_general in Cell '{cell}'" in message
+
+
+# -- jit(backend="onnx") -------------------------------------------------------------------------
+
+def test_jit_backend_onnx_runs_through_onnxruntime():
+    net = load_lenet(0)
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    fn = ms.jit(net, backend="onnx")
+    out = fn(x)
+    np.testing.assert_allclose(out.asnumpy(), golden_array("net0_out.npy"), atol=1e-5, rtol=0)
+    traced = next(iter(fn.cache.values()))
+    assert isinstance(traced.cache["onnx"], Session)           # really onnxruntime, not XLA
+    assert "xla" not in traced.cache
+
+
+def test_set_context_backend_onnx_and_state_writes():
+    class Counter(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.count = ms.Parameter(ms.Tensor(np.float32(0.0)), name="count")
+
+        def construct(self, x):
+            ops.assign(self.count, self.count + x.sum())
+            return self.count * 2
+
+    ms.set_context(mode=ms.GRAPH_MODE, backend="onnx")
+    net = Counter()
+    x = ms.Tensor(np.ones(3, np.float32))
+    assert float(net(x)) == 6.0
+    assert float(net(x)) == 12.0
+    assert float(net.count) == 6.0
+    traced = next(iter(net._graph_jit.cache.values()))
+    assert "onnx" in traced.cache
+
+
+# -- Session -------------------------------------------------------------------------------------
+
+def test_session_validates_inputs_by_name(lenet_file):
+    _, path = lenet_file
+    sess = Session(path, providers=["cpu"])
+    with pytest.raises(SessionInputError, match=r"input 'x' is float64\[2,1,32,32\], the model expects "
+                                                r"float32\[batch,1,32,32\]"):
+        sess(images(2).astype(np.float64))
+    with pytest.raises(SessionInputError, match=r"input 'x' has shape \[2, 3, 32, 32\].*axis 1 must be 1"):
+        sess(np.zeros((2, 3, 32, 32), np.float32))
+    with pytest.raises(SessionInputError, match="input 'x' has rank 3"):
+        sess(np.zeros((1, 32, 32), np.float32))
+    with pytest.raises(SessionInputError, match="no input named 'y'"):
+        sess(y=images(1))
+    with pytest.raises(SessionInputError, match="input 'x' is missing"):
+        sess()
+
+
+def test_session_providers_fallback_and_strict(lenet_file):
+    _, path = lenet_file
+    with pytest.raises(ValueError, match="unknown provider 'tpu'"):
+        Session(path, providers=["tpu"])
+    available = ort.get_available_providers()
+    if "CUDAExecutionProvider" in available:
+        pytest.xfail("CUDA is available here: no fallback to observe")
+    with pytest.warns(RuntimeWarning, match="CUDAExecutionProvider is not available; running on CPU"):
+        sess = Session(path, providers=["cuda", "cpu"])
+    assert sess.provider == "CPUExecutionProvider"
+    with pytest.raises(RuntimeError, match="CUDAExecutionProvider"):
+        Session(path, providers=["cuda", "cpu"], strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sess = Session(path, providers=["CPUExecutionProvider"], intra_op_num_threads=1,
+                       graph_optimization_level="basic")
+    assert sess.provider == "CPUExecutionProvider"
+
+
+def test_session_io_binding_repeated_calls_and_plain_run_agree(lenet_file):
+    _, path = lenet_file
+    bound = Session(path, providers=["cpu"], io_binding=True)
+    plain = Session(path, providers=["cpu"], io_binding=False)
+    for b in (1, 4, 4, 9):
+        x = images(b)
+        np.testing.assert_array_equal(bound(x), plain(x))
+
+
+# -- check() -------------------------------------------------------------------------------------
+
+def test_check_reports_agreement():
+    net = load_lenet(0)
+    report = ms.check(net, ms.Tensor(golden_array("minibatch.npy")))
+    assert report.ok and report.first_divergence is None
+    assert report.outputs[0]["shape"] == [3, 10] and report.max_diff < 1e-5
+    assert "first divergence: none" in str(report)
+
+
+def test_check_names_the_first_diverging_node(monkeypatch):
+    # A deliberately wrong rule for the bias add of fc2 only: check must point at it.
+    rule = PRIMITIVES["min"].onnx_rule
+    good = PRIMITIVES["max"].onnx_rule
+    monkeypatch.setattr(PRIMITIVES["max"], "onnx_rule",
+                        lambda ctx, a, b: (rule if ctx.scope == "relu" and ctx.in_types[0].shape == (3, 84)
+                                           else good)(ctx, a, b))
+    report = ms.check(load_lenet(0), ms.Tensor(golden_array("minibatch.npy")))
+    assert not report.ok
+    assert report.first_divergence["scope"] == "relu"
+    assert "f32[3,84] = max" in report.first_divergence["text"]
+    assert report.outputs[0]["onnx"] > 1e-3 and report.outputs[0]["xla"] < 1e-5

@@ -1,0 +1,98 @@
+"""One-file ONNX ensembles: vmap(CellList) exported and run in onnxruntime against MindSpore."""
+import json
+
+import numpy as np
+import onnx
+import pytest
+
+import graphcell as ms
+from graphcell import nn
+from graphcell.runtime import Session
+from tests.conftest import GOLDEN, golden_array, load_lenet
+
+RNG = np.random.default_rng(11)
+CKPTS = [f"net{i}.ckpt" for i in range(4)]
+
+
+@pytest.fixture(scope="module")
+def nets():
+    return nn.CellList([load_lenet(i) for i in range(4)])
+
+
+@pytest.fixture(scope="module")
+def shared_file(nets, tmp_path_factory):
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    path = ms.export(ms.vmap(nets, in_axes=None), x, input_names=["x"],
+                     file_name=str(tmp_path_factory.mktemp("ens") / "ensemble"),
+                     member_checkpoints=[str(GOLDEN / c) for c in CKPTS])
+    return path
+
+
+def softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_in_axes_none_matches_mindspore_and_serves_any_batch(nets, shared_file):
+    model = onnx.load(shared_file)
+    onnx.checker.check_model(model, full_check=True)
+    sess = Session(shared_file, providers=["cpu"])
+    np.testing.assert_allclose(sess(golden_array("minibatch.npy")), golden_array("vmap_in_axes_none.npy"),
+                               atol=1e-5, rtol=0)
+    for b in (1, 7, 256):   # batches of the golden rows: MindSpore's outputs stay the reference
+        rows = np.arange(b) % 3
+        out = sess(golden_array("minibatch.npy")[rows])
+        assert out.shape == (4, b, 10)
+        np.testing.assert_allclose(out, golden_array("vmap_in_axes_none.npy")[:, rows], atol=1e-5, rtol=0)
+
+
+def test_ensemble_metadata(shared_file):
+    meta = Session(shared_file, providers=["cpu"]).metadata
+    assert meta["graphcell.members"] == "4"
+    assert [p.split("/")[-1] for p in json.loads(meta["graphcell.member_checkpoints"])] == CKPTS
+    assert meta["graphcell.version"] == ms.__version__
+    # stacked weights: one initializer per parameter, with the members on axis 0
+    inits = {i.name: list(i.dims) for i in onnx.load(shared_file).graph.initializer}
+    assert inits["conv1.weight"] == [4, 6, 1, 5, 5] and inits["fc3.bias"] == [4, 10]
+
+
+def test_in_axes_0_matches_mindspore_and_serves_any_batch(nets, tmp_path):
+    xs = ms.Tensor(golden_array("minibatchs.npy"))
+    path = ms.export(ms.vmap(nets, in_axes=0), xs, file_name=str(tmp_path / "mapped"), members=4)
+    dims = onnx.load(path).graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_value == 4 and dims[1].dim_param == "batch"
+    sess = Session(path, providers=["cpu"])
+    np.testing.assert_allclose(sess(golden_array("minibatchs.npy")), golden_array("vmap_in_axes_0.npy"),
+                               atol=1e-5, rtol=0)
+    for b in (1, 7, 256):
+        rows = np.arange(b) % 3
+        np.testing.assert_allclose(sess(golden_array("minibatchs.npy")[:, rows]),
+                                   golden_array("vmap_in_axes_0.npy")[:, rows], atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "vote", "mean_std"])
+def test_ensemble_heads(nets, tmp_path, reduce):
+    x = golden_array("minibatch.npy")
+    path = ms.export(ms.vmap(nets, in_axes=None), ms.Tensor(x), file_name=str(tmp_path / reduce),
+                     reduce=reduce)
+    assert Session(path, providers=["cpu"]).metadata["graphcell.reduce"] == reduce
+    out = Session(path, providers=["cpu"]).run(x)
+    probs = softmax(golden_array("vmap_in_axes_none.npy").astype(np.float64))     # [4, 3, 10]
+    if reduce == "mean":
+        np.testing.assert_allclose(out[0], probs.mean(0), atol=1e-6)
+    elif reduce == "mean_std":
+        np.testing.assert_allclose(out[0], probs.mean(0), atol=1e-6)
+        np.testing.assert_allclose(out[1], probs.std(0), atol=1e-6)
+    else:
+        votes = probs.argmax(-1)                                                   # [4, 3]
+        counts = np.stack([(votes == c).sum(0) for c in range(10)], -1)            # [3, 10]
+        np.testing.assert_array_equal(out[0], counts.argmax(-1))
+
+
+def test_a_batch_of_one_still_works_when_heads_reduce(nets, tmp_path):
+    path = ms.export(ms.vmap(nets, in_axes=None), ms.Tensor(golden_array("minibatch.npy")),
+                     file_name=str(tmp_path / "m"), reduce="mean")
+    sess = Session(path, providers=["cpu"])
+    x = RNG.standard_normal((1, 1, 32, 32)).astype(np.float32)
+    want = softmax(ms.vmap(nets, in_axes=None)(ms.Tensor(x)).asnumpy().astype(np.float64)).mean(0)
+    np.testing.assert_allclose(sess(x), want, atol=1e-6)
