@@ -1,0 +1,246 @@
+"""`graphcell.vmap`: map a function, a Cell, or a CellList ensemble over a new axis.
+
+    >>> ensemble = vmap(nn.CellList([net0, net1, net2, net3]), in_axes=None)
+    >>> ensemble(x).shape      # x: [3, 1, 32, 32], one minibatch for all four models
+    (4, 3, 10)
+
+A call traces `fn` at per-member shapes, runs the vmap pass (`passes/vmap.py`) and inlines
+the result: compiled and cached per input signature when called eagerly, replayed into the
+enclosing trace under `jit`, `grad` or another `vmap`. For a CellList the members' parameters
+are stacked (`frontend/ensemble.py`) and become batched graph inputs; their writes (optimizer
+updates, BatchNorm statistics) land in the stacks.
+"""
+from __future__ import annotations
+
+import jax
+
+from ..frontend import pytree
+from ..frontend.ensemble import Ensemble
+from ..frontend.trace import Traced, inline, trace
+from ..ir.core import graph_signature
+from ..ir.printer import format_node
+from ..ops.nn_prims import CONV_STRATEGIES
+from ..passes.vmap import RANDOMNESS, vmap_graph
+from ..tensor import Tensor
+
+
+def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy: str | None = None):
+    """Vectorizes `fn` (a function, a Cell, or an `nn.CellList` ensemble) over an axis.
+
+    in_axes / out_axes: an int (every argument / output), None (unmapped; a single None only
+    for a CellList), or a tuple/list/dict nesting that matches the arguments / outputs.
+    randomness: "different" (members draw independent random numbers), "same", or "error".
+    conv_strategy: force the lowering of convolutions with per-member weights: "grouped",
+    "unrolled" or "wide" (default: the context's `conv_strategy`, else chosen by N and batch).
+    """
+    return VmapFunction(fn, in_axes, out_axes, randomness, conv_strategy)
+
+
+class VmapFunction:
+    """The callable `vmap` returns; caches one vmapped graph per input signature."""
+
+    def __init__(self, fn, in_axes, out_axes, randomness, conv_strategy):
+        from ..nn.cell import CellList
+        if randomness not in RANDOMNESS:
+            raise ValueError(f"vmap: randomness must be one of {', '.join(RANDOMNESS)}, got {randomness!r}")
+        _check_strategy(conv_strategy, "vmap: conv_strategy")
+        self.fn, self.in_axes, self.out_axes = fn, in_axes, out_axes
+        self.randomness, self.conv_strategy = randomness, conv_strategy
+        self.ensemble = Ensemble(fn) if isinstance(fn, CellList) else None
+        self.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
+        for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
+            if spec is None and self.ensemble is None:
+                raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
+        self.cache: dict = {}
+
+    @property
+    def cache_size(self) -> int:
+        return len(self.cache)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{self.__name__}: keyword arguments are not mapped by vmap; pass "
+                            f"{', '.join(kwargs)} positionally")
+        leaves, structure = pytree.flatten(args)
+        axes = _leaf_axes(self.in_axes, args, "in_axes")
+        axes = [_normalize(ax, t.ndim, "in_axes") for ax, t in zip(axes, leaves)]
+        axis_size = self._axis_size(leaves, axes, args)
+        if self.ensemble is not None:
+            self.ensemble.ensure_home()
+        from ..compiler.jit import config_epoch
+        from ..context import get_context
+        strategy = self.conv_strategy or _context_strategy()
+        key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), tuple(axes),
+               axis_size, config_epoch(), get_context("backend"), strategy)
+        traced = self.cache.get(key)
+        if traced is None:
+            traced = self._build(structure, leaves, axes, axis_size, strategy)
+            traced.cache["backend"] = get_context("backend")
+            if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
+                self.cache[key] = traced
+        return inline(traced, leaves)
+
+    # -- checks ------------------------------------------------------------------------------
+    def _axis_size(self, leaves, axes, args) -> int:
+        arg_of = [i for i, a in enumerate(args) for _ in pytree.flatten(a)[0]]
+        sizes = [(t.shape[ax], arg_of[k]) for k, (t, ax) in enumerate(zip(leaves, axes)) if ax is not None]
+        for size, arg in sizes[1:]:
+            if size != sizes[0][0]:
+                raise RuntimeError(
+                    f"The 'axis_size' of each argument in the scope of 'vmap' should be equal, but got "
+                    f"{sizes[0][0]} and {size}. (the axis size of each argument mapped by vmap must be "
+                    f"equal, but got {sizes[0][0]} (argument {sizes[0][1]}) and {size} (argument {arg}))")
+        if self.ensemble is not None:
+            n = len(self.ensemble)
+            if sizes and sizes[0][0] != n:
+                raise ValueError(
+                    "If you want to execute the model ensembling parallel training, please make sure the "
+                    "'axis_size' in the scope of vmap consistent with the cell size of the input 'CellList', "
+                    "otherwise, please do not enter 'CellList' as the first argument, but we get axis_size: "
+                    f"{sizes[0][0]} and the cell size: {n}.")
+            return n
+        if not sizes:
+            raise ValueError(f"{self.__name__}: in_axes maps no Tensor argument, so the axis size is "
+                             "unknown; give at least one argument an int axis")
+        return sizes[0][0]
+
+    # -- building the vmapped graph ---------------------------------------------------------
+    def _build(self, structure, leaves, axes, axis_size, strategy) -> Traced:
+        member_leaves = [_abstract(t, ax) for t, ax in zip(leaves, axes)]
+        member_args = pytree.unflatten(structure, member_leaves)
+        target = self.fn if self.ensemble is None else self.ensemble.members[0]
+        traced = trace(target, *member_args)
+        stacked = lambda p: None if self.ensemble is None else self.ensemble.stacked_for(p)  # noqa: E731
+        own = lambda p: p if stacked(p) is None else stacked(p)  # noqa: E731
+        if self.ensemble is not None:
+            self._check_same_graph(traced, member_args)
+        user_out_axes = _leaf_axes(self.out_axes, None, "out_axes", traced.out_tree)
+        n_user = len(traced.graph.outputs) - len(traced.state_params)
+        user_out_axes = [_normalize(ax, v.ndim + 1, "out_axes")
+                         for ax, v in zip(user_out_axes, traced.graph.outputs[:n_user])]
+        in_axes = (list(axes) + [None if stacked(p) is None else 0 for p in traced.params]
+                   + [None] * len(traced.captures))
+        out_axes = user_out_axes + [None if stacked(p) is None else 0 for p in traced.state_params]
+        graph = vmap_graph(traced.graph, in_axes, out_axes, axis_size, randomness=self.randomness,
+                           conv_strategy=strategy, name=f"vmap_{traced.graph.name}")
+        params = [own(p) for p in traced.params]
+        for value, param in zip(graph.inputs[traced.n_args:], params):
+            value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
+        state = [own(p) for p in traced.state_params]
+        return Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
+
+    def _check_same_graph(self, traced: Traced, member_args) -> None:
+        """Every member must trace to member 0's graph (same ops, attrs and constants)."""
+        reference = graph_signature(traced.graph)
+        for i, cell in enumerate(self.ensemble.members[1:], 1):
+            other = trace(cell, *member_args)
+            if graph_signature(other.graph) == reference:
+                continue
+            where = "its inputs or outputs"
+            for k, (a, b) in enumerate(zip(traced.graph.nodes, other.graph.nodes)):
+                if (a.primitive, a.attrs, [v.type for v in a.inputs]) != \
+                        (b.primitive, b.attrs, [v.type for v in b.inputs]):
+                    where = f"node {k}: member 0 has `{format_node(a, {})}`, member {i} has `{format_node(b, {})}`"
+                    break
+            else:
+                if len(traced.graph.nodes) != len(other.graph.nodes):
+                    where = f"its length: {len(traced.graph.nodes)} nodes vs {len(other.graph.nodes)}"
+            raise RuntimeError(f"vmap: the cells of the CellList must share one architecture, but member {i}'s "
+                               f"traced graph differs from member 0's at {where}")
+
+
+def _abstract(t: Tensor, axis):
+    """A shape-only stand-in for one member's slice of `t` (tracing reads shapes only)."""
+    shape = t.shape if axis is None else t.shape[:axis] + t.shape[axis + 1:]
+    return Tensor._wrap(jax.ShapeDtypeStruct(shape, t.dtype.np_dtype))
+
+
+def _normalize(axis, ndim: int, name: str):
+    if axis is None:
+        return None
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"vmap: every entry of '{name}' must be an int or None, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise RuntimeError(f"The axis: {axis} in '{name}' is out of bounds for array of dimension "
+                           f"[{-ndim},{ndim}).")
+    return axis % ndim
+
+
+_ARGS = object()
+
+
+def _leaf_axes(spec, args, name: str, structure=_ARGS) -> list:
+    """One axis per Tensor leaf: `spec` broadcast over, or matched against, the positional
+    arguments `args` or (args=None) an output `structure`."""
+    if structure is _ARGS:
+        if isinstance(spec, (tuple, list)) and len(spec) != len(args):
+            raise RuntimeError(f"When vmap`s '{name}' is a tuple or list, and its size must be equal to the "
+                               f"number of arguments of 'fn': {len(args)}, but got size: {len(spec)}.")
+        structure = pytree.flatten(tuple(args))[1]
+    elif not isinstance(structure, tuple) or structure[0] not in (tuple, list):
+        if isinstance(spec, (tuple, list)) and len(spec) == 1:
+            spec = spec[0]  # (0,) for a single output
+    out: list = []
+    _match(spec, structure, name, out, "")
+    return out
+
+
+def _match(spec, structure, name, out, path):
+    if structure is None:  # a Tensor slot
+        if isinstance(spec, (tuple, list, dict)):
+            raise RuntimeError(f"vmap: '{name}'{path} is a {type(spec).__name__} but the value there is a Tensor")
+        out.append(spec)
+        return
+    if isinstance(structure, pytree.Static):
+        return
+    if structure[0] is dict:
+        keys, items = structure[1], structure[2]
+        if isinstance(spec, dict):
+            if set(spec) != set(keys):
+                raise RuntimeError(f"vmap: '{name}'{path} has keys {sorted(spec)} but the value has {sorted(keys)}")
+            for k, s in zip(keys, items):
+                _match(spec[k], s, name, out, f"{path}[{k!r}]")
+            return
+    else:
+        items = structure[1]
+        if isinstance(spec, (tuple, list)):
+            if len(spec) != len(items):
+                raise RuntimeError(f"vmap: '{name}'{path} has {len(spec)} entries but the value there has "
+                                   f"{len(items)}")
+            for k, (sp, s) in enumerate(zip(spec, items)):
+                _match(sp, s, name, out, f"{path}[{k}]")
+            return
+    if isinstance(spec, (tuple, list, dict)):
+        raise RuntimeError(f"vmap: '{name}'{path} is a {type(spec).__name__} that does not match the value there")
+    for s in items:
+        _match(spec, s, name, out, path)
+
+
+def _context_strategy():
+    from ..context import get_context
+    try:
+        value = get_context("conv_strategy")
+    except ValueError:  # never set
+        return None
+    _check_strategy(value, "set_context: conv_strategy")
+    return value
+
+
+def _check_strategy(value, what):
+    if value is not None and value not in CONV_STRATEGIES:
+        raise ValueError(f"{what} must be one of {', '.join(CONV_STRATEGIES)} or None, got {value!r}")
+
+
+__all__ = ["vmap", "VmapFunction"]
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """graphcell/__init__.py's lazy loader hands out this *module* for `graphcell.vmap` (its
+    rule returns a module whose name ends in the public name); calling it calls `vmap`.
+    Remove once the loader maps "vmap" to the function."""
+
+    def __call__(self, *args, **kwargs):
+        return vmap(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

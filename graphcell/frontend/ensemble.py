@@ -1,0 +1,146 @@
+"""Model ensembles: the parameters of N same-architecture Cells stacked on a new axis 0.
+
+While an `Ensemble` owns its members, the stacked Parameters are the source of truth: each
+member Parameter is "homed" in a `StackSlot` (`param._home`, `param._home_index`), so reading
+`net1.conv1.weight` returns its slice of the stack and writing it writes into the stack. A
+vmapped step then reads and writes the stacked Parameters only and copies nothing per member.
+
+Another ensemble over the same Cells may adopt them later (the seed runs `vmap(train_nets)`
+and then `vmap(nets)`): it reads the current values, re-homes the members, and marks the old
+ensemble as not owning them; the old one re-adopts (one copy) the next time it is called.
+"""
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..tensor import Parameter
+
+_INDEX_PREFIX = re.compile(r"^\d+\.")
+
+
+def postfix_name(name: str) -> str:
+    """A member parameter's name without the CellList index (`0.conv1.weight` -> `conv1.weight`),
+    which is how MindSpore matches parameters across members."""
+    return _INDEX_PREFIX.sub("", name, count=1)
+
+
+class StackSlot:
+    """The home of one parameter's N member copies: a stacked Parameter of shape [N, ...]."""
+
+    def __init__(self, ensemble: "Ensemble", stacked: Parameter):
+        self.ensemble = ensemble
+        self.stacked = stacked
+        self._slices: tuple = (None, {})  # (the stacked array they came from, {i: slice})
+
+    def member_array(self, i: int):
+        # Reading a member's shape or dtype reads its array, so slices are cached until the
+        # stack changes. Slicing eagerly with jax compiles one program per shape (and index):
+        # on the CPU a numpy view copied once compiles nothing.
+        stack = self.stacked._payload
+        source, slices = self._slices
+        if source is not stack:
+            slices = {}
+            self._slices = (stack, slices)
+        if i not in slices:
+            slices[i] = _member_slice(stack, i)
+        return slices[i]
+
+    def write_member(self, i: int, array) -> None:
+        self.stacked._payload = _write_slice(self.stacked._payload, i, jnp.asarray(array))
+
+
+def _member_slice(stack, i: int):
+    if all(d.platform == "cpu" for d in stack.devices()):
+        return jnp.asarray(np.asarray(stack)[i])
+    return _device_slice(stack, i)
+
+
+_device_slice = jax.jit(lambda stack, i: stack[i])
+_write_slice = jax.jit(lambda stack, i, value: stack.at[i].set(value.astype(stack.dtype)))
+
+
+class Ensemble:
+    """The stacked parameters of a CellList's members (checked to share an architecture)."""
+
+    def __init__(self, cells):
+        self.members = list(cells)
+        n = len(self.members)
+        if n == 0:
+            raise ValueError("vmap: the CellList is empty")
+        self.member_params = [list(c.get_parameters()) for c in self.members]
+        check_same_parameters(self.member_params)
+        self.slots: list[StackSlot] = []
+        self._slot_of: dict[int, StackSlot] = {}   # id(member-0 Parameter) -> slot
+        arrays = self._current_stacks()
+        for p0, array in zip(self.member_params[0], arrays):
+            slot = StackSlot(self, Parameter(array, name=postfix_name(p0.name), requires_grad=p0.requires_grad))
+            self.slots.append(slot)
+            self._slot_of[id(p0)] = slot
+        self.owns = False
+        self._adopt(arrays)
+
+    def __len__(self):
+        return len(self.members)
+
+    def stacked_for(self, member0_param) -> Parameter | None:
+        """The stacked Parameter standing for a member-0 Parameter (None: not a member's)."""
+        slot = self._slot_of.get(id(member0_param))
+        return None if slot is None else slot.stacked
+
+    def _current_stacks(self) -> list:
+        return [jnp.stack([jnp.asarray(ps[j]._payload) for ps in self.member_params])
+                for j in range(len(self.member_params[0]))]
+
+    def ensure_home(self) -> None:
+        """Makes the stacks the home of every member parameter again if another ensemble
+        adopted them since (reading their current values first)."""
+        if not self.owns:
+            self._adopt(self._current_stacks())
+
+    def _adopt(self, arrays) -> None:
+        from ..compiler.jit import bump_config_epoch
+        for slot, array in zip(self.slots, arrays):
+            slot.stacked._payload = array
+        for i, params in enumerate(self.member_params):
+            for slot, p in zip(self.slots, params):
+                old = p._home
+                if old is not None and old.ensemble is not self:
+                    old.ensemble.owns = False
+                p._home, p._home_index = slot, i
+        self.owns = True
+        bump_config_epoch()  # jitted code traced against the old stacks must retrace
+
+
+def check_same_parameters(member_params: list[list[Parameter]]) -> None:
+    """Raises MindSpore's errors (with the member and parameter named) on the first
+    difference in parameter count, postfix name, shape or dtype."""
+    first = member_params[0]
+    owner: dict[int, int] = {}
+    for i, params in enumerate(member_params):
+        for p in params:
+            if owner.setdefault(id(p), i) != i:
+                raise ValueError(f"vmap: members {owner[id(p)]} and {i} share Parameter {p.name!r}; "
+                                 "ensemble members need their own parameters")
+    for i, params in enumerate(member_params[1:], 1):
+        if len(params) != len(first):
+            raise ValueError(f"Parameter size of each cell should be consistent, but get {len(first)} and "
+                             f"{len(params)}. (member 0 has {len(first)} parameters, member {i} has "
+                             f"{len(params)})")
+        for p0, p in zip(first, params):
+            if postfix_name(p0.name) != postfix_name(p.name):
+                raise RuntimeError(f"The corresponding parameter's postfix name in each cell should be "
+                                   f"consistent, but get {p0.name} and {p.name}. (member 0 and member {i})")
+            if p0.shape != p.shape:
+                raise RuntimeError(
+                    f"The corresponding parameter's shape in each cell should be consistent, but get "
+                    f" Shape: {' '.join(map(str, p0.shape))} and  Shape: {' '.join(map(str, p.shape))} "
+                    f"for the parameter vmap.{postfix_name(p0.name)}. (member 0: {list(p0.shape)}, "
+                    f"member {i}: {list(p.shape)})")
+            if p0.dtype is not p.dtype:
+                raise RuntimeError(f"The corresponding parameter's dtype in each cell should be consistent, "
+                                   f"but get {p0.dtype} and {p.dtype} for the parameter "
+                                   f"vmap.{postfix_name(p0.name)} (member 0 and member {i})")
