@@ -1,0 +1,253 @@
+"""`graphcell dump MODEL`: the IR as text, dot, svg, JSON, StableHLO or ONNX, after the
+stages asked for: trace, then `--vmap N` (an N-member ensemble), then `--grad` (gradients of
+the outputs' sum with respect to every parameter), then `--passes` (optimisation passes).
+
+With `-o DIR` (a folder) every stage is written as a numbered file, as MindSpore's
+save_graphs does: `00-trace.ir`, `01-vmap.ir`, `02-grad.ir`, `03-cse.ir`, ..., plus
+`summary.json`; a table per stage (node count by op, parameter count, FLOPs, peak live
+memory) is printed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import loader
+from .errors import UserError, one_line
+from .output import human_bytes, human_count
+
+FORMATS = ("text", "dot", "svg", "json", "stablehlo", "onnx")
+SUFFIX = {"text": ".ir", "dot": ".dot", "svg": ".svg", "json": ".json", "stablehlo": ".mlir", "onnx": ".onnx.txt"}
+
+
+@dataclass
+class Stage:
+    """The graph after one step, with the arrays of its non-argument inputs (parameters)."""
+    name: str
+    graph: object
+    params: list = field(default_factory=list)   # numpy arrays for graph.inputs[n_args:]
+    changed: bool = True
+
+
+def add_parser(sub, common):
+    p = sub.add_parser("dump", parents=[common], help="print or save the IR (text, dot, svg, json, "
+                       "stablehlo, onnx) after trace / vmap / grad / passes",
+                       description=__doc__.split("\n\n")[0])
+    loader_args(p)
+    p.add_argument("--checkpoint", nargs="+", metavar="F", help="load parameters (one file, or one per "
+                   "--vmap member)")
+    p.add_argument("--vmap", type=int, metavar="N", help="dump the N-member ensemble vmap(CellList)")
+    p.add_argument("--in-axes", choices=("none", "0"), default="none",
+                   help="with --vmap: one input shared by all members (none) or one per member (0)")
+    p.add_argument("--grad", action="store_true", help="add gradients of the outputs' sum w.r.t. the parameters")
+    p.add_argument("--passes", metavar="all|LIST", help="run passes after the other stages: 'all' (the XLA "
+                   "pipeline), 'xla', 'onnx', or a comma list of pass names (cse,fold,simplify,dce)")
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("-o", "--output", metavar="PATH", help="a file (default: stdout), or a folder for "
+                   "one numbered .ir file per stage")
+    p.add_argument("--json", action="store_true", help="print the per-stage summary as JSON")
+    p.set_defaults(handler=run)
+
+
+def loader_args(p, batch_default: int = 1):
+    """MODEL and the options every model-taking subcommand shares."""
+    p.add_argument("model", metavar="MODEL", help="path/to/file.py:Name or package.module:Name "
+                   "(a Cell class, or a function returning a Cell)")
+    p.add_argument("--args", metavar="JSON", help="constructor arguments as JSON: '{\"num_class\": 10}'")
+    p.add_argument("--input-shape", action="append", metavar="DIMS", help="one model input's shape, "
+                   "e.g. 3,1,32,32 or batch,1,32,32 (repeat for several inputs)")
+    p.add_argument("--input-dtype", action="append", metavar="DTYPE", help="float32 (default), ...: once "
+                   "for all inputs or once per input")
+    p.add_argument("--batch-size", type=int, default=batch_default, metavar="B",
+                   help=f"the size that 'batch' stands for (default {batch_default})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random example inputs and of initialisers")
+
+
+def build_stages(args) -> list[Stage]:
+    """trace -> [vmap] -> [grad] -> [passes], each kept for the dump."""
+    import graphcell as ms
+    from ..frontend.trace import trace
+    ms.set_seed(args.seed)
+    spec = loader.load_model(args.model, args.args)
+    inputs = loader.parse_inputs(args.input_shape, args.input_dtype)
+    if args.vmap is not None and args.vmap < 1:
+        raise UserError(f"--vmap must be at least 1, got {args.vmap}")
+    n = args.vmap or (len(args.checkpoint) if args.checkpoint and len(args.checkpoint) > 1 else None)
+    nets = loader.build_members(spec, args.checkpoint, n or 1)
+    example = loader.random_inputs(inputs, args.batch_size, args.seed)
+    traced = loader.traced_user_call(f"tracing {args.model}", trace, nets[0], *example)
+    graph = traced.graph
+    params = [np.asarray(p._payload) for p in list(traced.params) + list(traced.captures)]
+    stages = [Stage("trace", graph, params)]
+    if n is not None:
+        graph, params = _vmap_stage(traced, nets, n, args.in_axes)
+        stages.append(Stage("vmap", graph, params))
+    if args.grad:
+        from ..passes.grad import grad_graph
+        wrt = [i for i, v in enumerate(graph.inputs) if v.kind == "param" and v.dtype.is_floating]
+        if not wrt:
+            raise UserError(f"--grad: {args.model} has no floating-point parameters to differentiate")
+        graph = loader.traced_user_call("--grad", grad_graph, graph, wrt)
+        stages.append(Stage("grad", graph, params))
+    if args.passes:
+        for name, pass_ in pass_list(args.passes):
+            graph, changed = pass_(graph)
+            stages.append(Stage(name, graph, params, changed))
+    return stages
+
+
+def _vmap_stage(traced, nets, n, in_axes):
+    """The traced member graph mapped over N members: parameters stacked on axis 0."""
+    from ..passes.vmap import vmap_graph
+    graph = traced.graph
+    arg_axis = None if in_axes == "none" else 0
+    member_params = [dict(net.parameters_and_names()) for net in nets]
+    names = [name for name, p in nets[0].parameters_and_names()]
+    index = {id(p): name for name, p in zip(names, member_params[0].values())}
+    axes = [arg_axis] * traced.n_args
+    params = []
+    for p in traced.params:
+        name = index.get(id(p))
+        axes.append(0 if name is not None else None)
+        params.append(np.stack([np.asarray(m[name]._payload) for m in member_params]) if name is not None
+                      else np.asarray(p._payload))
+    axes += [None] * len(traced.captures)
+    params += [np.asarray(t._payload) for t in traced.captures]
+    n_user = len(graph.outputs) - len(graph.state_names)
+    out_axes = [0] * n_user + [0] * len(graph.state_names)
+    vgraph = loader.traced_user_call("--vmap", vmap_graph, graph, axes, out_axes, n, name=f"vmap_{graph.name}")
+    return vgraph, params
+
+
+def pass_list(text: str) -> list:
+    from ..passes.manager import PIPELINES
+    known = {name: p for pipeline in PIPELINES.values() for name, p in pipeline}
+    if text == "all":
+        return list(PIPELINES["xla"])
+    if text in PIPELINES:
+        return list(PIPELINES[text])
+    out = []
+    for name in text.split(","):
+        name = name.strip()
+        if name not in known:
+            raise UserError(f"unknown pass {name!r} in --passes; known: all, {', '.join(sorted(PIPELINES))}, "
+                            f"{', '.join(sorted(known))}")
+        out.append((name, known[name]))
+    return out
+
+
+# -- formats ----------------------------------------------------------------------------------
+
+def render(stage: Stage, fmt: str) -> str | bytes:
+    from ..ir import format_graph, to_dot, to_json
+    graph = stage.graph
+    if fmt == "text":
+        return format_graph(graph, source=True)
+    if fmt == "dot":
+        return to_dot(graph)
+    if fmt == "svg":
+        dot = shutil.which("dot")
+        if dot is None:
+            raise UserError("--format svg needs Graphviz's 'dot' program, which is not on PATH; install "
+                            "graphviz (apt install graphviz) or use --format dot")
+        done = subprocess.run([dot, "-Tsvg"], input=to_dot(graph).encode(), capture_output=True)
+        if done.returncode != 0:
+            raise UserError(f"dot -Tsvg failed: {one_line(done.stderr.decode() or 'no message')}")
+        return done.stdout.decode()
+    if fmt == "json":
+        return to_json(graph)
+    if fmt == "stablehlo":
+        return stablehlo_text(graph)
+    if fmt == "onnx":
+        return onnx_text(stage)
+    raise AssertionError(fmt)
+
+
+def stablehlo_text(graph) -> str:
+    """The StableHLO module jax produces for the graph (what XLA compiles)."""
+    import jax
+    from ..compiler.to_jax import graph_to_jax
+    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype.np_dtype) for v in graph.inputs]
+    return jax.jit(graph_to_jax(graph)).lower(*specs).as_text()
+
+
+def onnx_text(stage: Stage) -> str:
+    """The ONNX model in onnx's printable syntax; parameters as graph inputs (no weights)."""
+    import onnx.printer
+    from ..compiler.onnx import lower
+    try:
+        lowered = lower(stage.graph, params_as_inputs=True)
+    except Exception as e:
+        raise UserError(f"--format onnx: the graph cannot be lowered to ONNX: {one_line(e)}") from e
+    return onnx.printer.to_text(lowered.model)
+
+
+# -- the summary ----------------------------------------------------------------------------------
+
+def summarize(index: int, stage: Stage) -> dict:
+    from ..ir import node_flops, peak_live_bytes
+    graph = stage.graph
+    ops = Counter(n.primitive.name for n in graph.nodes)
+    params = sum(int(np.prod(v.shape)) for v in graph.inputs if v.kind == "param")
+    return {"index": index, "stage": stage.name, "changed": stage.changed, "nodes": len(graph.nodes),
+            "ops": dict(sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "parameters": params, "flops": int(sum(node_flops(n) for n in graph.nodes)),
+            "peak_live_bytes": int(peak_live_bytes(graph))}
+
+
+def summary_rows(summaries: list[dict]) -> list[list]:
+    rows = []
+    for s in summaries:
+        top = ", ".join(f"{op} {k}" for op, k in list(s["ops"].items())[:5])
+        more = len(s["ops"]) - 5
+        rows.append([f"{s['index']:02d}-{s['stage']}", s["nodes"], human_count(s["parameters"]),
+                     human_count(s["flops"]), human_bytes(s["peak_live_bytes"]),
+                     top + (f", +{more} more" if more > 0 else "")])
+    return rows
+
+
+SUMMARY_COLUMNS = ["stage", "nodes", "params", "FLOPs", "peak live", "nodes by op"]
+
+
+def run(args, out) -> int:
+    stages = build_stages(args)
+    folder = args.output is not None and (os.path.isdir(args.output) or args.output.endswith(("/", os.sep))
+                                          or (args.passes and not os.path.splitext(args.output)[1]))
+    if folder:
+        os.makedirs(args.output, exist_ok=True)
+        summaries = []
+        for i, stage in enumerate(stages):
+            path = os.path.join(args.output, f"{i:02d}-{stage.name}.ir")
+            with open(path, "w") as f:
+                f.write(render(stage, "text") + "\n")
+            summaries.append(summarize(i, stage))
+        if args.format != "text":  # the final graph in the format asked for, beside the .ir files
+            with open(os.path.join(args.output, f"final{SUFFIX[args.format]}"), "w") as f:
+                f.write(render(stages[-1], args.format))
+        with open(os.path.join(args.output, "summary.json"), "w") as f:
+            json.dump(summaries, f, indent=1)
+        if args.json:
+            out.json(summaries)
+        else:
+            out.table(f"{args.model}: {len(stages)} stages written to {args.output}", SUMMARY_COLUMNS,
+                      summary_rows(summaries))
+        return 0
+    text = render(stages[-1], args.format)
+    if args.output is None:
+        out.stream.write(text if text.endswith("\n") else text + "\n")
+    else:
+        with open(args.output, "w") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    if args.json or (args.passes and args.output is not None):
+        summaries = [summarize(i, s) for i, s in enumerate(stages)]
+        if args.json and args.output is not None:
+            out.json(summaries)
+        elif args.output is not None:
+            out.table(f"{args.model}: wrote {args.output}", SUMMARY_COLUMNS, summary_rows(summaries))
+    return 0

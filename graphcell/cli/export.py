@@ -1,0 +1,124 @@
+"""`graphcell export MODEL --checkpoint a.ckpt b.ckpt ... -o ensemble.onnx`: the checkpoints
+stacked into one ONNX ensemble (one checkpoint: a single model), verified in onnxruntime
+against the XLA path on a random batch, with a summary of what was written."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import loader
+from .dump import loader_args
+from .errors import UserError
+from .output import human_bytes
+
+REDUCE = ("none", "mean", "vote", "mean_std")
+
+
+def add_parser(sub, common):
+    p = sub.add_parser("export", parents=[common], help="stack checkpoints into one ONNX ensemble, "
+                       "verified in onnxruntime", description=__doc__.split("\n\n")[0])
+    loader_args(p, batch_default=2)
+    p.add_argument("--checkpoint", nargs="+", required=True, metavar="F",
+                   help="one checkpoint per member (.ckpt or .safetensors)")
+    p.add_argument("--in-axes", choices=("none", "0"), default="none",
+                   help="one input for all members (none), or one per member stacked on axis 0 (0)")
+    p.add_argument("--reduce", choices=REDUCE, default="none", help="an ensemble head in the graph")
+    p.add_argument("--opset", type=int, help="ONNX opset (default 18)")
+    p.add_argument("--dynamic-batch", action="store_true",
+                   help="find the batch axis and make it dynamic (also implied by 'batch' in --input-shape)")
+    p.add_argument("--atol", type=float, default=1e-4, help="largest |ONNX - XLA| accepted (default 1e-4)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.onnx")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=run)
+
+
+def build_exportable(args):
+    """(callable, example inputs, members, dynamic_axes) for the model and checkpoints."""
+    import graphcell as ms
+    from ..frontend.trace import _arg_names
+    from ..nn import CellList
+    ms.set_seed(args.seed)
+    spec = loader.load_model(args.model, args.args)
+    specs = loader.parse_inputs(args.input_shape, args.input_dtype)
+    nets = loader.build_members(spec, args.checkpoint)
+    n = len(nets)
+    per_member = args.in_axes == "0" and n > 1
+    if n == 1:
+        if args.reduce != "none":
+            raise UserError(f"--reduce {args.reduce} needs an ensemble: give two or more checkpoints")
+        fn = nets[0]
+    else:
+        fn = ms.vmap(CellList(nets), in_axes=0 if per_member else None)
+    lead = (n,) if per_member else ()
+    shift = len(lead)
+    if any(s.batch_axes for s in specs):
+        dynamic = {i: {a + shift: "batch" for a in s.batch_axes} for i, s in enumerate(specs) if s.batch_axes}
+    else:
+        dynamic = None if args.dynamic_batch else False
+    # The ONNX inputs are named after the model's construct arguments (`x`), not the
+    # ensemble wrapper's (`*args`).
+    names = _arg_names(nets[0], [1] * len(specs))
+    return fn, specs, lead, n, dynamic, names
+
+
+def run(args, out) -> int:
+    import graphcell as ms
+    from ..compiler.export import _with_head, export
+    from ..runtime import Session
+    fn, specs, lead, n, dynamic, names = build_exportable(args)
+    example = loader.random_inputs(specs, args.batch_size, args.seed, lead)
+    reduce = None if args.reduce == "none" else args.reduce
+    folder = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(folder):
+        raise UserError(f"-o {args.output}: folder {folder} does not exist")
+    path = loader.traced_user_call(
+        f"exporting {args.model}", export, fn, *example, file_name=args.output, reduce=reduce, opset=args.opset,
+        input_names=names, dynamic_axes=dynamic, members=n if n > 1 else None,
+        member_checkpoints=[os.path.abspath(c) for c in args.checkpoint] if n > 1 else None)
+
+    # Verify: a fresh random batch through onnxruntime and through XLA (jit of the same
+    # callable with the same head).
+    check_inputs = loader.random_inputs(specs, args.batch_size, args.seed + 1, lead)
+    session = Session(path, providers=["cpu"])
+    onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
+    xla = ms.jit(_with_head(fn, reduce))(*check_inputs)
+    xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
+    max_diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
+                   for o, x in zip(onnx_outs, xla_outs))
+    summary = {
+        "file": path, "bytes": os.path.getsize(path), "members": n, "reduce": args.reduce,
+        "in_axes": args.in_axes if n > 1 else None,
+        "inputs": [{"name": name, "shape": list(shape), "dtype": np.dtype(dt).name}
+                   for name, shape, dt in session.inputs],
+        "outputs": [{"name": o.name, "shape": _onnx_shape(o), "dtype": _onnx_dtype(o)}
+                    for o in session._sess.get_outputs()],
+        "provider": session.provider, "verified_batch": args.batch_size, "max_abs_diff": max_diff,
+        "ok": max_diff <= args.atol,
+    }
+    if args.json:
+        out.json(summary)
+    else:
+        what = f"{n} members" + (f", {args.reduce} head" if reduce else "") if n > 1 else "a single model"
+        out.line(f"wrote {path} ({human_bytes(summary['bytes'])}): {what}")
+        rows = [["input", i["name"], _fmt_shape(i["shape"]), i["dtype"]] for i in summary["inputs"]]
+        rows += [["output", o["name"], _fmt_shape(o["shape"]), o["dtype"]] for o in summary["outputs"]]
+        out.table("", ["", "name", "shape", "dtype"], rows)
+        out.line(f"verified in onnxruntime ({session.provider}) against XLA on a random batch of "
+                 f"{args.batch_size}: max |difference| {max_diff:.3g} ({'ok' if summary['ok'] else 'TOO LARGE'}, "
+                 f"atol {args.atol:g})")
+    return 0 if summary["ok"] else 1
+
+
+def _onnx_shape(value) -> list:
+    return [d if isinstance(d, int) else str(d) for d in value.shape]
+
+
+def _onnx_dtype(value) -> str:
+    from ..runtime.session import _NP_OF_ORT
+    dtype = _NP_OF_ORT.get(value.type)
+    return np.dtype(dtype).name if dtype is not None else value.type
+
+
+def _fmt_shape(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"

@@ -1,0 +1,249 @@
+"""The `graphcell` command, run for real (`python -m graphcell.cli ...` in a subprocess) on the
+model files in tests/models, checking the files it writes against independent references:
+the IR parser and printer, networkx, onnx's parser with onnxruntime and numpy, MindSpore's
+golden ensemble outputs. User errors are checked in-process through `main` (same code path,
+no interpreter start-up each) plus one real subprocess for the exit status."""
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import onnx
+import onnx.parser
+import pytest
+
+import graphcell as ms
+from graphcell import nn
+from graphcell.cli import UserError, main
+from graphcell.ir import from_json, to_networkx
+from graphcell.ir.core import graph_signature
+from graphcell.ir.parser import parse_graph
+from graphcell.ir.printer import format_graph
+from graphcell.runtime import Session
+from tests.conftest import GOLDEN, ROOT, golden_array, load_lenet
+from tests.golden_text import assert_golden
+
+TINY = "tests/models/cli_models.py"
+LENET = "tests/models/lenet.py:LeNet5"
+CKPTS = [str(GOLDEN / f"net{i}.ckpt") for i in range(4)]
+
+
+def cli(*args, expect: int = 0):
+    """Runs the real command; returns stdout (asserting the exit status)."""
+    done = subprocess.run([sys.executable, "-m", "graphcell.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == expect, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done
+
+
+def softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+# -- dump ----------------------------------------------------------------------------------------
+
+def test_dump_text_is_golden_and_json_round_trips(tmp_path):
+    text = cli("dump", f"{TINY}:TinyNet", "--input-shape", "2,4").stdout.rstrip("\n")
+    assert_golden("cli_tiny.ir", text)
+    # every op node names the Cell and the line of construct it came from
+    lines = {"fc1": 15, "relu": 16, "fc2": 17}
+    for line in text.splitlines()[1:-2]:
+        if "constant()" not in line:
+            scope = re.search(r"# (\w+) cli_models\.py:(\d+)$", line)
+            assert scope and lines[scope.group(1)] == int(scope.group(2)), line
+
+    cli("dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--format", "json", "-o", tmp_path / "g.json")
+    graph = from_json((tmp_path / "g.json").read_text())
+    assert format_graph(graph, source=True) == text                 # equal to the original, sources too
+    from tests.models.cli_models import TinyNet
+    reference = ms.trace(TinyNet(), ms.Tensor(np.zeros((2, 4), np.float32))).graph
+    assert graph_signature(graph) == graph_signature(reference)
+
+
+def _parse_dot(text: str) -> nx.MultiDiGraph:
+    """A small reader for the dot subset `to_dot` writes (quoted ids, one statement a line);
+    anything else is an error, so a malformed file fails the test."""
+    g = nx.MultiDiGraph()
+    lines = text.strip().splitlines()
+    assert re.fullmatch(r'digraph "[^"]+" \{', lines[0]) and lines[-1] == "}"
+    for line in lines[1:-1]:
+        line = line.strip()
+        if m := re.fullmatch(r'"([^"]+)" -> "([^"]+)" \[label="([^"]*)"\];', line):
+            g.add_edge(m[1], m[2], type=m[3])
+        elif m := re.fullmatch(r'"([^"]+)" \[shape=(box|ellipse), label="([^"]*)"\];', line):
+            g.add_node(m[1], shape=m[2], label=m[3])
+        else:
+            assert re.fullmatch(r"(rankdir=\w+|node \[.*\]);", line), f"unexpected dot line: {line}"
+    return g
+
+
+def run_main(argv, capsys) -> str:
+    """The command in-process (the same `main` the console script calls): for the extra
+    formats, which need no new interpreter each."""
+    assert main([str(a) for a in argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_dump_dot_parses_into_the_graph_structure(capsys):
+    out = run_main(["dump", LENET, "--input-shape", "1,1,32,32", "--format", "dot"], capsys)
+    dot = _parse_dot(out)
+    from tests.models.lenet import LeNet5
+    expected = to_networkx(ms.trace(LeNet5(), ms.Tensor(np.zeros((1, 1, 32, 32), np.float32))).graph)
+    assert set(dot.nodes) == set(expected.nodes)
+    assert Counter((a, b) for a, b, _ in dot.edges) == Counter((a, b) for a, b, _ in expected.edges)
+    ops = Counter(d["label"].split("\\n")[0] for _, d in dot.nodes(data=True) if d["shape"] == "box")
+    assert ops["conv"] == 2 and ops["dot_general"] == 3 and ops["reduce_window_max"] == 2
+
+
+def test_dump_vmap_grad_passes_writes_numbered_files_and_summary(tmp_path):
+    out = tmp_path / "dumps"
+    cli("dump", f"{TINY}:tiny_net", "--args", '{"hidden": 5}', "--input-shape", "batch,4", "--batch-size", 3,
+        "--vmap", 3, "--in-axes", "0", "--grad", "--passes", "all", "-o", out, "--json")
+    names = ["00-trace", "01-vmap", "02-grad", "03-cse", "04-fold", "05-simplify", "06-cse", "07-dce"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{n}.ir" for n in names] + ["summary.json"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert [f"{s['index']:02d}-{s['stage']}" for s in summary] == names
+    for name, s in zip(names, summary):   # the table counts what the file shows
+        ops = re.findall(r"^  %\S+ = (\w+)\(", (out / f"{name}.ir").read_text(), re.M)
+        assert s["nodes"] == len(ops) and s["ops"] == dict(Counter(ops)), name
+    trace, vmapped, grad = (parse_graph((out / f"{n}.ir").read_text()) for n in names[:3])
+    # by hand: 4->5->3 perceptron, batch 3: parameters 4*5+5+5*3+3; FLOPs of two matmuls
+    # (2*m*n*k), two bias adds, one relu (max) and the 0-d constant
+    assert summary[0]["parameters"] == 43 and summary[1]["parameters"] == 3 * 43
+    assert summary[0]["flops"] == 2 * 3 * 5 * 4 + 15 + 15 + 2 * 3 * 3 * 5 + 9 + 1
+    assert summary[0]["peak_live_bytes"] > 0
+    assert trace.inputs[0].shape == (3, 4) and vmapped.inputs[0].shape == (3, 3, 4)
+    assert [v.shape for v in vmapped.inputs[1:]] == [(3, 5, 4), (3, 5), (3, 3, 5), (3, 3)]
+    assert len(grad.outputs) == 1 + 4 and [v.shape for v in grad.outputs[1:]] == [v.shape for v in vmapped.inputs[1:]]
+    assert summary[-1]["nodes"] <= summary[2]["nodes"]
+
+
+def test_dump_stablehlo_and_onnx_text(capsys):
+    hlo = run_main(["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--format", "stablehlo"], capsys)
+    assert "func.func public @main(%arg0: tensor<2x4xf32>" in hlo and "stablehlo.dot_general" in hlo
+    text = run_main(["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--format", "onnx"], capsys)
+    model = onnx.parser.parse_model(text)       # onnx's own parser reads the printed model back
+    onnx.checker.check_model(model)
+    rng = np.random.default_rng(0)
+    feeds = {"x": rng.standard_normal((2, 4), np.float32), "fc1.weight": rng.standard_normal((8, 4), np.float32),
+             "fc1.bias": rng.standard_normal(8, np.float32), "fc2.weight": rng.standard_normal((3, 8), np.float32),
+             "fc2.bias": rng.standard_normal(3, np.float32)}
+    got = Session(model, providers=["cpu"]).run(**feeds)[0]
+    hidden = np.maximum(feeds["x"] @ feeds["fc1.weight"].T + feeds["fc1.bias"], 0)
+    np.testing.assert_allclose(got, hidden @ feeds["fc2.weight"].T + feeds["fc2.bias"], rtol=1e-5, atol=1e-6)
+
+
+# -- export and run ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mean_ensemble(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "ensemble.onnx"
+    out = cli("export", LENET, "--checkpoint", *CKPTS, "--input-shape", "batch,1,32,32", "--reduce", "mean",
+              "-o", path, "--json").stdout
+    return path, json.loads(out)
+
+
+def test_export_stacks_checkpoints_and_matches_the_python_api(mean_ensemble):
+    path, summary = mean_ensemble
+    assert summary["members"] == 4 and summary["ok"] and summary["max_abs_diff"] < 1e-5
+    assert summary["inputs"] == [{"name": "x", "shape": ["batch", 1, 32, 32], "dtype": "float32"}]
+    assert summary["outputs"][0]["shape"] == ["batch", 10] and summary["bytes"] == os.path.getsize(path)
+    x = golden_array("minibatch.npy")
+    got = Session(str(path), providers=["cpu"])(x)
+    # MindSpore's ensemble outputs for the same checkpoints, and graphcell's Python API
+    np.testing.assert_allclose(got, softmax(golden_array("vmap_in_axes_none.npy")).mean(0), atol=1e-6)
+    api = ms.vmap(nn.CellList([load_lenet(i) for i in range(4)]), in_axes=None)(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, softmax(api).mean(0), atol=1e-6)
+
+
+def test_run_reports_provider_latency_and_saves_output(mean_ensemble, tmp_path):
+    path, _ = mean_ensemble
+    x = golden_array("minibatch.npy")[[0, 1, 2, 0, 1]]
+    np.save(tmp_path / "x.npy", x)
+    out = cli("run", path, "--input", tmp_path / "x.npy", "--provider", "cuda,cpu", "-o", tmp_path / "y.npy",
+              "--repeat", 3).stdout
+    assert "provider: CPUExecutionProvider" in out        # no CUDA here: the fallback is reported
+    assert re.search(r"latency: median [0-9.]+ ms, min [0-9.]+ ms over 3 runs", out)
+    assert "output output: float32[5, 10]" in out
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"),
+                               softmax(golden_array("vmap_in_axes_none.npy")).mean(0)[[0, 1, 2, 0, 1]], atol=1e-6)
+
+
+# -- check and bench -----------------------------------------------------------------------------
+
+def test_check_reports_parity():
+    report = json.loads(cli("check", LENET, "--input-shape", "batch,1,32,32", "--checkpoint", CKPTS[1],
+                            "--json").stdout)
+    assert report["ok"] and report["first_divergence"] is None
+    assert report["outputs"][0]["shape"] == [2, 10]
+    assert report["outputs"][0]["xla"] < 1e-5 and report["outputs"][0]["onnx"] < 1e-5
+
+
+def test_bench_times_every_pair():
+    result = json.loads(cli("bench", f"{TINY}:TinyNet", "--input-shape", "batch,4", "--members", "1,3",
+                            "--batch", "1,5", "--repeat", 2, "--json").stdout)
+    pairs = [(r["members"], r["batch"]) for r in result["results"]]
+    assert pairs == [(1, 1), (3, 1), (1, 5), (3, 5)]
+    for r in result["results"]:
+        assert r["ensemble_ms"] > 0 and r["loop_ms"] > 0
+        assert r["speedup"] == pytest.approx(r["loop_ms"] / r["ensemble_ms"])
+
+
+# -- user errors: one line on stderr, exit status 2 ----------------------------------------------
+
+def test_user_error_exits_2_with_one_line():
+    done = cli("dump", "no/such/file.py:Net", "--input-shape", "2,4", expect=2)
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "model file no/such/file.py does not exist" in done.stderr
+    with pytest.raises(UserError, match="does not exist"):     # --debug: the exception itself
+        main(["dump", "no/such/file.py:Net", "--input-shape", "2,4", "--debug"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["dump", f"{TINY}:Nope", "--input-shape", "2,4"], "has no 'Nope'; it defines TinyNet, not_a_cell, tiny_net"),
+    (["dump", f"{TINY}:not_a_cell", "--input-shape", "2,4"], "returned int 42, not a graphcell nn.Cell"),
+    (["dump", "tests.models.no_such_module:Net", "--input-shape", "2,4"], "no module named"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,x4"], "bad --input-shape '2,x4'"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,0"], "dimensions must be positive"),
+    (["dump", f"{TINY}:TinyNet"], "give the model's input shape with --input-shape"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,5"], "Dense 'fc1'"),
+    (["dump", f"{TINY}:TinyNet", "--args", "{oops", "--input-shape", "2,4"], "--args is not valid JSON"),
+    (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--passes", "cse,nope"], "unknown pass 'nope'"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", CKPTS[0]],
+     f"checkpoint {CKPTS[0]} does not fit {TINY}:TinyNet"),
+    (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],
+     "--reduce mean needs an ensemble"),
+    (["run", "missing.onnx", "--input", "x.npy"], "ONNX file missing.onnx does not exist"),
+])
+def test_user_errors_name_the_problem(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_model_file_runs_alone():
+    """Loading file.py:Name executes that file only: not as __main__, no sys.path change."""
+    from graphcell.cli.loader import load_model
+    before = list(sys.path)
+    spec = load_model(f"{TINY}:tiny_net", '{"hidden": 6}')
+    assert sys.path == before
+    net = spec.build()
+    assert net.fc1.weight.shape == (6, 4) and type(net).__module__.startswith("_graphcell_model_cli_models_")
+
+
+@pytest.mark.slow
+def test_demo_under_a_minute_and_ensemble_at_least_best_member(tmp_path):
+    import time
+    t0 = time.perf_counter()
+    out = cli("demo", "-o", tmp_path, "--json").stdout
+    elapsed = time.perf_counter() - t0
+    result = json.loads(out[out.index("\n{\n") + 1:])
+    assert result["ensemble_accuracy"] >= max(result["member_accuracy"])
+    assert (tmp_path / "ensemble.onnx").exists()
+    assert elapsed < 60, f"demo took {elapsed:.1f} s (load: {os.getloadavg()})"
