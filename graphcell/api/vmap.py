@@ -232,15 +232,3 @@ def _check_strategy(value, what):
 
 
 __all__ = ["vmap", "VmapFunction"]
-
-
-class _CallableModule(__import__("types").ModuleType):
-    """graphcell/__init__.py's lazy loader hands out this *module* for `graphcell.vmap` (its
-    rule returns a module whose name ends in the public name); calling it calls `vmap`.
-    Remove once the loader maps "vmap" to the function."""
-
-    def __call__(self, *args, **kwargs):
-        return vmap(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule
