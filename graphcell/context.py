@@ -22,6 +22,7 @@ _CONTEXT = {
     "backend": "xla",            # "xla" (jax) or "onnx" (onnxruntime)
     "device_target": "CPU",
     "check_finite": False,
+    "debug": False,              # verify the graph after every pass
     "onnx_providers": ("cpu",),
 }
 _PARALLEL = {

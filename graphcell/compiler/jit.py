@@ -32,8 +32,9 @@ def compiled_fn(traced: Traced):
     """The jax.jit-compiled function of a traced graph, built once per Traced."""
     fn = traced.cache.get("xla")
     if fn is None:
+        from ..passes.manager import run_pipeline
         from .to_jax import graph_to_jax
-        fn = jax.jit(graph_to_jax(traced.graph))
+        fn = jax.jit(graph_to_jax(run_pipeline(traced.graph, "xla").graph))
         traced.cache["xla"] = fn
     return fn
 

@@ -7,11 +7,17 @@
     }
 
 Values are named in print order (inputs by their own names, node outputs %0, %1, ...).
-An axis that a vmap pass mapped prints as `vmap:4`.
+An axis that a vmap pass mapped prints as `vmap:4`. Everything printed parses back with
+`graphcell.ir.parser.parse_graph`, except constants over FULL_CONSTANT_LIMIT elements
+(`<N values>`) and the graph's `meta`, which are not printed.
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
+
+import numpy as np
 
 from .core import Graph, Node, Value
 
@@ -23,15 +29,51 @@ def format_type(value: Value) -> str:
     return f"{value.dtype.short}[{','.join(dims)}]"
 
 
+# Constants with at most this many elements print in full (and parse back, see parser.py);
+# bigger ones print as `<N values>`, which keeps dumps readable but cannot be parsed.
+FULL_CONSTANT_LIMIT = 16
+
+# A string attr prints bare (`padding=valid`) when it cannot be read back as anything else.
+_BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_RESERVED = {"True", "False", "None", "inf", "nan"}
+
+
 def format_attr(value) -> str:
     if isinstance(value, Graph):
         return f"<graph {value.name}>"
     if isinstance(value, str):
-        return value
+        bare = _BARE_WORD.match(value) and value not in _RESERVED and value not in _dtype_names()
+        return value if bare else repr(value)
+    from ..ops.primitive import Literal  # ops imports the IR: import it at call time
+    if isinstance(value, Literal):
+        return format_literal(value.array)
     if isinstance(value, tuple):
         inner = ",".join(format_attr(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     return str(value)
+
+
+def format_literal(array: np.ndarray) -> str:
+    """A constant's values, exactly: `2.5`, `[1.0,-0.5]`, `[[1,2],[3,4]]` (its dtype and shape
+    are the node's output type), or `<N values>` beyond FULL_CONSTANT_LIMIT elements."""
+    if array.size > FULL_CONSTANT_LIMIT:
+        return f"<{array.size} values>"
+    if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+        array = array.astype(np.float64)  # exact; Python's repr of a float64 round-trips
+    items = array.tolist()
+    return _nested(items) if array.ndim else str(items)
+
+
+def _nested(items) -> str:
+    if isinstance(items, list):
+        return "[" + ",".join(_nested(x) for x in items) + "]"
+    return str(items)
+
+
+@functools.lru_cache(maxsize=1)
+def _dtype_names() -> frozenset:
+    from ..dtype import ALL_DTYPES
+    return frozenset(d.ms_name for d in ALL_DTYPES)
 
 
 def _name(value: Value, names: dict) -> str:

@@ -1,0 +1,45 @@
+"""Common-subexpression elimination: one node per (primitive, inputs, attrs).
+
+    graph f(%x: f32[3]) {                    graph f(%x: f32[3]) {
+      %0:f32[3] = exp(%x)          cse         %0:f32[3] = exp(%x)
+      %1:f32[3] = exp(%x)          -->         %1:f32[3] = add(%0, %0)
+      %2:f32[3] = add(%0, %1)                  return %1
+      return %2                              }
+    }
+
+Only pure primitives merge (`Primitive.pure`). Keys use the already-merged inputs, so whole
+duplicated chains collapse in one walk; `constant` nodes merge by content (a `Literal`
+hashes its bytes). Attrs are hashable by design (canonical tuples); a node whose attrs are
+not is left alone. The first occurrence wins, so its source line is the one kept.
+"""
+from __future__ import annotations
+
+from ..ir.core import Graph
+from .base import PassResult, rebuild, result
+
+
+def _key(node, ins):
+    return (node.primitive, ins, tuple(sorted(node.attrs.items(), key=lambda kv: kv[0])))
+
+
+def cse(graph: Graph) -> PassResult:
+    """Merges pure nodes that apply one primitive to the same inputs with the same attrs."""
+    seen: dict = {}
+
+    def lookup(node, ins, builder):
+        if not node.primitive.pure:
+            return None
+        try:
+            return seen.get(_key(node, ins))
+        except TypeError:  # an unhashable attr: never merged
+            return None
+
+    def record(node, ins, outs):
+        if node.primitive.pure:
+            try:
+                seen.setdefault(_key(node, ins), outs)
+            except TypeError:
+                pass
+
+    new, changed = rebuild(graph, lookup, subgraph_pass=cse, on_copy=record)
+    return result(graph, new, changed)

@@ -1,0 +1,117 @@
+"""The pass manager: named pipelines per backend, a verifier between passes in debug mode,
+and a dump of the graph after every pass.
+
+    >>> result = run_pipeline(graph, "xla", dump_dir="dumps")   # dumps/00-input.ir, 01-cse.ir, ...
+    >>> result.graph, result.changed
+
+Debug mode (`set_context(debug=True)` or the environment variable GRAPHCELL_VERIFY=1) runs
+the verifier on the input and after every pass; a pass that breaks an IR invariant is named
+in the error, with the printed graph and the bad line marked.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..ir.core import Graph
+from ..ir.printer import format_graph
+from ..ir.verify import VerificationError, verify
+from .base import PassResult
+from .cse import cse
+from .dce import dce
+from .fold import FoldConstants
+from .simplify import simplify
+
+# One readable list per backend: (name, pass), run in order, each dumpable.
+PIPELINES: dict[str, list] = {
+    "xla": [
+        # Merge the duplicates that tracing, grad and vmap emit (repeated casts, constants,
+        # broadcasts), so every later pass sees each value once.
+        ("cse", cse),
+        # Evaluate constant subexpressions next, so simplify sees their values (a select on a
+        # computed predicate, a multiplication by computed ones).
+        ("fold", FoldConstants(max_elements=100_000)),
+        # Identities and layout clean-ups (vmap's reshape and transpose pairs); they bypass
+        # nodes and may make two remaining nodes identical.
+        ("simplify", simplify),
+        # Merge what simplify made identical (two transposes of one value that now coincide).
+        ("cse", cse),
+        # Last: drop everything the passes above left unused (bypassed nodes, folded inputs).
+        ("dce", dce),
+    ],
+    "onnx": [
+        # As for XLA; see above for why each pass sits where it does.
+        ("cse", cse),
+        # A smaller limit: folded constants become initializers in the model file, and
+        # onnxruntime folds what is left at session creation anyway.
+        ("fold", FoldConstants(max_elements=4096)),
+        ("simplify", simplify),
+        ("cse", cse),
+        ("dce", dce),
+    ],
+}
+
+
+class PassError(RuntimeError):
+    """A pass produced a graph that fails the verifier (a bug in the pass)."""
+
+
+def debug_enabled() -> bool:
+    """Whether to verify between passes: GRAPHCELL_VERIFY=1 or `set_context(debug=True)`."""
+    if os.environ.get("GRAPHCELL_VERIFY", "") not in ("", "0"):
+        return True
+    from ..context import get_context
+    try:
+        return bool(get_context("debug"))
+    except ValueError:  # the key was never set
+        return False
+
+
+def run_passes(graph: Graph, passes: list, dump_dir: str | os.PathLike | None = None,
+               verify_each: bool | None = None, max_rounds: int = 1) -> PassResult:
+    """Runs `passes` ((name, pass) pairs) in order; returns the last graph and whether any
+    pass changed it. With `dump_dir`, writes `00-input.ir`, `01-<name>.ir`, ... there.
+
+    With `max_rounds` > 1 the list runs again while a round changes something (one pass can
+    enable another that already ran: folding a predicate lets simplify drop a select, whose
+    result can then fold), up to `max_rounds` rounds; dumps keep counting across rounds.
+    """
+    verify_each = debug_enabled() if verify_each is None else verify_each
+    directory = None if dump_dir is None else Path(dump_dir)
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        _dump(directory / "00-input.ir", graph)
+    if verify_each:
+        verify(graph)
+    changed, step = False, 0
+    for _ in range(max_rounds):
+        round_changed = False
+        for name, pass_ in passes:
+            step += 1
+            graph, step_changed = pass_(graph)
+            round_changed |= step_changed
+            if directory is not None:
+                _dump(directory / f"{step:02d}-{name}.ir", graph)
+            if verify_each:
+                try:
+                    verify(graph)
+                except VerificationError as e:
+                    raise PassError(f"pass {step} ({name!r}) produced an invalid graph: {e}") from None
+        changed |= round_changed
+        if not round_changed:
+            break
+    return PassResult(graph, changed)
+
+
+def run_pipeline(graph: Graph, name: str, dump_dir: str | os.PathLike | None = None,
+                 verify_each: bool | None = None, max_rounds: int = 3) -> PassResult:
+    """Runs the named pipeline of `PIPELINES` ("xla" or "onnx") on `graph`, repeating it
+    while it still changes something (at most `max_rounds` times)."""
+    passes = PIPELINES.get(name)
+    if passes is None:
+        raise ValueError(f"unknown pass pipeline {name!r}; known: {', '.join(sorted(PIPELINES))}")
+    return run_passes(graph, passes, dump_dir, verify_each, max_rounds)
+
+
+def _dump(path: Path, graph: Graph) -> None:
+    path.write_text(format_graph(graph, source=True) + "\n")
