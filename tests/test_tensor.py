@@ -71,14 +71,30 @@ def test_indexing_inside_jit_and_with_tensor_indices():
     np.testing.assert_allclose(f(Tensor(a), Tensor(idx)).asnumpy(), a[idx] + a[1:3, ::2].sum())
 
 
+def _untransformed_helper(x):
+    # Functions called from a traced function are not source-transformed: a tensor `if`
+    # here reaches bool() of a traced Tensor.
+    if x.sum() > 0:
+        return x
+    return -x
+
+
 def test_bool_of_traced_tensor_explains_graph_mode():
+    @ms.jit
+    def f(x):
+        return _untransformed_helper(x)
+    with pytest.raises(RuntimeError, match=r"bool\(\) of a traced Tensor at .*test_tensor.py:\d+.*graph mode"):
+        f(Tensor([1.0]))
+
+
+def test_tensor_if_in_a_jitted_function_compiles():
     @ms.jit
     def f(x):
         if x.sum() > 0:
             return x
         return -x
-    with pytest.raises(RuntimeError, match=r"bool\(\) of a traced Tensor at .*test_tensor.py:\d+.*graph mode"):
-        f(Tensor([1.0]))
+    assert f(Tensor([1.0])).asnumpy().tolist() == [1.0]
+    assert f(Tensor([-2.0])).asnumpy().tolist() == [2.0]
 
 
 def test_parameter_and_parameter_tuple():

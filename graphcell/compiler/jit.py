@@ -92,8 +92,9 @@ class Jit:
         return traced, leaves
 
     def __call__(self, *args, **kwargs):
-        if current_tracer() is not None:
-            return self.fn(*args, **kwargs)  # jit inside a trace is the trace itself
+        if current_tracer() is not None:  # jit inside a trace is the trace itself
+            from ..frontend.ast_transform import converted
+            return converted(self.fn)(*args, **kwargs)
         traced, leaves = self.get_traced(*args, **kwargs)
         return inline(traced, leaves)
 

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from ..ir.core import Graph, TensorType
 from ..tensor import Tensor
 from . import pytree
+from .ast_transform import converted
 from .tracer import Tracer, current_tracer
 
 
@@ -61,10 +62,15 @@ def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
     with tracer:
-        result = fn(*s_args, **s_kwargs)
+        # Graph mode: tensor if/while/for compile to cond/while nodes (frontend/ast_transform.py).
+        result = converted(fn)(*s_args, **s_kwargs)
         out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
         out_values = [tracer.lift(t) for t in out_leaves]
     state = list(tracer.state.values())
+    # Inputs in the documented order (args, params, captures), not the order the trace met
+    # them: `Traced.input_tensors` and `inline` rely on it.
+    tracer.inputs = (tracer.inputs[:len(leaves)] + [v for _, v in tracer.params.values()]
+                     + [v for _, v in tracer.captures.values()])
     graph = tracer.build(out_values + [v for _, v in state], tuple(p.name for p, _ in state))
     return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
                   [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree)

@@ -191,6 +191,8 @@ def graph_signature(graph: Graph) -> tuple[Any, ...]:
         ins = tuple(index[v] for v in node.inputs)
         for v in node.outputs:
             index[v] = len(index)
-        parts.append((node.primitive.name, ins, tuple(sorted(node.attrs.items(), key=lambda kv: kv[0]))))
+        attrs = tuple((k, graph_signature(a) if isinstance(a, Graph) else a)
+                      for k, a in sorted(node.attrs.items(), key=lambda kv: kv[0]))
+        parts.append((node.primitive.name, ins, attrs))
     parts.append(tuple(index[v] for v in graph.outputs))
     return tuple(parts)

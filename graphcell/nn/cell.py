@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Iterator
 
 from ..compiler.jit import Jit, bump_config_epoch
+from ..frontend.ast_transform import converted
 from ..frontend.tracer import current_tracer, scope
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
 
@@ -157,6 +158,8 @@ class Cell:
                     object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
                 return self._graph_jit(*args, **kwargs)
         with scope(self._scope_name):
+            if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
+                return converted(self.construct)(*args, **kwargs)
             return self.construct(*args, **kwargs)
 
     # -- printing --------------------------------------------------------------------------

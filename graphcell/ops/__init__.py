@@ -6,3 +6,4 @@ from . import core_prims, elementwise, linalg, nn_prims, random_prims, reduction
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, pow, round, sum)  # noqa: F401,A004 - MindSpore's names
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
+from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow

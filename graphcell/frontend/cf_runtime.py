@@ -1,0 +1,176 @@
+"""Runtime helpers called by source-transformed code (see `ast_transform`).
+
+Each decides at trace time: a Python (or concrete) condition runs ordinary Python control
+flow; a traced Tensor condition builds a `cond` / `while_loop` node (`cf_build`). Transformed
+code reaches this module through a closure variable named `__gc`:
+
+    x, y = __gc.if_stmt(x > 0, if_true, if_false, __gc.load(locals(), ('x', 'y')),
+                        ('x', 'y'), {'y': 15}, ('net.py', 12))
+
+`names` are the variables the statement assigns (passed in and returned by the branch or
+body functions), `live` maps those read after the statement to the line of that read, and
+`where` is the statement's (file, line).
+"""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import cf_build
+from .cf_build import UNSET, ControlFlowError, Undefined, Where, is_traced  # noqa: F401
+
+
+def _where(what: str, where) -> Where:
+    return Where(what, where[0], where[1])
+
+
+def load(scope: dict, names: tuple) -> tuple:
+    """The current values of `names` (an `Undefined` for those not assigned yet)."""
+    return tuple(scope[n] if n in scope else Undefined(n) for n in names)
+
+
+def if_stmt(test, true_fn, false_fn, values, names, live, where):
+    if not is_traced(test):
+        return true_fn(*values) if test else false_fn(*values)
+    return cf_build.cond(test, true_fn, false_fn, tuple(values), names=names, live=dict(live),
+                         where=_where("if", where))
+
+
+def while_stmt(cond_fn, body_fn, values, names, live, where):
+    values = tuple(values)
+    while True:
+        test = _probe(cond_fn, values)
+        if is_traced(test):  # from here on the loop is a graph loop
+            return cf_build.while_loop(cond_fn, body_fn, values, names=names, live=dict(live),
+                                       where=_where("while", where))
+        if not test:
+            return values
+        values = tuple(body_fn(*values))
+
+
+def _probe(fn, values):
+    """`fn(*values)` evaluated in a scratch trace: whether a loop condition is a traced Tensor
+    is decided without leaving its (then unused) nodes in the enclosing graph."""
+    from .tracer import Tracer, current_tracer
+    if current_tracer() is None:
+        return fn(*values)
+    with Tracer("probe"):
+        return fn(*values)
+
+
+def for_stmt(iterable, body_fn, test_fn, values, names, live, where):
+    """`for` over a Python iterable runs in Python (a static range unrolls at trace time);
+    over a `TensorRange` it is a graph loop. `test_fn` (break/return flags) stops the loop,
+    or, once it is a traced Tensor, guards each remaining iteration with a cond."""
+    values = tuple(values)
+    if isinstance(iterable, TensorRange):
+        return iterable.loop(body_fn, test_fn, values, names, dict(live), _where("for", where))
+    for item in iterable:
+        if test_fn is not None:
+            go_on = test_fn(*values)
+            if is_traced(go_on):
+                values = cf_build.cond(go_on, lambda *v, item=item: body_fn(item, *v), lambda *v: v, values,
+                                       names=names, live=dict(live), where=_where("for", where))
+                continue
+            if not go_on:
+                break
+        values = tuple(body_fn(item, *values))
+    return values
+
+
+class TensorRange:
+    """`range(start, stop, step)` with a traced Tensor bound (step a Python int)."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def loop(self, body_fn, test_fn, values, names, live, where):
+        from ..ops import functional as F
+        dtype = next(b.dtype for b in (self.start, self.stop) if isinstance(b, Tensor))
+        stop, step = self.stop, self.step
+
+        def cond(i, *v):
+            ok = F.less(i, stop) if step > 0 else F.greater(i, stop)
+            return ok if test_fn is None else and_(ok, lambda: test_fn(*v))
+
+        def body(i, *v):
+            return (F.add(i, step),) + tuple(body_fn(i, *v))
+        init = (F.as_tensor(self.start, dtype),) + tuple(values)
+        out = cf_build.while_loop(cond, body, init, names=("<range index>",) + tuple(names), live=live,
+                                  where=where)
+        return tuple(out[1:])
+
+
+def range_(*args):
+    """`range(...)` in a transformed `for`: a Python range, or a TensorRange for traced bounds."""
+    if not any(is_traced(a) for a in args):
+        return range(*[int(a) for a in args])
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if is_traced(step) or not isinstance(step, int) or step == 0:
+        raise ControlFlowError("range() with a traced Tensor bound needs a nonzero Python int step")
+    return TensorRange(start, stop, step)
+
+
+# -- boolean operators (Python semantics for Python values) -----------------------------------------
+
+def _bool_tensor(x):
+    from ..ops import functional as F
+    from .. import dtype as mstype
+    x = F.as_tensor(x)
+    return x if x.dtype is mstype.bool_ else F.not_equal(x, F.zeros_like(x))
+
+
+def not_(x):
+    if is_traced(x):
+        from ..ops import functional as F
+        return F.logical_not(_bool_tensor(x))
+    return not x
+
+
+def and_(a, b_thunk):
+    if is_traced(a):
+        from ..ops import functional as F
+        return F.logical_and(_bool_tensor(a), _bool_tensor(b_thunk()))
+    return b_thunk() if a else a
+
+
+def or_(a, b_thunk):
+    if is_traced(a):
+        from ..ops import functional as F
+        return F.logical_or(_bool_tensor(a), _bool_tensor(b_thunk()))
+    return a if a else b_thunk()
+
+
+def not_any(*flags):
+    """`not (f1 or f2 or ...)` over break/continue/return flags, Python where possible."""
+    from ..ops import functional as F
+    traced = [f for f in flags if is_traced(f)]
+    if any(f for f in flags if not is_traced(f)):
+        return False
+    if not traced:
+        return True
+    acc = _bool_tensor(traced[0])
+    for f in traced[1:]:
+        acc = F.logical_or(acc, _bool_tensor(f))
+    return F.logical_not(acc)
+
+
+def ifexp(test, true_thunk, false_thunk, where):
+    """`a if test else b`."""
+    if not is_traced(test):
+        return true_thunk() if test else false_thunk()
+    return cf_build.cond(test, lambda: true_thunk(), lambda: false_thunk(), (), where=_where("if", where))
+
+
+def comp_test(value, where):
+    """The `if` filter of a comprehension: must be a Python value."""
+    if is_traced(value):
+        raise ControlFlowError(
+            f"{where[0]}:{where[1]}: a comprehension's `if` filter has a traced Tensor condition: the "
+            "length of the resulting list would depend on tensor values, which graph mode cannot "
+            "compile. Compute every element and combine them with ops.select (a mask) instead, or "
+            "filter outside the compiled function.")
+    return value
+
+
+def retval(value):
+    """The function's result after early-return lowering (None if nothing was returned)."""
+    return None if value is UNSET else value
