@@ -6,12 +6,16 @@ import numpy as np
 
 from ..dtype import DType, to_dtype
 from ..ir.core import TensorType
+from . import batching
+from .ad_util import F, no_gradient
 from .primitive import Literal, Primitive, check
 
 constant = Primitive(
     "constant",
     lambda *, value: TensorType(value.array.shape, to_dtype(value.array.dtype)),
     lambda *, value: jnp.asarray(value.array))
+constant.def_batch(batching.not_batchable(constant))
+constant.def_vjp(no_gradient)
 
 
 def constant_value(builder, array):
@@ -31,6 +35,16 @@ def _cast_rule(x: TensorType, *, dtype: DType) -> TensorType:
 
 
 cast = Primitive("cast", _cast_rule, lambda x, *, dtype: x.astype(dtype.np_dtype))
+cast.def_batch(batching.vectorized(cast))
+
+
+@cast.def_vjp
+def _cast_vjp(ctx, cts, primals, outs, *, dtype):
+    x = primals[0]
+    return (F.cast(cts[0], x.dtype) if x.dtype.is_floating else None,)
+
 
 # Identity in value; its cotangent is zero. Used by losses and by users (ops.stop_gradient).
 stop_gradient = Primitive("stop_gradient", lambda x: x, lambda x: x)
+stop_gradient.def_batch(batching.vectorized(stop_gradient))
+stop_gradient.def_vjp(no_gradient)

@@ -5,11 +5,15 @@ of one dtype: the functional layer promotes dtypes first.
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
 from ..dtype import DType, bool_
 from ..ir.core import TensorType
+from . import batching
+from .ad_util import F, no_gradient, unbroadcast
 from .primitive import Primitive, check, same_dtype
 
 
@@ -35,6 +39,7 @@ def unary(name: str, fn, *, floats_only: bool = False, out_dtype: DType | None =
             check(x.dtype.is_floating, f"{name} needs a floating-point tensor, got {x}")
         return TensorType(x.shape, out_dtype or x.dtype)
     prim = Primitive(name, rule, fn)
+    prim.def_batch(batching.vectorized(prim))
     UNARY[name] = prim
     return prim
 
@@ -44,6 +49,7 @@ def binary(name: str, fn, *, out_dtype: DType | None = None) -> Primitive:
         dtype = same_dtype(name, x, y)
         return TensorType(broadcast_shapes(name, x.shape, y.shape), out_dtype or dtype)
     prim = Primitive(name, rule, fn)
+    prim.def_batch(batching.broadcasting(prim))
     BINARY[name] = prim
     return prim
 
@@ -93,3 +99,83 @@ def _select_rule(pred: TensorType, x: TensorType, y: TensorType) -> TensorType:
 
 
 select = Primitive("select", _select_rule, jnp.where)
+select.def_batch(batching.broadcasting(select))
+
+
+# -- vjp rules (ad_util has the signature). Unary rules give ct * dy/dx as a function of the
+# input x and the output y; binary rules sum each operand's cotangent back to its shape.
+def _unary_vjp(prim, deriv):
+    @prim.def_vjp
+    def rule(ctx, cts, primals, outs):
+        return (F.mul(cts[0], deriv(primals[0], outs[0])),)
+    return rule
+
+
+_unary_vjp(neg, lambda x, y: F.full_like(x, -1.0))
+_unary_vjp(exp, lambda x, y: y)
+_unary_vjp(log, lambda x, y: F.reciprocal(x))
+_unary_vjp(log1p, lambda x, y: F.reciprocal(F.add(x, 1.0)))
+_unary_vjp(expm1, lambda x, y: F.add(y, 1.0))
+_unary_vjp(sqrt, lambda x, y: F.div(0.5, y))
+_unary_vjp(rsqrt, lambda x, y: F.mul(F.div(y, x), -0.5))
+_unary_vjp(tanh, lambda x, y: F.sub(1.0, F.mul(y, y)))
+_unary_vjp(logistic, lambda x, y: F.mul(y, F.sub(1.0, y)))
+_unary_vjp(sin, lambda x, y: F.cos(x))
+_unary_vjp(cos, lambda x, y: F.neg(F.sin(x)))
+_unary_vjp(erf, lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), 2.0 / math.sqrt(math.pi)))
+# As jax: |x|' = 1 at 0.
+_unary_vjp(abs_, lambda x, y: F.select(F.greater_equal(x, 0), F.ones_like(x), F.full_like(x, -1.0)))
+for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, eq, ne, lt, le, gt, ge):
+    _p.def_vjp(no_gradient)  # piecewise constant, or boolean
+
+
+@add.def_vjp
+def _add_vjp(ctx, cts, primals, outs):
+    x, y = primals
+    return unbroadcast(cts[0], x.shape), unbroadcast(cts[0], y.shape)
+
+
+@sub.def_vjp
+def _sub_vjp(ctx, cts, primals, outs):
+    x, y = primals
+    return unbroadcast(cts[0], x.shape), unbroadcast(F.neg(cts[0]), y.shape)
+
+
+@mul.def_vjp
+def _mul_vjp(ctx, cts, primals, outs):
+    x, y = primals
+    return unbroadcast(F.mul(cts[0], y), x.shape), unbroadcast(F.mul(cts[0], x), y.shape)
+
+
+@div.def_vjp
+def _div_vjp(ctx, cts, primals, outs):
+    (x, y), (ct,), (out,) = primals, cts, outs
+    return unbroadcast(F.div(ct, y), x.shape), unbroadcast(F.neg(F.mul(ct, F.div(out, y))), y.shape)
+
+
+@pow_.def_vjp
+def _pow_vjp(ctx, cts, primals, outs):
+    # jax's rules: d/dx is 0 where y == 0; d/dy uses log(x) with x == 0 replaced by 1.
+    (x, y), (ct,), (out,) = primals, cts, outs
+    dx = F.select(F.equal(y, 0), F.zeros_like(out), F.mul(y, F.pow(x, F.sub(y, 1.0))))
+    dy = F.mul(F.log(F.select(F.equal(x, 0), F.ones_like(x), x)), out)
+    return unbroadcast(F.mul(ct, dx), x.shape), unbroadcast(F.mul(ct, dy), y.shape)
+
+
+def _minmax_vjp(ctx, cts, primals, outs):
+    # jax's balanced rule: a tie sends half the cotangent to each operand.
+    (x, y), (ct,), (out,) = primals, cts, outs
+    x_wins, y_wins = F.cast(F.equal(x, out), out.dtype), F.cast(F.equal(y, out), out.dtype)
+    share = F.div(ct, F.add(x_wins, y_wins))
+    return unbroadcast(F.mul(share, x_wins), x.shape), unbroadcast(F.mul(share, y_wins), y.shape)
+
+
+maximum.def_vjp(_minmax_vjp)
+minimum.def_vjp(_minmax_vjp)
+
+
+@select.def_vjp
+def _select_vjp(ctx, cts, primals, outs):
+    (pred, x, y), (ct,) = primals, cts
+    zero = F.zeros_like(ct)
+    return None, unbroadcast(F.select(pred, ct, zero), x.shape), unbroadcast(F.select(pred, zero, ct), y.shape)

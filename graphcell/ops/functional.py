@@ -7,6 +7,7 @@ decompose into primitives at trace time and every pass sees primitives only.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 
@@ -368,7 +369,7 @@ def getitem(x: Tensor, index) -> Tensor:
         return gather(x, idx, 0)
     if not isinstance(index, tuple):
         index = (index,)
-    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if n_real > x.ndim:
         raise IndexError(f"too many indices ({n_real}) for a tensor of rank {x.ndim}")
     if Ellipsis in index:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import jax
 
 from ..ir.core import TensorType
+from .batching import unbatched_axis
+from .ad_util import F
 from .primitive import Primitive, check, same_dtype
 
 
@@ -30,3 +32,53 @@ def _dot_impl(x, y, *, contract, batch):
 
 
 dot_general = Primitive("dot_general", _dot_rule, _dot_impl)
+
+
+@dot_general.def_batch
+def _dot_batch(ctx, args, dims, *, contract, batch):
+    """Both mapped: one more batch axis pair (a batched matmul). One mapped: the mapped axis
+    is a free axis, so a shared input against N stacked weights is a single wide product."""
+    (x, y), (dx, dy) = args, dims
+    (lc, rc), (lb, rb) = contract, batch
+    shift = lambda axes, d: tuple(unbatched_axis(a, d) for a in axes) if d is not None else axes  # noqa: E731
+    lc, lb, rc, rb = shift(lc, dx), shift(lb, dx), shift(rc, dy), shift(rb, dy)
+    if dx is not None and dy is not None:
+        return dot_general.bind(x, y, contract=(lc, rc), batch=((dx,) + lb, (dy,) + rb)), 0
+    out = dot_general.bind(x, y, contract=(lc, rc), batch=(lb, rb))
+    free_x = [i for i in range(x.ndim) if i not in lc + lb]
+    if dx is not None:
+        return out, len(lb) + free_x.index(dx)
+    free_y = [i for i in range(y.ndim) if i not in rc + rb]
+    return out, len(lb) + len(free_x) + free_y.index(dy)
+
+
+# -- vjp: each operand's cotangent is another dot_general of the cotangent with the other
+# operand, then a transpose back to the operand's axis order (jax's transpose rules).
+def _remaining(n, *removed):
+    gone = set().union(*map(set, removed))
+    return [i for i in range(n) if i not in gone]
+
+
+def _dot_transpose_lhs(ct, x_ndim, y, contract, batch, swap_ans=False):
+    (x_contract, y_contract), (x_batch, y_batch) = contract, batch
+    x_kept = _remaining(x_ndim, x_contract, x_batch)
+    y_kept = _remaining(y.ndim, y_contract, y_batch)
+    nb = len(x_batch)
+    ans_batch = list(range(nb))
+    if swap_ans:
+        ans_y = list(range(nb, nb + len(y_kept)))
+    else:
+        ans_y = list(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
+    out = F.dot_general(ct, y, (ans_y, y_kept), (ans_batch, y_batch))
+    x_contract_sorted_by_y = [x_contract[i] for i in sorted(range(len(y_contract)), key=y_contract.__getitem__)]
+    order = list(x_batch) + x_kept + x_contract_sorted_by_y
+    return F.transpose(out, sorted(range(len(order)), key=order.__getitem__))
+
+
+@dot_general.def_vjp
+def _dot_vjp(ctx, cts, primals, outs, *, contract, batch):
+    (x, y), ct = primals, cts[0]
+    (lc, rc), (lb, rb) = contract, batch
+    ct_x = _dot_transpose_lhs(ct, x.ndim, y, contract, batch) if ctx.needs[0] else None
+    ct_y = _dot_transpose_lhs(ct, y.ndim, x, (rc, lc), (rb, lb), swap_ans=True) if ctx.needs[1] else None
+    return ct_x, ct_y

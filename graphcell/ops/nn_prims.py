@@ -3,11 +3,15 @@ spatial axes. Attributes follow lax.conv_general_dilated and lax.reduce_window, 
 can be written as convolutions too."""
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..ir.core import TensorType
+from . import batching
+from .ad_util import F, dilate, pad_or_crop
 from .primitive import Primitive, check, same_dtype
 
 
@@ -53,6 +57,72 @@ def _conv_impl(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, ba
 
 conv = Primitive("conv", _conv_rule, _conv_impl)
 
+# Lowerings of a convolution whose weights are mapped by vmap (N members):
+#   grouped   fold N into the channels and use feature_group_count (what jax.vmap emits)
+#   unrolled  N convolutions whose outputs stay apart (batching.SPLIT) while they are large
+#   wide      shared (unmapped) input: the N weights concatenated on the output-channel
+#             axis, one convolution, then a reshape
+CONV_STRATEGIES = ("grouped", "unrolled", "wide")
+# Grouped convolution is used while the per-member batch is at most GROUPED_MAX_BATCH[N]
+# (the largest N at or below the actual one applies); unrolled above. Measured on this
+# project's 2-core CPU (XLA CPU, float32) with `python bench/bench_vmap.py --conv`, LeNet5's
+# conv2 [B,6,14,14] x [16,6,5,5] with per-member inputs, median ms grouped / unrolled:
+#   N=4:  B=1 0.42/0.15  B=8 3.9/1.4   B=64 25/4.6
+#   N=16: B=1 1.5/0.45   B=8 15/2.1    B=64 121/19
+#   N=64: B=1 6.9/2.7    B=8 84/15     B=32 576/68
+# so on this CPU grouped never wins (0 everywhere); other backends get their own table.
+GROUPED_MAX_BATCH = {1: 0, 4: 0, 16: 0, 64: 0}
+
+
+def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_out: int) -> str:
+    """The lowering for N members, a per-member batch and per-member output size: forced
+    (vmap's conv_strategy or the context's) when it applies, else measured. A shared input
+    takes one wide convolution unless each member's output is large enough to stay split
+    (unrolled keeps the per-member loop's peak memory: wide holds all N outputs at once)."""
+    if forced is not None and not (forced == "wide" and not shared_input):
+        return forced
+    if shared_input:
+        return "wide" if member_out * n < batching.SPLIT_MIN_ELEMENTS else "unrolled"
+    limit = GROUPED_MAX_BATCH[max(k for k in GROUPED_MAX_BATCH if k <= max(n, 1))]
+    return "grouped" if batch <= limit else "unrolled"
+
+
+@conv.def_batch
+def _conv_batch(ctx, args, dims, **attrs):
+    from . import functional as F
+    (x, w), (dx, dw) = args, dims
+    n, groups = ctx.axis_size, attrs["groups"]
+    if attrs["batch_groups"] != 1:  # the weight-gradient form: member by member
+        ctx.annotate("conv_strategy=unrolled")
+        return batching.unrolled(conv)(ctx, args, dims, **attrs)
+    if dw is None:  # shared weights: the members are just more images
+        d = dx if dx in (0, 1) else 0
+        x = batching.move(x, dx, d)
+        out = conv.bind(F.reshape(x, (x.shape[0] * x.shape[1],) + x.shape[2:]), w, **attrs)
+        return F.reshape(out, x.shape[:2] + out.shape[1:]), d
+    batch = x.shape[1] if dx == 0 else x.shape[0]
+    member_out = math.prod(ctx.node.outputs[0].shape) if ctx.node is not None else 0
+    strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out)
+    ctx.annotate(f"conv_strategy={strategy}")
+    w = batching.move(w, dw, 0)                                   # [N, O, C/g, k...]
+    out_ch, kernel = w.shape[1], w.shape[2:]
+    if strategy == "unrolled":  # members stay apart (SPLIT): the pass restacks them when small
+        return [conv.bind(batching.member(x, dx, i), batching.member(w, 0, i), **attrs)
+                for i in range(n)], batching.SPLIT
+    if strategy == "wide":
+        # Output channels of group j must stay together: order the rows (group, member, o).
+        wide = F.reshape(w, (n, groups, out_ch // groups) + kernel)
+        wide = F.reshape(F.swapaxes(wide, 0, 1) if groups > 1 else wide, (n * out_ch,) + kernel)
+        out = conv.bind(x, wide, **attrs)                         # [B, g*N*O/g, ...]
+        spatial = out.shape[2:]
+        out = F.reshape(out, (out.shape[0], groups, n, out_ch // groups) + spatial)
+        out = F.swapaxes(out, 1, 2) if groups > 1 else out
+        return F.reshape(out, (out.shape[0], n, out_ch) + spatial), 1
+    x = batching.materialize(x, dx, n, 1)                         # [B, N, C, ...]
+    xg = F.reshape(x, (x.shape[0], n * x.shape[2]) + x.shape[3:])
+    out = conv.bind(xg, F.reshape(w, (n * out_ch,) + kernel), **{**attrs, "groups": n * groups})
+    return F.reshape(out, (x.shape[0], n, out_ch) + out.shape[2:]), 1
+
 
 def _reduce_window_rule(x: TensorType, *, window, strides, padding) -> TensorType:
     check(len(window) == len(strides) == len(padding) == x.ndim,
@@ -66,21 +136,38 @@ def _reduce_window_rule(x: TensorType, *, window, strides, padding) -> TensorTyp
 
 
 def _init_max(dtype):
-    return -jnp.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min
+    # A numpy scalar, not a jnp array: under jax.jit a jnp array would be a tracer, and jax
+    # only recognises (and can differentiate) max-pooling with a constant init value.
+    return np.array(-np.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min, dtype)
 
 
 def _reduce_window_max(x, *, window, strides, padding):
-    return jax.lax.reduce_window(x, jnp.array(_init_max(x.dtype), x.dtype), jax.lax.max,
+    return jax.lax.reduce_window(x, _init_max(x.dtype), jax.lax.max,
                                  window, strides, padding)
 
 
 def _reduce_window_sum(x, *, window, strides, padding):
-    return jax.lax.reduce_window(x, jnp.array(0, x.dtype), jax.lax.add, window, strides, padding)
+    return jax.lax.reduce_window(x, np.array(0, x.dtype), jax.lax.add, window, strides, padding)
 
 
 # Padding never wins a max (padded with -inf) and adds nothing to a sum.
 reduce_window_max = Primitive("reduce_window_max", _reduce_window_rule, _reduce_window_max)
 reduce_window_sum = Primitive("reduce_window_sum", _reduce_window_rule, _reduce_window_sum)
+
+
+def _window_batch(prim):
+    """A window of 1 over the mapped axis."""
+    def rule(ctx, args, dims, *, window, strides, padding):
+        d = next(d for d in dims if d is not None)
+        args = [batching.materialize(a, dd, ctx.axis_size, d) for a, dd in zip(args, dims)]
+        ins = lambda t, v: tuple(t[:d]) + (v,) + tuple(t[d:])  # noqa: E731
+        return prim.bind(*args, window=ins(window, 1), strides=ins(strides, 1),
+                         padding=ins(padding, (0, 0))), d
+    return rule
+
+
+reduce_window_max.def_batch(_window_batch(reduce_window_max))
+reduce_window_sum.def_batch(_window_batch(reduce_window_sum))
 
 
 def _max_grad_rule(x: TensorType, g: TensorType, *, window, strides, padding) -> TensorType:
@@ -96,5 +183,99 @@ def _max_grad_impl(x, g, *, window, strides, padding):
 
 # The transpose of max pooling: routes each cotangent to the (first) max of its window.
 reduce_window_max_grad = Primitive("reduce_window_max_grad", _max_grad_rule, _max_grad_impl)
+reduce_window_max_grad.def_batch(_window_batch(reduce_window_max_grad))
 
-__all__ = ["conv", "reduce_window_max", "reduce_window_sum", "reduce_window_max_grad", "np"]
+
+# -- vjp rules. A convolution's cotangents are convolutions too (jax's transpose rules,
+# specialised to the fixed NCHW / OIHW layout: the transposed dimension numbers become
+# explicit transposes).
+def _dilate_shape(shape, dilation):
+    return tuple(0 if d == 0 else 1 + r * (d - 1) for d, r in zip(shape, dilation))
+
+
+def _vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dilation, rhs_dilation):
+    lhs_d, rhs_d = _dilate_shape(in_shape, lhs_dilation), _dilate_shape(window, rhs_dilation)
+    out_d = _dilate_shape(out_shape, strides)
+    before = [r - lo - 1 for r, (lo, _) in zip(rhs_d, padding)]
+    return tuple((b, l + r - 1 - o - b) for b, l, r, o in zip(before, lhs_d, rhs_d, out_d))
+
+
+def _vjp_rhs_padding(in_shape, window, strides, out_shape, padding, lhs_dilation, rhs_dilation):
+    lhs_d, rhs_d = _dilate_shape(in_shape, lhs_dilation), _dilate_shape(window, rhs_dilation)
+    out_d = _dilate_shape(out_shape, strides)
+    return tuple((lo, (o - l) + (r - lo - 1)) for (lo, _), o, l, r in zip(padding, out_d, lhs_d, rhs_d))
+
+
+def _axis_out_of(x, axis, size1):
+    return F.reshape(x, x.shape[:axis] + (size1, x.shape[axis] // size1) + x.shape[axis + 1:])
+
+
+def _axis_into(x, src, dst):
+    """Merges axis `src` into axis `dst` (numbered without src), src as the major part."""
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    shape = [d for i, d in enumerate(x.shape) if i != src]
+    shape[dst] *= x.shape[src]
+    return F.reshape(F.transpose(x, perm), shape)
+
+
+def _swap01(x):
+    return F.transpose(x, (1, 0) + tuple(range(2, x.ndim)))
+
+
+def _conv_vjp_lhs(ct, x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+    g = max(groups, batch_groups)
+    if g > 1:  # move the group axis into the transposed kernel's output features
+        w = _axis_into(_axis_out_of(w, 0, g), 0, 1)
+    pads = _vjp_lhs_padding(x.shape[2:], w.shape[2:], strides, ct.shape[2:], padding,
+                            lhs_dilation, rhs_dilation)
+    for axis in range(2, w.ndim):  # the kernel, spatially reversed
+        w = F.gather(w, F.Tensor(np.arange(w.shape[axis] - 1, -1, -1), F.mstype.int32), axis)
+    out = conv.bind(ct, _swap01(w), strides=lhs_dilation, padding=pads, lhs_dilation=strides,
+                    rhs_dilation=rhs_dilation, groups=g, batch_groups=1)
+    if batch_groups > 1:
+        out = _axis_into(_axis_out_of(out, 1, batch_groups), 1, 0)
+    return out
+
+
+def _conv_vjp_rhs(ct, x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+    fg, bg = (batch_groups, 1) if batch_groups > 1 else (1, groups)
+    pads = _vjp_rhs_padding(x.shape[2:], w.shape[2:], strides, ct.shape[2:], padding,
+                            lhs_dilation, rhs_dilation)
+    out = conv.bind(_swap01(x), _swap01(ct), strides=rhs_dilation, padding=pads,
+                    lhs_dilation=lhs_dilation, rhs_dilation=strides, groups=fg, batch_groups=bg)
+    return _swap01(out)
+
+
+@conv.def_vjp
+def _conv_vjp(ctx, cts, primals, outs, **attrs):
+    (x, w), ct = primals, cts[0]
+    return (_conv_vjp_lhs(ct, x, w, **attrs) if ctx.needs[0] else None,
+            _conv_vjp_rhs(ct, x, w, **attrs) if ctx.needs[1] else None)
+
+
+@reduce_window_sum.def_vjp
+def _window_sum_vjp(ctx, cts, primals, outs, *, window, strides, padding):
+    x, ct = primals[0], cts[0]
+    ones = (1,) * x.ndim
+    pads = _vjp_lhs_padding(x.shape, window, strides, ct.shape, padding, ones, ones)
+    spread = pad_or_crop(dilate(ct, strides), *zip(*pads))
+    return (reduce_window_sum.bind(spread, window=window, strides=ones, padding=((0, 0),) * x.ndim),)
+
+
+@reduce_window_max.def_vjp
+def _window_max_vjp(ctx, cts, primals, outs, *, window, strides, padding):
+    return (reduce_window_max_grad.bind(primals[0], cts[0], window=window, strides=strides, padding=padding),)
+
+
+@reduce_window_max_grad.def_vjp
+def _window_max_grad_vjp(ctx, cts, primals, outs, *, window, strides, padding):
+    # Linear in g: each window gathers the cotangent at its winner. Without overlap the
+    # winners are where routing ones lands, so a masked window sum does it.
+    x, g = primals
+    if any(s < k for s, k in zip(strides, window)):
+        raise NotImplementedError("the second derivative of max pooling is implemented for "
+                                  f"non-overlapping windows only (window {window}, strides {strides})")
+    winners = reduce_window_max_grad.bind(x, F.ones_like(g), window=window, strides=strides, padding=padding)
+    return None, reduce_window_sum.bind(F.mul(cts[0], winners), window=window, strides=strides, padding=padding)
+

@@ -6,7 +6,8 @@ A `Primitive` carries
 - `onnx_rule(ctx, *input_names, **attrs) -> names`, filled by the ONNX backend's tables,
 - `batch_rule(ctx, args, dims, **attrs) -> (outs, out_dims)` for the vmap pass,
 - `vjp_rule(ctx, cts, primals, outs, **attrs) -> input cotangents` for autodiff,
-- flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`.
+- flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`, `deterministic`
+  (False: draws random bits from a key operand).
 
 Batch and vjp rules receive symbolic `Tensor`s and are written with the ordinary
 `graphcell.ops` API, so a rule reads like the math it implements.
@@ -30,7 +31,7 @@ class ShapeError(ValueError):
 
 class Primitive:
     def __init__(self, name: str, shape_rule: Callable, impl: Callable, *,
-                 multiple_results: bool = False, pure: bool = True):
+                 multiple_results: bool = False, pure: bool = True, deterministic: bool = True):
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is declared twice")
         self.name = name
@@ -38,6 +39,9 @@ class Primitive:
         self.impl = impl
         self.multiple_results = multiple_results
         self.pure = pure
+        # False for primitives that draw random bits from a key operand: vmap calls their batch
+        # rule even when the key is unbatched, so `randomness="different"` can split the stream.
+        self.deterministic = deterministic
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
         self.onnx_rule: Callable | None = None

@@ -5,6 +5,9 @@ import jax.numpy as jnp
 
 from ..dtype import DType, bool_
 from ..ir.core import TensorType
+from . import batching
+from . import shape_ops
+from .ad_util import F, no_gradient
 from .primitive import Primitive, check
 
 REDUCERS: dict[str, Primitive] = {}
@@ -20,6 +23,7 @@ def _axes_rule(name):
 
 def reducer(name: str, fn) -> Primitive:
     prim = Primitive(name, _axes_rule(name), lambda x, *, axes: fn(x, axis=axes))
+    prim.def_batch(batching.reducer(prim))
     REDUCERS[name] = prim
     return prim
 
@@ -42,3 +46,48 @@ argmax = Primitive("argmax", _arg_rule("argmax"),
                    lambda x, *, axis, index_dtype: jnp.argmax(x, axis=axis).astype(index_dtype.np_dtype))
 argmin = Primitive("argmin", _arg_rule("argmin"),
                    lambda x, *, axis, index_dtype: jnp.argmin(x, axis=axis).astype(index_dtype.np_dtype))
+
+
+def _arg_batch(prim):
+    def rule(ctx, args, dims, *, axis, index_dtype):
+        (x,), (d,) = args, dims
+        axis = batching.unbatched_axis(axis, d)
+        return prim.bind(x, axis=axis, index_dtype=index_dtype), d - (axis < d)
+    return rule
+
+
+argmax.def_batch(_arg_batch(argmax))
+argmin.def_batch(_arg_batch(argmin))
+argmax.def_vjp(no_gradient)
+argmin.def_vjp(no_gradient)
+
+
+# -- vjp rules: a reduction's cotangent is broadcast back over the reduced axes.
+def _expand_back(ct, x, axes):
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    return shape_ops.broadcast_in_dim.bind(ct, shape=x.shape, dims=kept)
+
+
+@reduce_sum.def_vjp
+def _reduce_sum_vjp(ctx, cts, primals, outs, *, axes):
+    return (_expand_back(cts[0], primals[0], axes),)
+
+
+def _chooser_vjp(ctx, cts, primals, outs, *, axes):
+    # jax's rule: the cotangent is shared equally among the elements equal to the extremum.
+    x, out = primals[0], outs[0]
+    hit = F.cast(F.equal(x, _expand_back(out, x, axes)), x.dtype)
+    share = F.div(cts[0], F.reduce_sum(hit, axes))
+    return (F.mul(hit, _expand_back(share, x, axes)),)
+
+
+reduce_max.def_vjp(_chooser_vjp)
+reduce_min.def_vjp(_chooser_vjp)
+
+
+@reduce_prod.def_vjp
+def _reduce_prod_vjp(ctx, cts, primals, outs, *, axes):
+    # prod / x: exact for nonzero inputs; an input that is exactly 0 gets nan (jax's rule,
+    # which multiplies the other elements, is not done here).
+    x = primals[0]
+    return (F.mul(_expand_back(F.mul(cts[0], outs[0]), x, axes), F.reciprocal(x)),)

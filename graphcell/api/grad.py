@@ -1,0 +1,210 @@
+"""`grad` and `value_and_grad` with MindSpore 2.10's calling conventions.
+
+    grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False)
+
+Result shapes (MINDSPORE_NOTES.md section 6):
+- an int `grad_position`, or a 1-tuple, gives a bare gradient; a longer tuple a tuple;
+- `weights` a ParameterTuple or list gives a tuple in weight order, a single Parameter a
+  bare gradient; both a position and weights give `(input_grads, weight_grads)`;
+- without `has_aux` every output is differentiated (the gradient of their sum); with it,
+  only output 0, and `grad` returns `(grads, (aux, ...))`, `value_and_grad`
+  `((out, aux, ...), grads)`;
+- `return_ids` pairs each gradient with its position or its parameter's name;
+- `sens_param`: the last argument is the cotangent of the (differentiated) output(s).
+
+Implementation: `fn` is traced as a nested trace, `passes.grad.grad_graph` builds the
+forward-and-backward graph, and `frontend.trace.inline` runs it: compiled and cached per
+input signature when called eagerly, or appended to the enclosing trace inside `jit`,
+`construct` or `vmap`. Parameter writes of `fn` (BatchNorm statistics) are applied.
+"""
+from __future__ import annotations
+
+from ..compiler.jit import config_epoch
+from ..frontend import pytree
+from ..frontend.trace import Traced, inline, trace
+from ..frontend.tracer import current_tracer
+from ..ops import functional as F
+from ..passes.grad import grad_graph
+from ..tensor import Parameter, Tensor
+
+__all__ = ["grad", "value_and_grad"]
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
+    """A function computing the gradients of `fn` (MindSpore's `mindspore.grad`)."""
+    return _GradFunction(fn, grad_position, weights, has_aux, return_ids, sens_param, with_value=False)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
+    """Like `grad`, but returns `(value, grads)` (MindSpore's `mindspore.value_and_grad`)."""
+    return _GradFunction(fn, grad_position, weights, has_aux, return_ids, sens_param, with_value=True)
+
+
+def _positions(grad_position, weights):
+    """(tuple of positions or None, whether the input gradient is bare)."""
+    if grad_position is None:
+        if weights is None:
+            raise ValueError("`grad_position` and `weight` can not be None at the same time.")
+        return None, False
+    if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
+        raise TypeError(f"grad: `grad_position` must be an int, a tuple of ints or None, got "
+                        f"{grad_position!r}")
+    if isinstance(grad_position, int):
+        return (grad_position,), True
+    positions = tuple(grad_position)
+    if not positions or not all(isinstance(p, int) and not isinstance(p, bool) for p in positions):
+        raise TypeError(f"grad: `grad_position` must be an int or a non-empty tuple of ints, got "
+                        f"{grad_position!r}")
+    return positions, len(positions) == 1
+
+
+def _weights(weights):
+    """(list of Parameters or None, whether the weight gradient is bare)."""
+    if weights is None:
+        return None, False
+    if isinstance(weights, Parameter):
+        return [weights], True
+    if isinstance(weights, (tuple, list)):
+        items = list(weights)
+        for i, w in enumerate(items):
+            if not isinstance(w, Parameter):
+                raise TypeError(f"grad: `weights[{i}]` must be a Parameter, got {type(w).__name__}")
+        return items, False
+    raise TypeError(f"grad: `weights` must be a Parameter, a ParameterTuple or a list of Parameters, "
+                    f"got {type(weights).__name__}")
+
+
+def _count_leaves(structure) -> int:
+    if structure is None:
+        return 1
+    if isinstance(structure, pytree.Static):
+        return 0
+    children = structure[2] if structure[0] is dict else structure[1]
+    return sum(_count_leaves(s) for s in children)
+
+
+class _GradFunction:
+    def __init__(self, fn, grad_position, weights, has_aux, return_ids, sens_param, with_value):
+        self.fn = fn
+        self.positions, self.bare_inputs = _positions(grad_position, weights)
+        self.weights, self.bare_weights = _weights(weights)
+        self.has_aux, self.return_ids, self.sens_param = has_aux, return_ids, sens_param
+        self.with_value = with_value
+        self.cache: dict = {}  # eager calls: signature -> (forward Traced, grad Traced, layout)
+
+    def __call__(self, *args):
+        sens = None
+        if self.sens_param:
+            if not args:
+                raise TypeError("grad with sens_param=True: the last argument must be the sens")
+            args, sens = args[:-1], args[-1]
+        positions = self._normalized_positions(args)
+        leaves, _ = pytree.flatten(args)
+        eager = current_tracer() is None
+        key = None
+        if eager:
+            structure = pytree.flatten(args)[1]
+            key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), config_epoch())
+        entry = self.cache.get(key) if eager else None
+        if entry is None:
+            entry = self._build(args, positions)
+            if eager:
+                self.cache[key] = entry
+        forward, gtraced, layout = entry
+        sens_leaves = [] if sens is None else self._sens_leaves(sens, layout["diff"], forward)
+        outs = inline(gtraced, leaves + sens_leaves)
+        n_out = len(forward.graph.user_outputs)
+        value = pytree.unflatten(forward.out_tree, list(outs[:n_out]))
+        return self._assemble(value, list(outs[n_out:]), layout, args)
+
+    # -- building ----------------------------------------------------------------------
+    def _build(self, args, positions):
+        forward = trace(self.fn, *args)
+        graph = forward.graph
+        leaves_per_arg = [len(pytree.flatten(a)[0]) for a in args]
+        starts = [sum(leaves_per_arg[:i]) for i in range(len(args))]
+        wrt, input_slots = [], []
+        for p in positions or ():
+            arg = args[p]
+            if not isinstance(arg, (Tensor, tuple, list, dict)):
+                raise TypeError(f"grad: argument {p} of {self._name()} is a {type(arg).__name__}, "
+                                "not a Tensor; only Tensor arguments can be differentiated")
+            idx = list(range(starts[p], starts[p] + leaves_per_arg[p]))
+            for i in idx:
+                if not graph.inputs[i].dtype.is_floating:
+                    raise TypeError(f"grad: argument {p} ('{graph.inputs[i].name}') of {self._name()} is "
+                                    f"{graph.inputs[i].dtype}; gradients exist only for floating-point "
+                                    "inputs (integer and bool inputs have none)")
+            input_slots.append((p, len(wrt), len(idx)))
+            wrt.extend(idx)
+        weight_slots = []  # per weight: index into the grads, or None (unused: zeros)
+        param_index = {id(p): forward.n_args + j for j, p in enumerate(forward.params)}
+        for w in self.weights or ():
+            if not w.dtype.is_floating:
+                raise TypeError(f"grad: weight '{w.name}' is {w.dtype}; gradients exist only for "
+                                "floating-point Parameters")
+            j = param_index.get(id(w))
+            weight_slots.append(None if j is None else len(wrt))
+            if j is not None:
+                wrt.append(j)
+        diff = self._differentiated_leaves(forward)
+        g = grad_graph(graph, wrt, diff, with_sens=self.sens_param, name=f"grad_{graph.name}")
+        n_grads = len(wrt)
+        flat_tree = (tuple, (None,) * (len(graph.user_outputs) + n_grads))
+        gtraced = Traced(g, forward.n_args + (len(diff) if self.sens_param else 0), forward.params,
+                         forward.captures, forward.state_params, flat_tree)
+        layout = {"inputs": input_slots, "weights": weight_slots, "diff": diff}
+        return forward, gtraced, layout
+
+    def _differentiated_leaves(self, forward):
+        n = len(forward.graph.user_outputs)
+        if not self.has_aux:
+            return tuple(range(n))
+        tree = forward.out_tree
+        if tree is None or isinstance(tree, pytree.Static) or tree[0] not in (tuple, list) or len(tree[1]) < 2:
+            raise ValueError(f"grad with has_aux=True: {self._name()} must return a tuple (out, aux, ...) "
+                             "of at least two elements")
+        return tuple(range(_count_leaves(tree[1][0])))
+
+    def _sens_leaves(self, sens, diff, forward):
+        leaves = pytree.flatten(sens)[0]
+        if len(leaves) != len(diff):
+            raise ValueError(f"grad with sens_param=True: expected {len(diff)} sens tensor(s), one per "
+                             f"differentiated output, got {len(leaves)}")
+        outs = [forward.graph.outputs[i] for i in diff]
+        return [F.broadcast_to(F.cast(s, o.dtype), o.shape) for s, o in zip(leaves, outs)]
+
+    # -- results ------------------------------------------------------------------------
+    def _assemble(self, value, grads, layout, args):
+        result = []
+        if self.positions is not None:
+            per_input = []
+            for p, start, count in layout["inputs"]:
+                _, structure = pytree.flatten(args[p])
+                g = pytree.unflatten(structure, grads[start:start + count])
+                per_input.append((p, g) if self.return_ids else g)
+            result.append(per_input[0] if self.bare_inputs else tuple(per_input))
+        if self.weights is not None:
+            per_weight = []
+            for w, slot in zip(self.weights, layout["weights"]):
+                g = F.zeros_like(w) if slot is None else grads[slot]
+                per_weight.append((w.name, g) if self.return_ids else g)
+            result.append(per_weight[0] if self.bare_weights else tuple(per_weight))
+        grads_out = result[0] if len(result) == 1 else tuple(result)
+        if self.has_aux:
+            out, aux = value[0], tuple(value[1:])
+            return ((out,) + aux, grads_out) if self.with_value else (grads_out, aux)
+        return (value, grads_out) if self.with_value else grads_out
+
+    def _normalized_positions(self, args):
+        if self.positions is None:
+            return None
+        for p in self.positions:
+            if not -len(args) <= p < len(args):
+                raise IndexError(f"grad: grad_position {p} is out of range: {self._name()} was called "
+                                 f"with {len(args)} argument(s)")
+        return tuple(p % len(args) for p in self.positions)
+
+    def _name(self) -> str:
+        return getattr(self.fn, "__name__", None) or type(self.fn).__name__
+

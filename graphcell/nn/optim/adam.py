@@ -1,0 +1,98 @@
+"""Adam and AdamWeightDecay with MindSpore's formulas (MINDSPORE_NOTES.md section 4)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops import functional as F
+from ...tensor import Parameter
+from .optimizer import Optimizer
+
+
+def _check_betas(name, beta1, beta2, eps):
+    for arg, value in (("beta1", beta1), ("beta2", beta2)):
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"For '{name}', the '{arg}' must be in range (0.0, 1.0), but got {value}")
+    if eps <= 0:
+        raise ValueError(f"For '{name}', the 'eps' must be > 0, but got {eps}")
+
+
+class Adam(Optimizer):
+    """m <- b1*m + (1-b1)*g; v <- b2*v + (1-b2)*g^2; alpha = lr*sqrt(1-b2^t)/(1-b1^t);
+    w <- w - alpha*m/(sqrt(v) + eps)  (eps is added to the *uncorrected* sqrt(v)).
+
+    use_nesterov: w <- w - alpha*(b1*m + (1-b1)*g)/(sqrt(v) + eps).
+    use_amsgrad: vhat <- max(vhat, v); w <- w - alpha*m/(sqrt(vhat) + eps); it ignores
+    use_nesterov, as MindSpore does.
+    State: `beta1_power`, `beta2_power` (scalars holding b^t), `moment1.<p>`, `moment2.<p>`
+    and, with amsgrad, `vhat.<p>`."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        _check_betas("Adam", beta1, beta2, eps)
+        self.beta1, self.beta2, self.eps = float(beta1), float(beta2), float(eps)
+        self.use_nesterov, self.use_amsgrad = bool(use_nesterov), bool(use_amsgrad)
+        self.beta1_power = Parameter(np.array(1.0, np.float32), name="beta1_power", requires_grad=False)
+        self.beta2_power = Parameter(np.array(1.0, np.float32), name="beta2_power", requires_grad=False)
+        self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
+        self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
+        if self.use_amsgrad:
+            self.vhat = self.parameters.clone(prefix="vhat", init="zeros")
+
+    def construct(self, gradients):
+        grads = self.prepare_gradients(gradients)
+        lr = self.get_lr()
+        b1, b2 = self.beta1, self.beta2
+        beta1_power = F.mul(self.beta1_power, b1)
+        beta2_power = F.mul(self.beta2_power, b2)
+        F.assign(self.beta1_power, beta1_power)
+        F.assign(self.beta2_power, beta2_power)
+        alpha = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+        vhats = self.vhat if self.use_amsgrad else (None,) * len(grads)
+        for p, g, m, v, vhat in zip(self.parameters, grads, self.moment1, self.moment2, vhats):
+            m_new = F.add(F.mul(m, b1), F.mul(g, 1.0 - b1))
+            v_new = F.add(F.mul(v, b2), F.mul(F.square(g), 1.0 - b2))
+            F.assign(m, m_new)
+            F.assign(v, v_new)
+            if self.use_amsgrad:
+                v_new = F.maximum(vhat, v_new)
+                F.assign(vhat, v_new)
+                direction = m_new
+            elif self.use_nesterov:
+                direction = F.add(F.mul(m_new, b1), F.mul(g, 1.0 - b1))
+            else:
+                direction = m_new
+            update = F.div(direction, F.add(F.sqrt(v_new), self.eps))
+            F.assign(p, F.sub(p, F.mul(update, alpha)))
+
+
+class AdamWeightDecay(Optimizer):
+    """Adam without bias correction and with decoupled weight decay:
+    w <- w - lr*(m/(sqrt(v) + eps) + weight_decay*w) (decay only for names without
+    'beta'/'gamma'). State: `adam_m.<p>`, `adam_v.<p>`."""
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        _check_betas("AdamWeightDecay", beta1, beta2, eps)
+        self.beta1, self.beta2, self.eps = float(beta1), float(beta2), float(eps)
+        self.moments1 = self.parameters.clone(prefix="adam_m", init="zeros")
+        self.moments2 = self.parameters.clone(prefix="adam_v", init="zeros")
+
+    def construct(self, gradients):
+        grads = self.prepare_gradients(gradients)
+        lr = self.get_lr()
+        b1, b2 = self.beta1, self.beta2
+        for p, g, m, v, decay in zip(self.parameters, grads, self.moments1, self.moments2, self.decay_flags):
+            m_new = F.add(F.mul(m, b1), F.mul(g, 1.0 - b1))
+            v_new = F.add(F.mul(v, b2), F.mul(F.square(g), 1.0 - b2))
+            F.assign(m, m_new)
+            F.assign(v, v_new)
+            update = F.div(m_new, F.add(F.sqrt(v_new), self.eps))
+            if decay and self.weight_decay > 0:
+                update = F.add(update, F.mul(p, self.weight_decay))
+            F.assign(p, F.sub(p, F.mul(update, lr)))
+
+
+AdamW = AdamWeightDecay

@@ -1,0 +1,142 @@
+"""`Optimizer`: the base of MindSpore-style optimizers, called as `optimizer(grads)`.
+
+An optimizer is a Cell (auto_prefix=False) whose `construct` updates its Parameters with
+`ops.assign`, so the same code runs eagerly, inside `jit`/`construct`, and under `vmap` of a
+CellList (where each member's learning rate and state are stacked like its weights). All
+state lives in Parameters, so `save_checkpoint(optimizer, ...)` saves it.
+
+Each call does, in MindSpore's order (MINDSPORE_NOTES.md section 4):
+1. g <- g + weight_decay * w for weights whose name (at build) contains neither 'beta' nor
+   'gamma' (optimizers with decoupled decay skip this);
+2. g <- g / loss_scale;
+3. lr = learning_rate: the scalar, `table[global_step]` for a list, or `schedule(global_step)`;
+   a dynamic learning rate then advances `global_step` (an int32 [1] Parameter);
+4. the optimizer's own update.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...frontend.tracer import current_tracer
+from ...ops import functional as F
+from ...tensor import Parameter, ParameterTuple, Tensor
+from ..cell import Cell
+
+
+class Optimizer(Cell):
+    """Base class: holds `parameters` (a ParameterTuple), `learning_rate` and `global_step`."""
+
+    decoupled_weight_decay = False  # AdamWeightDecay applies its decay in the update instead
+
+    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(auto_prefix=False)
+        name = type(self).__name__
+        params = self._check_params(parameters)
+        if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or weight_decay < 0:
+            raise ValueError(f"For '{name}', the 'weight_decay' must be a float >= 0, but got {weight_decay!r}")
+        if isinstance(loss_scale, bool) or not isinstance(loss_scale, numbers.Real) or loss_scale <= 0:
+            raise ValueError(f"For '{name}', the 'loss_scale' must be a float > 0, but got {loss_scale!r}")
+        self.parameters = ParameterTuple(params)
+        self.weight_decay = float(weight_decay)
+        self.loss_scale = float(loss_scale)
+        # MindSpore's default decay filter, applied to the names the weights have now.
+        self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
+        self.dynamic_lr = self._init_learning_rate(learning_rate)
+        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
+
+    # -- construction helpers ---------------------------------------------------------------
+    def _check_params(self, parameters) -> list:
+        name = type(self).__name__
+        if isinstance(parameters, Parameter):
+            raise TypeError(f"For '{name}', the 'params' should be a list or ParameterTuple of Parameters, "
+                            "got a single Parameter")
+        params = list(parameters)
+        if not params:
+            raise ValueError(f"For '{name}', the 'params' should not be empty.")
+        for i, p in enumerate(params):
+            if isinstance(p, dict):
+                raise NotImplementedError(f"For '{name}', parameter groups (dicts in 'params') are not "
+                                          "supported yet")
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{name}', params[{i}] should be a Parameter, got {type(p).__name__}")
+        return params
+
+    def _init_learning_rate(self, lr) -> bool:
+        from ..learning_rate_schedule import LearningRateSchedule
+        name = type(self).__name__
+        if isinstance(lr, LearningRateSchedule):
+            self.learning_rate = lr
+            return True
+        if isinstance(lr, Tensor) and lr.ndim == 0 or isinstance(lr, numbers.Real) and not isinstance(lr, bool):
+            value = float(lr)
+            if value < 0:
+                raise ValueError(f"For '{name}', the 'learning_rate' must be >= 0, but got {value}")
+            self.learning_rate = Parameter(np.array(value, np.float32), name="learning_rate", requires_grad=False)
+            return False
+        if isinstance(lr, (list, tuple)) or isinstance(lr, Tensor) and lr.ndim == 1:
+            table = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, np.float32)
+            if table.size == 0:
+                raise ValueError(f"For '{name}', the 'learning_rate' list must not be empty")
+            self.learning_rate = Parameter(table, name="learning_rate", requires_grad=False)
+            return True
+        raise TypeError(f"For '{name}', the 'learning_rate' should be a float, a list, a 0-D or 1-D Tensor "
+                        f"or a LearningRateSchedule, but got {type(lr).__name__}")
+
+    # -- the steps every optimizer shares ---------------------------------------------------
+    def prepare_gradients(self, gradients) -> tuple:
+        """Checks the gradients' structure, then applies weight decay and loss scaling."""
+        grads = self._check_gradients(gradients)
+        if self.weight_decay > 0 and not self.decoupled_weight_decay:
+            grads = tuple(F.add(g, F.mul(p, self.weight_decay)) if flag else g
+                          for g, p, flag in zip(grads, self.parameters, self.decay_flags))
+        if self.loss_scale != 1.0:
+            grads = tuple(F.div(g, self.loss_scale) for g in grads)
+        return grads
+
+    def _check_gradients(self, gradients) -> tuple:
+        name, params = type(self).__name__, self.parameters
+        if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
+            raise TypeError(f"For '{name}', the gradients should be a tuple with one Tensor per parameter "
+                            f"({len(params)}), but got {type(gradients).__name__}")
+        if len(gradients) != len(params):
+            raise ValueError(f"For '{name}', got {len(gradients)} gradients for {len(params)} parameters "
+                             f"({', '.join(p.name for p in params)})")
+        out = []
+        for g, p in zip(gradients, params):
+            if not isinstance(g, Tensor):
+                raise TypeError(f"For '{name}', the gradient of parameter '{p.name}' should be a Tensor, "
+                                f"but got {type(g).__name__}")
+            if tuple(g.shape) != tuple(p.shape):
+                raise ValueError(f"For '{name}', the gradient of parameter '{p.name}' has shape "
+                                 f"{list(g.shape)}, but the parameter has shape {list(p.shape)}")
+            out.append(F.cast(g, p.dtype))
+        return tuple(out)
+
+    def get_lr(self):
+        """This step's learning rate (a scalar); advances `global_step` if it is dynamic."""
+        lr = self.learning_rate
+        if isinstance(lr, Cell):
+            lr = F.reshape(lr(self.global_step), ())
+        elif lr.ndim == 1:
+            self._check_lr_index()
+            lr = F.reshape(F.gather(lr, self.global_step, 0), ())
+        if self.dynamic_lr:
+            F.assign(self.global_step, F.add(self.global_step, 1))
+        return lr
+
+    def _check_lr_index(self):
+        """MindSpore raises when the steps outrun a list learning rate. The check needs the
+        step's value, so it runs eagerly; inside a compiled step (jit, vmap) an index past
+        the end clips, and the last entry is used again."""
+        if current_tracer() is not None or self.global_step.is_symbolic:
+            return
+        n, step = self.learning_rate.shape[0], int(self.global_step.asnumpy()[0])
+        if step >= n:
+            raise RuntimeError(f"For '{type(self).__name__}', step {step} needs learning_rate[{step}], but the "
+                               f"'learning_rate' list has only {n} entries. (MindSpore: For 'Gather', the "
+                               f"'input_indices' should be in the range [0, {n}), but got {step})")
+
+    def construct(self, gradients):
+        raise NotImplementedError(f"{type(self).__name__} must define construct(gradients)")
