@@ -24,7 +24,8 @@ from ..passes.vmap import RANDOMNESS, vmap_graph
 from ..tensor import Tensor
 
 
-def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy: str | None = None):
+def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy: str | None = None,
+         devices=None):
     """Vectorizes `fn` (a function, a Cell, or an `nn.CellList` ensemble) over an axis.
 
     in_axes / out_axes: an int (every argument / output), None (unmapped; a single None only
@@ -32,14 +33,18 @@ def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy
     randomness: "different" (members draw independent random numbers), "same", or "error".
     conv_strategy: force the lowering of convolutions with per-member weights: "grouped",
     "unrolled" or "wide" (default: the context's `conv_strategy`, else chosen by N and batch).
+    devices: where to split the mapped axis (an int: the first k devices, or a list of jax
+    devices). A CellList ensemble is split over all visible devices by default; a plain function
+    only when devices is given. `set_context(ensemble_sharding=False)` turns splitting off.
+    See graphcell/parallel.py.
     """
-    return VmapFunction(fn, in_axes, out_axes, randomness, conv_strategy)
+    return VmapFunction(fn, in_axes, out_axes, randomness, conv_strategy, devices)
 
 
 class VmapFunction:
     """The callable `vmap` returns; caches one vmapped graph per input signature."""
 
-    def __init__(self, fn, in_axes, out_axes, randomness, conv_strategy):
+    def __init__(self, fn, in_axes, out_axes, randomness, conv_strategy, devices=None):
         from ..nn.cell import CellList
         if randomness not in RANDOMNESS:
             raise ValueError(f"vmap: randomness must be one of {', '.join(RANDOMNESS)}, got {randomness!r}")
@@ -52,6 +57,7 @@ class VmapFunction:
             if spec is None and self.ensemble is None:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
         self.cache: dict = {}
+        self.devices, self._meshes = devices, {}  # axis size -> ensemble mesh (issue 10)
 
     @property
     def cache_size(self) -> int:
@@ -67,6 +73,7 @@ class VmapFunction:
         axis_size = self._axis_size(leaves, axes, args)
         if self.ensemble is not None:
             self.ensemble.ensure_home()
+        leaves = self._place(leaves, axes, axis_size)
         from ..compiler.jit import config_epoch
         from ..context import get_context
         strategy = self.conv_strategy or _context_strategy()
@@ -79,6 +86,24 @@ class VmapFunction:
             if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
                 self.cache[key] = traced
         return inline(traced, leaves)
+
+    # -- placement on several devices (issue 10) ----------------------------------------------
+    def _place(self, leaves, axes, axis_size):
+        """Splits the stacked parameters and the mapped inputs over the `ensemble` mesh; GSPMD
+        then runs each device's share of the members. A no-op with one device."""
+        from ..parallel import ensemble_mesh, ensemble_sharding, place, sharding_enabled
+        if not sharding_enabled() or (self.ensemble is None and self.devices is None):
+            return leaves
+        if axis_size not in self._meshes:
+            self._meshes[axis_size] = ensemble_mesh(self.devices, axis_size)
+        mesh = self._meshes[axis_size]
+        if mesh is None:
+            return leaves
+        if self.ensemble is not None:
+            self.ensemble.place(mesh)
+        return [t if ax is None or t.is_symbolic else
+                Tensor._wrap(place(t._payload, ensemble_sharding(mesh, t.ndim, ax)))
+                for t, ax in zip(leaves, axes)]
 
     # -- checks ------------------------------------------------------------------------------
     def _axis_size(self, leaves, axes, args) -> int:

@@ -81,6 +81,7 @@ class Ensemble:
             self.slots.append(slot)
             self._slot_of[id(p0)] = slot
         self.owns = False
+        self.mesh = None  # set by place(): the 1-D `ensemble` mesh the stacks are split over
         self._adopt(arrays)
 
     def __len__(self):
@@ -90,6 +91,17 @@ class Ensemble:
         """The stacked Parameter standing for a member-0 Parameter (None: not a member's)."""
         slot = self._slot_of.get(id(member0_param))
         return None if slot is None else slot.stacked
+
+    def place(self, mesh) -> None:
+        """Splits every stack's axis 0 over `mesh` (None: leaves them where they are), so each
+        device holds its share of the members (issue 10; see graphcell/parallel.py)."""
+        from ..parallel import ensemble_sharding, place
+        self.mesh = mesh
+        if mesh is None:
+            return
+        for slot in self.slots:
+            array = slot.stacked._payload
+            slot.stacked._payload = place(array, ensemble_sharding(mesh, array.ndim))
 
     def _current_stacks(self) -> list:
         return [jnp.stack([jnp.asarray(ps[j]._payload) for ps in self.member_params])
@@ -105,6 +117,7 @@ class Ensemble:
         from ..compiler.jit import bump_config_epoch
         for slot, array in zip(self.slots, arrays):
             slot.stacked._payload = array
+        self.place(self.mesh)  # re-adopted stacks go back onto the ensemble mesh
         for i, params in enumerate(self.member_params):
             for slot, p in zip(self.slots, params):
                 old = p._home

@@ -79,18 +79,21 @@ def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
 def inline(traced: Traced, args: list[Tensor]):
     """Runs a traced graph on Tensors: appended to the active trace, or compiled and run
     eagerly. Parameter writes in the graph are applied. Returns the rebuilt outputs."""
-    from ..ops.functional import assign
     tracer = current_tracer()
     inputs = traced.input_tensors(args)
+    n_user = len(traced.graph.outputs) - len(traced.state_params)
     if tracer is None:
         from ..compiler.jit import run_graph
         outs = run_graph(traced, inputs)
+        # The graph's types guarantee each new value's shape and dtype: write the arrays
+        # straight back (this runs once per training step, for every optimizer state).
+        for param, new in zip(traced.state_params, outs[n_user:]):
+            param._payload = new._payload
     else:
-        values = [tracer.lift(t) for t in inputs]
         from ..ir.core import replay
+        values = [tracer.lift(t) for t in inputs]
         out_values = replay(traced.graph, tracer, values)
         outs = [Tensor._symbolic(v) for v in out_values]
-    n_user = len(outs) - len(traced.state_params)
-    for param, new in zip(traced.state_params, outs[n_user:]):
-        assign(param, new)
+        for param, new in zip(traced.state_params, out_values[n_user:]):
+            tracer.state[id(param)] = (param, new)
     return pytree.unflatten(traced.out_tree, outs[:n_user])
