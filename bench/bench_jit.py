@@ -12,25 +12,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from common import median_ms, table
+from common import jax_lenet, median_ms, table
 
 import graphcell as ms
 from tests.models.lenet import LeNet5
-
-
-def jax_lenet(params, x):
-    def conv(x, w):
-        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID")
-
-    def pool(x):
-        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
-
-    x = pool(jax.nn.relu(conv(x, params["conv1.weight"])))
-    x = pool(jax.nn.relu(conv(x, params["conv2.weight"])))
-    x = x.reshape(x.shape[0], -1)
-    x = jax.nn.relu(x @ params["fc1.weight"].T + params["fc1.bias"])
-    x = jax.nn.relu(x @ params["fc2.weight"].T + params["fc2.bias"])
-    return x @ params["fc3.weight"].T + params["fc3.bias"]
 
 
 def main():

@@ -26,10 +26,11 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
 from graphcell.api.grad import grad  # noqa: E402
-from bench.common import median_ms, table  # noqa: E402
+from bench.common import jax_lenet, median_ms, table  # noqa: E402
 from tests.models.lenet import LeNet5  # noqa: E402
 
 BATCH = 32
@@ -55,18 +56,7 @@ class TrainOneStepNet(nn.Cell):
 
 # -- plain jax ----------------------------------------------------------------------------------
 def jax_loss(p, x, y):
-    def conv(x, w):
-        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID")
-
-    def pool(x):
-        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
-
-    x = pool(jax.nn.relu(conv(x, p["conv1.weight"])))
-    x = pool(jax.nn.relu(conv(x, p["conv2.weight"])))
-    x = x.reshape(x.shape[0], -1)
-    x = jax.nn.relu(x @ p["fc1.weight"].T + p["fc1.bias"])
-    x = jax.nn.relu(x @ p["fc2.weight"].T + p["fc2.bias"])
-    logp = jax.nn.log_softmax(x @ p["fc3.weight"].T + p["fc3.bias"])
+    logp = jax.nn.log_softmax(jax_lenet(p, x))
     return -jnp.mean(jnp.take_along_axis(logp, y[:, None], 1))
 
 

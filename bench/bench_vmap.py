@@ -27,6 +27,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench.common import jax_lenet as lenet  # noqa: E402
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
 from graphcell.compiler.jit import compiled_fn  # noqa: E402
@@ -36,21 +37,6 @@ NAMES = ["conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias", "fc2.weight",
 
 
 # -- the peers, in plain jax --------------------------------------------------------------------
-def lenet(p, x):
-    def conv(x, w):
-        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID")
-
-    def pool(x):
-        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
-
-    x = pool(jax.nn.relu(conv(x, p["conv1.weight"])))
-    x = pool(jax.nn.relu(conv(x, p["conv2.weight"])))
-    x = x.reshape(x.shape[0], -1)
-    x = jax.nn.relu(x @ p["fc1.weight"].T + p["fc1.bias"])
-    x = jax.nn.relu(x @ p["fc2.weight"].T + p["fc2.bias"])
-    return x @ p["fc3.weight"].T + p["fc3.bias"]
-
-
 def peers(params: list[dict]):
     single = jax.jit(lenet)
     unrolled = jax.jit(lambda ps, x: jnp.stack([lenet(p, x) for p in ps]))

@@ -64,3 +64,22 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.3f}" if v < 10 else f"{v:.1f}"
     return str(v)
+
+
+def jax_lenet(p, x):
+    """LeNet5 in plain jax, parameters keyed by MindSpore's names: the peer every bench uses."""
+    import jax
+    import jax.numpy as jnp
+
+    def conv(x, w):
+        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID")
+
+    def pool(x):
+        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    x = pool(jax.nn.relu(conv(x, p["conv1.weight"])))
+    x = pool(jax.nn.relu(conv(x, p["conv2.weight"])))
+    x = x.reshape(x.shape[0], -1)
+    x = jax.nn.relu(x @ p["fc1.weight"].T + p["fc1.bias"])
+    x = jax.nn.relu(x @ p["fc2.weight"].T + p["fc2.bias"])
+    return x @ p["fc3.weight"].T + p["fc3.bias"]
