@@ -103,3 +103,209 @@ def test_unknown_activation_lists_known_ones():
 def test_set_context_rejects_bad_values():
     with pytest.raises(ValueError, match="backend must be 'xla' or 'onnx'"):
         ms.set_context(backend="tpu")
+
+
+# ---- vmap ------------------------------------------------------------------------------------------
+
+
+def test_vmap_in_axis_out_of_range_names_the_axis_and_rank():
+    with pytest.raises(RuntimeError, match=r"The axis: 2 in 'in_axes' is out of bounds for array of dimension \[-2,2\)"):
+        ms.vmap(lambda a: a * 2, in_axes=2)(x_of(3, 4))
+
+
+def test_vmap_mismatched_axis_sizes_names_both_arguments():
+    with pytest.raises(RuntimeError, match=r"should be equal, but got 3 and 5.*3 \(argument 0\) and 5 \(argument 1\)"):
+        ms.vmap(lambda a, b: a + b, in_axes=(0, 0))(x_of(3, 4), x_of(5, 4))
+
+
+def test_vmap_in_axes_structure_mismatch_gives_both_counts():
+    with pytest.raises(RuntimeError, match=r"'in_axes' is a tuple or list, and its size must be equal to the number "
+                                           r"of arguments of 'fn': 2, but got size: 3"):
+        ms.vmap(lambda a, b: a + b, in_axes=(0, 0, 0))(x_of(3, 4), x_of(3, 4))
+
+
+class _Head(nn.Cell):
+    def __init__(self, out):
+        super().__init__()
+        self.fc = nn.Dense(4, out)
+
+    def construct(self, x):
+        return self.fc(x)
+
+
+def test_vmap_celllist_of_differing_architectures_names_the_parameter_and_shapes():
+    with pytest.raises(RuntimeError, match=r"shape in each cell should be consistent.*fc\.weight.*"
+                                           r"member 0: \[2, 4\], member 1: \[3, 4\]"):
+        ms.vmap(nn.CellList([_Head(2), _Head(3)]), in_axes=None)(x_of(3, 4))
+
+
+# ---- control flow and grad -------------------------------------------------------------------------
+
+
+def _with_try(x):
+    try:
+        y = x * 2
+    finally:
+        pass
+    if y.sum() > 0:
+        return y
+    return -y
+
+
+def test_try_around_traced_code_names_the_function_and_the_fix():
+    from graphcell.frontend.ast_transform import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match=r"test_errors\.py:\d+: `try` statement in '_with_try'.*"
+                                                     r"Move the try/except outside the compiled function"):
+        ms.jit(_with_try)(x_of(2))
+
+
+def test_grad_of_integer_input_names_the_argument():
+    def square_sum(a):
+        return (a * a).sum()
+    with pytest.raises(TypeError, match=r"grad: argument 0 \('a'\) of square_sum is Int32; gradients exist only "
+                                        r"for floating-point inputs"):
+        ms.grad(square_sum)(Tensor(np.ones(3, np.int32)))
+
+
+# ---- checkpoints and ONNX files --------------------------------------------------------------------
+
+
+def _lenet_ckpt():
+    from tests.conftest import GOLDEN
+    return str(GOLDEN / "net0.ckpt")
+
+
+def test_checkpoint_for_another_model_names_the_parameters_and_leaves_the_net_unchanged():
+    net = _Head(2)
+    before = net.fc.weight.asnumpy().copy()
+    from graphcell.train._param_load import ParameterLoadError
+    with pytest.raises(ParameterLoadError, match=r"(?s)fc\.weight: not in the checkpoint.*fc\.bias: not in the checkpoint.*"
+                           r"saved from the same network architecture"):
+        ms.load_checkpoint(_lenet_ckpt(), net=net, strict_load=True)
+    np.testing.assert_array_equal(net.fc.weight.asnumpy(), before)
+
+
+def test_checkpoint_with_other_shapes_lists_both_shapes():
+    class Wide(nn.Cell):   # LeNet's names, other sizes
+        def __init__(self):
+            super().__init__()
+            self.fc3 = nn.Dense(84, 7)
+
+        def construct(self, x):
+            return self.fc3(x)
+    with pytest.raises(RuntimeError, match=r"(?s)fc3\.weight: the network has shape \(7, 84\), the checkpoint has shape \(10, 84\).*"
+                                             r"same network architecture"):
+        ms.load_checkpoint(_lenet_ckpt(), net=Wide())
+
+
+@pytest.mark.parametrize("suffix", ["ckpt", "safetensors"])
+def test_truncated_checkpoint_names_the_file(tmp_path, suffix):
+    from tests.conftest import GOLDEN
+    path = tmp_path / f"cut.{suffix}"
+    path.write_bytes((GOLDEN / f"net0.{suffix}").read_bytes()[:100])
+    with pytest.raises(ValueError, match=rf"cut\.{suffix}.*It may be truncated or corrupt"):
+        ms.load_checkpoint(str(path))
+
+
+def test_corrupt_onnx_file_names_the_file_and_the_fix(tmp_path):
+    from graphcell.runtime.session import OnnxModelError, Session
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"\x08\x07\x12\x05hello this is not a model")
+    with pytest.raises(OnnxModelError, match=r"broken\.onnx.*truncated or corrupt; re-export it"):
+        Session(str(path), providers=["cpu"])
+
+
+def test_missing_execution_provider_with_strict_says_how_to_fix():
+    import onnxruntime as ort
+    from graphcell.runtime import Session
+    from tests.conftest import GOLDEN
+    if "MIGraphXExecutionProvider" in ort.get_available_providers():
+        pytest.skip("this onnxruntime has MIGraphX")
+    with pytest.raises(RuntimeError, match=r"none of \['MIGraphXExecutionProvider'\] is available.*"
+                                           r"pass strict=False to fall back to CPU"):
+        Session(str(GOLDEN / "net0_mindspore.onnx"), providers=["migraphx"], strict=True)
+
+
+@pytest.mark.parametrize("shape, dtype, message", [
+    ((3, 1, 28, 28), np.float32, r"input 'x' has shape \[3, 1, 28, 28\], the model expects float32\[3,1,32,32\]"),
+    ((3, 1, 32, 32), np.float64, r"input 'x' is float64\[3,1,32,32\], the model expects float32\[3,1,32,32\]"),
+])
+def test_wrong_input_to_an_onnx_session_names_the_input(shape, dtype, message):
+    from graphcell.runtime import Session, SessionInputError
+    from tests.conftest import GOLDEN
+    sess = Session(str(GOLDEN / "net0_mindspore.onnx"), providers=["cpu"])
+    with pytest.raises(SessionInputError, match=r"net0_mindspore\.onnx: " + message):
+        sess(np.zeros(shape, dtype))
+
+
+# ---- the command line ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bogus"], r"invalid choice: 'bogus' \(choose from 'dump', 'export', 'run'"),
+    (["run"], r"the following arguments are required: MODEL\.onnx, --input \(see graphcell run --help\)"),
+])
+def test_cli_misuse_exits_2_with_usage(argv, message, capsys):
+    from graphcell.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert __import__("re").search(message, capsys.readouterr().err)
+
+
+def test_cli_corrupt_onnx_file_returns_2_naming_it(tmp_path, capsys):
+    from graphcell.cli import main
+    model, x = tmp_path / "bad.onnx", tmp_path / "x.npy"
+    model.write_bytes(b"not onnx")
+    np.save(x, np.zeros((1, 4), np.float32))
+    assert main(["run", str(model), "--input", str(x), "--provider", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.onnx" in err and "truncated or corrupt" in err, err
+
+
+# ---- set_context(check_finite=True) ----------------------------------------------------------------
+
+
+class _Log(nn.Cell):
+    def construct(self, x):
+        return ms.ops.log(x)                                   # NaN for negative inputs
+
+
+class _LogNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3)
+        self.inner = _Log()
+
+    def construct(self, x):
+        return self.inner(self.fc(x) - 1000.0) * 2.0
+
+
+@pytest.fixture
+def check_finite_on():
+    ms.set_context(check_finite=True)
+    yield
+    ms.set_context(check_finite=False)
+
+
+def test_check_finite_names_the_first_op_its_cell_and_line(check_finite_on):
+    import re
+    with pytest.raises(FloatingPointError) as e:
+        ms.jit(_LogNet())(x_of(2, 3))
+    message = str(e.value)
+    # The log, not the later multiply that merely propagates the NaN.
+    assert re.search(r"log produced NaN in Cell 'inner' at .*test_errors\.py:\d+", message), message
+    assert "mul" not in message.split(";")[0] and "check_finite=False" in message
+
+
+def test_check_finite_off_lets_nan_through():
+    out = ms.jit(_LogNet())(x_of(2, 3)).asnumpy()
+    assert np.isnan(out).all()
+
+
+def test_check_finite_on_passes_finite_results_unchanged(check_finite_on):
+    net = _LogNet()
+    net.fc.weight.set_data(Tensor(np.eye(3, dtype=np.float32)))   # fc(x) = x + bias: log's input > 0
+    x = Tensor(np.full((2, 3), 2000.0, np.float32))
+    expected = 2.0 * np.log(x.asnumpy() @ net.fc.weight.asnumpy().T + net.fc.bias.asnumpy() - 1000.0)
+    np.testing.assert_allclose(ms.jit(net)(x).asnumpy(), expected, rtol=1e-5)

@@ -17,6 +17,10 @@ from ..frontend.tracer import current_tracer
 from ..tensor import Tensor
 
 _CONFIG_EPOCH = [0]
+# Which Cells are in training mode, as a hashable key. Kept apart from the epoch counter so that
+# toggling set_train(False)/set_train(True) (eval between epochs) returns to the earlier key and
+# reuses the graphs compiled for it, instead of recompiling after every switch.
+_TRAIN_STATE: list = [frozenset()]
 
 
 def bump_config_epoch() -> None:
@@ -24,8 +28,14 @@ def bump_config_epoch() -> None:
     _CONFIG_EPOCH[0] += 1
 
 
-def config_epoch() -> int:
-    return _CONFIG_EPOCH[0]
+def set_train_state(key) -> None:
+    """Records the current training-mode key (see Cell.set_train)."""
+    _TRAIN_STATE[0] = key
+
+
+def config_epoch() -> tuple:
+    """Part of every jit cache key: the structural epoch and the training-mode key."""
+    return (_CONFIG_EPOCH[0], _TRAIN_STATE[0])
 
 
 def compiled_fn(traced: Traced):
@@ -48,6 +58,10 @@ def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
         outs = run_traced_onnx(traced, arrays)
     else:
         outs = compiled_fn(traced)(*arrays)
+    from ..context import _CONTEXT  # lazy: context imports this module
+    if _CONTEXT["check_finite"]:    # off: one dict lookup per call
+        from .check_finite import check_outputs
+        check_outputs(traced, arrays, outs)
     return [Tensor._wrap(a) for a in outs]
 
 

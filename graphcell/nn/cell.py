@@ -8,13 +8,17 @@ their current names.
 """
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import Iterator
 
-from ..compiler.jit import Jit, bump_config_epoch
+from ..compiler.jit import Jit, bump_config_epoch, set_train_state
 from ..frontend.ast_transform import converted
 from ..frontend.tracer import current_tracer, scope
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
+
+# Cells that set_train put in training mode (the default is False), for the jit cache key.
+_TRAINING_CELLS: "weakref.WeakSet[Cell]" = weakref.WeakSet()
 
 
 class Cell:
@@ -132,7 +136,10 @@ class Cell:
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
-        bump_config_epoch()
+            (_TRAINING_CELLS.add if mode else _TRAINING_CELLS.discard)(cell)
+        # the jit key follows the set of training Cells (not a fresh epoch), so switching back
+        # to an earlier mode reuses the graphs already compiled for it
+        set_train_state(frozenset(id(c) for c in _TRAINING_CELLS))
         return self
 
     def set_grad(self, requires_grad: bool = True) -> "Cell":

@@ -14,7 +14,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-__all__ = ["Session", "SessionInputError", "PROVIDERS", "run_traced_onnx"]
+__all__ = ["Session", "SessionInputError", "OnnxModelError", "PROVIDERS", "run_traced_onnx"]
 
 # Short names for onnxruntime's execution providers.
 PROVIDERS = {
@@ -52,6 +52,10 @@ class SessionInputError(ValueError):
     """An input does not match what the model declares; the message names it."""
 
 
+class OnnxModelError(ValueError):
+    """onnxruntime could not load the model (corrupt, truncated or not ONNX); the message names the file."""
+
+
 def provider_name(name: str) -> str:
     full = PROVIDERS.get(str(name).lower(), name)
     if not str(full).endswith("ExecutionProvider"):
@@ -84,7 +88,9 @@ class Session:
         usable = [p for p in wanted if p in available]
         if not usable:
             if strict:
-                raise RuntimeError(f"Session: none of {wanted} is available (onnxruntime has {available})")
+                raise RuntimeError(f"Session: none of {wanted} is available (onnxruntime has {available}); "
+                                   "install the onnxruntime build that has it (e.g. onnxruntime-gpu for CUDA), "
+                                   "or pass strict=False to fall back to CPU")
             usable = ["CPUExecutionProvider"]
         options = ort.SessionOptions()
         if intra_op_num_threads is not None:
@@ -102,14 +108,20 @@ class Session:
             source = path_or_model.SerializeToString()
         elif isinstance(path_or_model, os.PathLike):
             source = os.fspath(path_or_model)
-        self._sess = ort.InferenceSession(source, sess_options=options, providers=usable)
+        if isinstance(source, str) and not os.path.isfile(source):
+            raise FileNotFoundError(f"Session: no model file {source!r}; export one with graphcell.export(...)")
+        try:
+            self._sess = ort.InferenceSession(source, sess_options=options, providers=usable)
+        except Exception as e:  # onnxruntime's InvalidProtobuf/InvalidGraph/Fail...: name the file instead
+            raise OnnxModelError(f"Session: cannot load {self.name!r}: {e}. Is it an ONNX model? It may be "
+                                 "truncated or corrupt; re-export it with graphcell.export(...)") from None
         self.providers = self._sess.get_providers()
         self.provider = self.providers[0]
         if self.provider != wanted[0]:
             message = (f"Session: {wanted[0]} is not available; running on {self.provider}"
                        + (f" (onnxruntime has {available})" if self.provider == "CPUExecutionProvider" else ""))
             if strict:
-                raise RuntimeError(message)
+                raise RuntimeError(message + "; pass strict=False to accept the fallback")
             warnings.warn(message, RuntimeWarning, stacklevel=2)
         self.inputs = [(i.name, tuple(i.shape), _NP_OF_ORT.get(i.type, i.type)) for i in self._sess.get_inputs()]
         self.outputs = [o.name for o in self._sess.get_outputs()]

@@ -8,6 +8,11 @@ from ._param_load import ParameterLoadError
 from .serialization import (extract_member, load_checkpoint, load_param_into_net, save_checkpoint,
                             stack_checkpoints)
 from .torch_import import load_torch_state_dict
+from .callback import (Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar, RunContext,
+                       TimeMonitor)
+from .model import Model
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
-           "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError"]
+           "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError",
+           "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
+           "ProgressBar"]

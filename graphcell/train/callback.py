@@ -1,0 +1,317 @@
+"""Training callbacks with MindSpore's hooks: `Callback`, `RunContext`, `LossMonitor`,
+`TimeMonitor`, `ModelCheckpoint` + `CheckpointConfig`, and a terminal `ProgressBar`.
+
+`Model.train` calls, in order: on_train_begin, then per epoch on_train_epoch_begin,
+(on_train_step_begin, on_train_step_end) per step, on_train_epoch_end, and finally on_train_end.
+As in MindSpore, the new hooks call the older names by default (on_train_begin -> begin,
+on_train_epoch_begin -> epoch_begin, on_train_step_begin -> step_begin, on_train_step_end ->
+step_end, on_train_epoch_end -> epoch_end, on_train_end -> end), so a callback may override either.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+__all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
+           "ProgressBar"]
+
+
+class RunContext:
+    """What a callback sees: `original_args()` returns the cb_params namespace (train_network,
+    epoch_num, batch_num, cur_epoch_num, cur_step_num, net_outputs, ...); `request_stop()` ends
+    training after the current step."""
+
+    def __init__(self, cb_params):
+        self._cb_params = cb_params
+        self._stop_requested = False
+
+    def original_args(self):
+        return self._cb_params
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    def get_stop_requested(self) -> bool:
+        return self._stop_requested
+
+
+class Callback:
+    """Base class; every hook does nothing unless overridden."""
+
+    # the older names, called by the newer hooks
+    def begin(self, run_context): pass
+    def epoch_begin(self, run_context): pass
+    def epoch_end(self, run_context): pass
+    def step_begin(self, run_context): pass
+    def step_end(self, run_context): pass
+    def end(self, run_context): pass
+
+    def on_train_begin(self, run_context): self.begin(run_context)
+    def on_train_epoch_begin(self, run_context): self.epoch_begin(run_context)
+    def on_train_step_begin(self, run_context): self.step_begin(run_context)
+    def on_train_step_end(self, run_context): self.step_end(run_context)
+    def on_train_epoch_end(self, run_context): self.epoch_end(run_context)
+    def on_train_end(self, run_context): self.end(run_context)
+
+    def on_eval_begin(self, run_context): self.begin(run_context)
+    def on_eval_epoch_begin(self, run_context): self.epoch_begin(run_context)
+    def on_eval_step_begin(self, run_context): self.step_begin(run_context)
+    def on_eval_step_end(self, run_context): self.step_end(run_context)
+    def on_eval_epoch_end(self, run_context): self.epoch_end(run_context)
+    def on_eval_end(self, run_context): self.end(run_context)
+
+
+def _loss_value(net_outputs) -> float | None:
+    """The scalar loss of a step's outputs (the first Tensor, as MindSpore's LossMonitor takes)."""
+    out = net_outputs
+    while isinstance(out, (tuple, list)) and out:
+        out = out[0]
+    if out is None:
+        return None
+    arr = np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out)
+    return float(arr.mean()) if arr.size else None
+
+
+def _step_in_epoch(cb) -> int:
+    return (cb.cur_step_num - 1) % cb.batch_num + 1
+
+
+class LossMonitor(Callback):
+    """Prints `epoch: E step: S, loss is L` every `per_print_times` steps; raises on a NaN/Inf loss."""
+
+    def __init__(self, per_print_times: int = 1):
+        if not isinstance(per_print_times, int) or isinstance(per_print_times, bool) or per_print_times < 0:
+            raise ValueError(f"LossMonitor: per_print_times must be an int >= 0, got {per_print_times!r}")
+        self._per_print_times = per_print_times
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        loss = _loss_value(cb.net_outputs)
+        step = _step_in_epoch(cb)
+        if loss is not None and not np.isfinite(loss):
+            raise ValueError(f"LossMonitor: epoch {cb.cur_epoch_num} step {step}: loss is {loss}; "
+                             f"training stopped")
+        if self._per_print_times and cb.cur_step_num % self._per_print_times == 0:
+            print(f"epoch: {cb.cur_epoch_num} step: {step}, loss is {loss}", flush=True)
+
+
+class TimeMonitor(Callback):
+    """Prints each epoch's time and the time per step (over `data_size` steps, or the epoch's)."""
+
+    def __init__(self, data_size: int | None = None):
+        self.data_size = data_size
+        self._epoch_start = 0.0
+        self.epoch_times: list[float] = []  # seconds, one per epoch (for callers and tests)
+
+    def on_train_epoch_begin(self, run_context):
+        self._epoch_start = time.perf_counter()
+
+    def on_train_epoch_end(self, run_context):
+        elapsed = time.perf_counter() - self._epoch_start
+        self.epoch_times.append(elapsed)
+        steps = self.data_size or run_context.original_args().batch_num or 1
+        print(f"epoch time: {elapsed * 1000:.3f} ms, per step time: {elapsed * 1000 / steps:.3f} ms",
+              flush=True)
+
+
+class CheckpointConfig:
+    """When ModelCheckpoint saves and how many files it keeps (MindSpore's CheckpointConfig).
+
+    save_checkpoint_steps / save_checkpoint_seconds: save every N steps (or every N seconds, when
+    steps is None); keep_checkpoint_max: keep at most this many files (oldest removed first);
+    keep_checkpoint_per_n_minutes: alternatively keep one file per N minutes; format: "ckpt" or
+    "safetensors"; append_info: a list of "epoch_num"/"step_num" and/or a dict saved with each file.
+    """
+
+    def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
+                 keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
+                 saved_network=None, append_info=None, enc_key=None, enc_mode="AES-GCM",
+                 exception_save=False, crc_check=False, format="ckpt", **kwargs):
+        for name, v in (("save_checkpoint_steps", save_checkpoint_steps),
+                        ("save_checkpoint_seconds", save_checkpoint_seconds),
+                        ("keep_checkpoint_max", keep_checkpoint_max),
+                        ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise ValueError(f"CheckpointConfig: {name} must be an int >= 0 or None, got {v!r}")
+        if not save_checkpoint_steps and not save_checkpoint_seconds:
+            raise ValueError("CheckpointConfig: save_checkpoint_steps and save_checkpoint_seconds are both "
+                             "0/None; nothing would ever be saved")
+        if not keep_checkpoint_max and not keep_checkpoint_per_n_minutes:
+            keep_checkpoint_max = 1
+        if format not in ("ckpt", "safetensors"):
+            raise ValueError(f"CheckpointConfig: format must be 'ckpt' or 'safetensors', got {format!r}")
+        self.save_checkpoint_steps = save_checkpoint_steps
+        self.save_checkpoint_seconds = save_checkpoint_seconds
+        self.keep_checkpoint_max = keep_checkpoint_max
+        self.keep_checkpoint_per_n_minutes = keep_checkpoint_per_n_minutes
+        self.integrated_save = integrated_save
+        self.async_save = async_save
+        self.saved_network = saved_network
+        self.append_info = append_info
+        self.enc_key, self.enc_mode = enc_key, enc_mode
+        self.exception_save = exception_save
+        self.crc_check = crc_check
+        self.format = format
+
+
+class ModelCheckpoint(Callback):
+    """Saves `{prefix}-{epoch}_{step}.ckpt` (step counted within the epoch) into `directory`
+    (default: the current one) as the config says, atomically, via graphcell.save_checkpoint.
+
+    It saves the training network (so optimizer state such as moments and global_step is included
+    and a later `Model.train(..., initial_epoch=)` resumes exactly), or `config.saved_network`.
+    Files of an earlier run with the same prefix in the directory make this run use `prefix_1`
+    (then `prefix_2`, ...), as MindSpore does, so old checkpoints are never overwritten.
+    """
+
+    def __init__(self, prefix: str = "CKP", directory: str | None = None, config: CheckpointConfig | None = None):
+        if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
+            raise ValueError(f"ModelCheckpoint: prefix must be a non-empty file-name prefix, got {prefix!r}")
+        if config is not None and not isinstance(config, CheckpointConfig):
+            raise TypeError(f"ModelCheckpoint: config must be a CheckpointConfig, got {type(config).__name__}")
+        self._directory = os.path.abspath(directory if directory is not None else os.getcwd())
+        os.makedirs(self._directory, exist_ok=True)
+        self._config = config or CheckpointConfig()
+        self._prefix = self._unused_prefix(prefix)
+        self._saved: list[str] = []  # this run's files, oldest first
+        self._last_time = time.monotonic()
+        self._last_keep_time = time.monotonic()
+        self.latest_ckpt_file_name: str | None = None
+
+    def _unused_prefix(self, prefix: str) -> str:
+        ext = "." + self._config.format
+        taken = [f for f in os.listdir(self._directory) if f.endswith(ext)]
+        candidate, n = prefix, 0
+        while any(f.startswith(candidate + "-") for f in taken):
+            n += 1
+            candidate = f"{prefix}_{n}"
+        return candidate
+
+    @property
+    def directory(self) -> str:
+        return self._directory
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        cfg = self._config
+        if cfg.save_checkpoint_steps:
+            due = cb.cur_step_num % cfg.save_checkpoint_steps == 0
+        else:
+            due = time.monotonic() - self._last_time >= cfg.save_checkpoint_seconds
+        if due:
+            self._save(cb)
+
+    def on_train_end(self, run_context):
+        cb = run_context.original_args()
+        # MindSpore saves the final step too, unless it was just saved
+        name = self._file_name(cb)
+        if self.latest_ckpt_file_name != name:
+            self._save(cb)
+
+    def _file_name(self, cb) -> str:
+        return os.path.join(self._directory,
+                            f"{self._prefix}-{cb.cur_epoch_num}_{_step_in_epoch(cb)}.{self._config.format}")
+
+    def _save(self, cb) -> None:
+        from .serialization import save_checkpoint
+        cfg = self._config
+        path = self._file_name(cb)
+        append = {}
+        info = cfg.append_info or []
+        for item in info if isinstance(info, list) else [info]:
+            if item == "epoch_num":
+                append["epoch_num"] = int(cb.cur_epoch_num)
+            elif item == "step_num":
+                append["step_num"] = int(cb.cur_step_num)
+            elif isinstance(item, dict):
+                append.update(item)
+        network = cfg.saved_network if cfg.saved_network is not None else cb.train_network
+        save_checkpoint(network, path, integrated_save=cfg.integrated_save, async_save=cfg.async_save,
+                        append_dict=append or None, crc_check=cfg.crc_check, format=cfg.format)
+        self._last_time = time.monotonic()
+        self.latest_ckpt_file_name = path
+        if path in self._saved:
+            self._saved.remove(path)
+        self._saved.append(path)
+        self._prune()
+
+    def _prune(self) -> None:
+        cfg = self._config
+        if cfg.keep_checkpoint_per_n_minutes and not cfg.keep_checkpoint_max:
+            # keep one file per N minutes: drop the previous one unless N minutes passed
+            if len(self._saved) > 1 and time.monotonic() - self._last_keep_time < 60 * cfg.keep_checkpoint_per_n_minutes:
+                _remove(self._saved.pop(-2))
+            else:
+                self._last_keep_time = time.monotonic()
+            return
+        while len(self._saved) > cfg.keep_checkpoint_max:
+            _remove(self._saved.pop(0))
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+class ProgressBar(Callback):
+    """A live progress bar (step, loss, samples/s) drawn with `rich` when stdout is a terminal.
+
+    Model.train adds one by itself when sys.stdout is a terminal; elsewhere it prints nothing."""
+
+    def __init__(self, stream=None):
+        self._stream = stream or sys.stdout
+        self._progress = None
+        self._task = None
+        self._t0 = 0.0
+        self._samples = 0
+
+    @staticmethod
+    def wanted(stream=None) -> bool:
+        stream = stream or sys.stdout
+        return bool(getattr(stream, "isatty", lambda: False)())
+
+    def on_train_epoch_begin(self, run_context):
+        cb = run_context.original_args()
+        self._t0, self._samples = time.perf_counter(), 0
+        try:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        except ImportError:  # plain \r line
+            self._progress = None
+            return
+        self._progress = Progress(TextColumn(f"epoch {cb.cur_epoch_num}/{cb.epoch_num}"), BarColumn(),
+                                  MofNCompleteColumn(), TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
+                                  console=Console(file=self._stream), transient=False)
+        self._progress.start()
+        self._task = self._progress.add_task("train", total=cb.batch_num, info="")
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        self._samples += int(getattr(cb, "batch_size", 0) or 0)
+        rate = self._samples / max(time.perf_counter() - self._t0, 1e-9)
+        info = f"loss {_loss_value(cb.net_outputs):.4f}  {rate:,.0f} samples/s"
+        step = _step_in_epoch(cb)
+        if self._progress is not None:
+            self._progress.update(self._task, completed=step, info=info)
+        else:
+            self._stream.write(f"\repoch {cb.cur_epoch_num} step {step}/{cb.batch_num} {info}")
+            self._stream.flush()
+
+    def on_train_epoch_end(self, run_context):
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+        else:
+            self._stream.write("\n")
+
+
+def new_cb_params(**kwargs) -> SimpleNamespace:
+    """The cb_params namespace Model passes to callbacks (MindSpore's field names)."""
+    return SimpleNamespace(**kwargs)
+
