@@ -98,7 +98,6 @@ class Tracer(GraphBuilder):
             entry = self.params.get(id(t))
             if entry is None:
                 entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
-                entry[1].tracer = self
                 self.params[id(t)] = entry
             return entry[1]
         return self.constant(payload)
@@ -108,7 +107,6 @@ class Tracer(GraphBuilder):
         if entry is None:
             name = f"capture{len(self.captures)}"
             entry = (t, self.add_input(t._payload.type, name, "capture"))
-            entry[1].tracer = self
             self.captures[id(t)] = entry
         return entry[1]
 
