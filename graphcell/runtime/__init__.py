@@ -1,2 +1,2 @@
 """graphcell.runtime: running exported models with onnxruntime."""
-from .session import PROVIDERS, Session, SessionInputError, run_traced_onnx  # noqa: F401
+from .session import PROVIDERS, OnnxModelError, Session, SessionInputError, run_traced_onnx  # noqa: F401
