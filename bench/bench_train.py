@@ -29,29 +29,13 @@ import torch  # noqa: E402
 
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
-from graphcell.api.grad import grad  # noqa: E402
 from bench.common import jax_lenet, median_ms, table  # noqa: E402
 from tests.models.lenet import LeNet5  # noqa: E402
+from tests.models.train_step import TrainOneStepNet  # noqa: E402
 
 BATCH = 32
 NAMES = ["conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias",
          "fc3.weight", "fc3.bias"]
-
-
-class TrainOneStepNet(nn.Cell):
-    """The seed program's training cell."""
-
-    def __init__(self, net, lr):
-        super().__init__()
-        self.loss_fn = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'))
-        self.weight = ms.ParameterTuple(net.trainable_params())
-        self.adam_optim = nn.Adam(self.weight, learning_rate=lr, use_amsgrad=True)
-
-    def construct(self, batch, targets):
-        loss = self.loss_fn(batch, targets)
-        grads = grad(self.loss_fn, grad_position=None, weights=self.weight)(batch, targets)
-        self.adam_optim(grads)
-        return loss
 
 
 # -- plain jax ----------------------------------------------------------------------------------

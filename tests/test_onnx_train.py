@@ -8,23 +8,10 @@ import numpy as np
 import onnxruntime as ort
 
 import graphcell as ms
-from graphcell import ParameterTuple, grad, nn
+
 from graphcell.compiler.export import to_onnx
 from tests.conftest import golden_array, load_lenet
-
-
-class TrainOneStepNet(nn.Cell):  # the seed program's training step
-    def __init__(self, net, lr):
-        super().__init__()
-        self.loss_fn = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
-        self.weight = ParameterTuple(net.trainable_params())
-        self.adam_optim = nn.Adam(self.weight, learning_rate=lr, use_amsgrad=True)
-
-    def construct(self, batch, targets):
-        loss = self.loss_fn(batch, targets)
-        grads = grad(self.loss_fn, grad_position=None, weights=self.weight)(batch, targets)
-        self.adam_optim(grads)
-        return loss
+from tests.models.train_step import TrainOneStepNet
 
 
 def test_ten_training_steps_in_onnxruntime_match_mindspore():

@@ -6,9 +6,9 @@ import torch
 
 import graphcell as ms
 from graphcell import nn
-from graphcell.api.grad import grad
 from graphcell.train.ckpt_format import read_ckpt_file
 from tests.conftest import GOLDEN, golden_array, load_lenet
+from tests.models.train_step import TrainOneStepNet
 
 T = ms.Tensor
 rng = np.random.default_rng(0)
@@ -192,22 +192,6 @@ def test_train_one_step_cell_matches_manual_sgd():
 # -- golden parity with MindSpore 2.10 -----------------------------------------------------------
 
 LRS = [1e-2, 1e-3, 2e-3, 3e-3]
-
-
-class TrainOneStepNet(nn.Cell):
-    """The seed's training cell, verbatim."""
-
-    def __init__(self, net, lr):
-        super(TrainOneStepNet, self).__init__()
-        self.loss_fn = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'))
-        self.weight = ms.ParameterTuple(net.trainable_params())
-        self.adam_optim = nn.Adam(self.weight, learning_rate=lr, use_amsgrad=True)
-
-    def construct(self, batch, targets):
-        loss = self.loss_fn(batch, targets)
-        grad_weights = grad(self.loss_fn, grad_position=None, weights=self.weight)(batch, targets)
-        self.adam_optim(grad_weights)
-        return loss
 
 
 def _trained_diff(net, i):

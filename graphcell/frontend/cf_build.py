@@ -29,7 +29,7 @@ from numbers import Number
 import numpy as np
 
 from .. import dtype as mstype
-from ..ir.core import Graph, GraphBuilder, TensorType, replay
+from ..ir.core import GraphBuilder, TensorType, replay
 from ..tensor import Tensor
 from . import pytree
 from .trace import trace

@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.core import Graph, GraphBuilder, SourceInfo, TensorType, Value
+from ..ir.core import GraphBuilder, SourceInfo, TensorType, Value
 from ..ops.primitive import Primitive, ShapeError
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

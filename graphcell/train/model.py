@@ -6,7 +6,6 @@ so per-step Python work is only the data iterator and the callbacks.
 """
 from __future__ import annotations
 
-import sys
 
 from ..compiler.jit import jit
 from ..nn.cell import Cell
