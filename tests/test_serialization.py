@@ -6,8 +6,6 @@ and the safetensors library's loader; never graphcell's decoder alone.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ from graphcell import nn
 from graphcell.train import (CheckpointError, ParameterLoadError, extract_member, load_checkpoint,
                              load_param_into_net, save_checkpoint, stack_checkpoints)
 from tests.conftest import GOLDEN, load_lenet
+from tests.test_ckpt_format import reference_checkpoint_class
 from tests.models.lenet import LeNet5
 
 GOLDEN_CKPTS = sorted(GOLDEN.glob("*.ckpt"))
@@ -34,23 +33,7 @@ LENET_NAMES = ["conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias",
 
 def protobuf_decode(data: bytes) -> dict[str, np.ndarray]:
     """An independent .ckpt reader: MindSpore's checkpoint.proto compiled by google.protobuf."""
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    fd = descriptor_pb2.FieldDescriptorProto
-    proto = descriptor_pb2.FileDescriptorProto(name="test_serialization_ckpt.proto", syntax="proto2")
-    tensor = proto.message_type.add(name="TensorProto")
-    tensor.field.add(name="dims", number=1, type=fd.TYPE_INT64, label=fd.LABEL_REPEATED)
-    tensor.field.add(name="tensor_type", number=2, type=fd.TYPE_STRING, label=fd.LABEL_REQUIRED)
-    tensor.field.add(name="tensor_content", number=3, type=fd.TYPE_BYTES, label=fd.LABEL_REQUIRED)
-    value = proto.message_type.add(name="Value")
-    value.field.add(name="tag", number=1, type=fd.TYPE_STRING, label=fd.LABEL_REQUIRED)
-    value.field.add(name="tensor", number=2, type=fd.TYPE_MESSAGE, type_name=".TensorProto",
-                    label=fd.LABEL_OPTIONAL)
-    ckpt = proto.message_type.add(name="Checkpoint")
-    ckpt.field.add(name="value", number=1, type=fd.TYPE_MESSAGE, type_name=".Value", label=fd.LABEL_REPEATED)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
-    msg = message_factory.GetMessageClass(pool.FindMessageTypeByName("Checkpoint"))()
+    msg = reference_checkpoint_class()()
     msg.ParseFromString(data)
     np_types = {"Float32": np.float32, "Float16": np.float16, "Float64": np.float64, "Int32": np.int32,
                 "Int64": np.int64, "Bool": np.bool_, "UInt8": np.uint8, "Int8": np.int8,
