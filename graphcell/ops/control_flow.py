@@ -285,25 +285,12 @@ def _while_vjp(ctx, cts, primals, outs, *, cond_graph, body_graph, n_carry, trip
 def _emit(ctx, graph: Graph, input_names: list) -> list:
     """Lowers `graph`'s nodes into the builder's current node list (as `compiler.onnx.lower`
     does for the top graph, with static shapes); returns the ONNX names of its outputs."""
-    from ..compiler.onnx import LowerCtx, unsupported_ops
-    from ..compiler.onnx_rules import plan_fusions
+    from ..compiler.onnx import emit_nodes, unsupported_ops
     missing = unsupported_ops(graph)
     if missing:
         ctx.fail(f"subgraph {graph.name} has ops with no ONNX lowering:\n" + "\n".join(missing))
     names = dict(zip(graph.inputs, input_names))
-    fused, absorbed = plan_fusions(graph, set(graph.outputs))
-    for node in graph.nodes:
-        if node in absorbed:
-            continue
-        sub = LowerCtx(ctx.b, node, [v.shape for v in node.inputs], [v.shape for v in node.outputs])
-        in_names = [names[v] for v in node.inputs]
-        plan = fused.get(node)
-        if plan is not None:
-            rule, extra_inputs, result_value = plan
-            names[result_value] = rule(sub, *in_names, *[names[v] for v in extra_inputs], **node.attrs)
-            continue
-        out = node.primitive.onnx_rule(sub, *in_names, **node.attrs)
-        names.update(zip(node.outputs, out if node.primitive.multiple_results else [out]))
+    emit_nodes(ctx.b, graph, names, lambda v: v.shape)
     return [names[v] for v in graph.outputs]
 
 
