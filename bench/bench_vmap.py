@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -27,7 +25,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.common import jax_lenet as lenet  # noqa: E402
+from bench.common import jax_lenet as lenet, medians_ms  # noqa: E402
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
 from graphcell.compiler.jit import compiled_fn  # noqa: E402
@@ -47,28 +45,6 @@ def peers(params: list[dict]):
         "loop": (lambda x: jnp.stack([single(p, x) for p in params]), None, None),
         "jax.vmap": (lambda x: vmapped(stacked, x), vmapped, (stacked,)),
     }
-
-
-# -- timing ----------------------------------------------------------------------------------------
-def medians_ms(fns: dict, budget_s: float = 3.0, min_rounds: int = 5, max_rounds: int = 200) -> dict:
-    """Median ms of each `fn()`, timed round-robin so that load from other processes on this
-    shared machine falls on every contender alike."""
-    for fn in fns.values():
-        jax.block_until_ready(_result(fn()))  # compile and warm up
-    times = {k: [] for k in fns}
-    start = time.perf_counter()
-    rounds = 0
-    while rounds < min_rounds or (time.perf_counter() - start < budget_s and rounds < max_rounds):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            jax.block_until_ready(_result(fn()))
-            times[k].append(time.perf_counter() - t0)
-        rounds += 1
-    return {k: 1e3 * statistics.median(v) for k, v in times.items()}
-
-
-def _result(out):
-    return out._payload if isinstance(out, ms.Tensor) else out
 
 
 def make_nets(n: int):

@@ -2,6 +2,7 @@
 the machine's float32 matmul rate as the physical reference."""
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -12,6 +13,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def passive_openmp() -> None:
+    """Makes torch's OpenMP workers sleep instead of spin-waiting between ops. Call before
+    importing torch in a script that times torch round-robin with jax or onnxruntime: on this
+    2-core machine the spinning workers starved the other runtimes' threads and torch's own
+    (a 0.5 ms torch MLP call measured 15-50 ms in rotation, 0.6 ms with this)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def block(x):
@@ -37,6 +46,30 @@ def median_ms(fn, *, warmup: int = 3, min_runs: int = 10, min_seconds: float = 0
         block(fn())
         times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
+
+
+def medians_ms(fns: dict, budget_s: float = 3.0, min_rounds: int = 5, max_rounds: int = 200) -> dict:
+    """Median ms of each `fn()`, timed round-robin so that load from other processes on this
+    shared machine falls on every contender alike. Each fn is called once first (compile, warm up)."""
+    for fn in fns.values():
+        block(fn())
+    times = {k: [] for k in fns}
+    start = time.perf_counter()
+    rounds = 0
+    while rounds < min_rounds or (time.perf_counter() - start < budget_s and rounds < max_rounds):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            block(fn())
+            times[k].append(time.perf_counter() - t0)
+        rounds += 1
+    return {k: 1e3 * statistics.median(v) for k, v in times.items()}
+
+
+def numpy_params(net) -> dict:
+    """A Cell's parameters as numpy arrays, keyed by their name inside the Cell (a CellList's
+    index prefix `3.` dropped), e.g. {"fc1.weight": ...}: what the plain jax/torch peers read."""
+    from graphcell.frontend.ensemble import postfix_name
+    return {postfix_name(p.name): p.asnumpy() for p in net.get_parameters()}
 
 
 def matmul_gflops(n: int = 1024) -> float:

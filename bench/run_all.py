@@ -22,6 +22,8 @@ SCRIPTS = [  # (script, arguments for --quick)
     ("bench_onnx.py", ["--quick"]),
     ("bench_train.py", ["--quick"]),
     ("bench_distributed.py", []),
+    ("bench_models.py", ["--quick"]),
+    ("bench_overhead.py", ["--quick"]),
 ]
 
 
