@@ -359,6 +359,15 @@ class Parameter(Tensor):
     def assign_value(self, value):
         return self.set_data(value)
 
+    def set_dtype(self, dtype) -> "Parameter":
+        """Casts the value to `dtype` (eagerly; MindSpore's Parameter.set_dtype)."""
+        from .frontend.tracer import current_tracer
+        if current_tracer() is not None:
+            raise RuntimeError(f"Parameter {self.name!r}: set_dtype changes the graph's types; call it "
+                               "outside jit/construct")
+        self._payload = _to_array(self._payload, to_dtype(dtype))
+        return self
+
     def clone(self, init="same", prefix=None) -> "Parameter":
         if init == "same":
             value = self._payload

@@ -240,6 +240,32 @@ def test_golden_unbatched_parameters_strict(unbatched):
             assert d.max() <= 1e-5, (i, name, d.max())
 
 
+def test_where_graphcell_and_mindspore_differ_graphcell_is_nearer_float64(unbatched):
+    """The elements the strict test above misses are float32 rounding, and MindSpore's is the
+    larger: the same ten steps in float64 (the exact result to ~1e-12) are nearer graphcell's
+    float32 weights than MindSpore's at every element where the two differ by more than 1e-5
+    (measured: graphcell 0.4e-6-7.8e-6 off, MindSpore 1.1e-5-2.4e-5 off), and graphcell has no
+    more elements than MindSpore that are over 1e-5 off (3 vs 6 and 0 vs 1 for models 0, 1)."""
+    images, labels = golden_array("train_images.npy"), golden_array("train_labels.npy")
+    for i in (0, 1):  # the two models with elements over 1e-5 (see the strict test)
+        exact = load_lenet(i)
+        for p in exact.get_parameters():
+            p.set_dtype(ms.float64)
+        step = ms.jit(TrainOneStepNet(exact, LRS[i]))
+        for _ in range(10):
+            step(T(images[i].astype(np.float64)), T(labels[i]))
+        ours = dict(unbatched[0][i].parameters_and_names())
+        theirs = read_ckpt_file(GOLDEN / f"net{i}_trained.ckpt")
+        over = {"graphcell": 0, "MindSpore": 0}
+        for name, p in exact.parameters_and_names():
+            truth, mine, ms_ = p.asnumpy(), ours[name].asnumpy(), theirs[name]
+            differ = np.abs(mine - ms_) > 1e-5
+            assert (np.abs(mine - truth)[differ] < np.abs(ms_ - truth)[differ]).all(), (i, name)
+            over["graphcell"] += int((np.abs(mine - truth) > 1e-5).sum())
+            over["MindSpore"] += int((np.abs(ms_ - truth) > 1e-5).sum())
+        assert over["graphcell"] <= over["MindSpore"], (i, over)
+
+
 def test_golden_vmapped_training():
     images, labels = golden_array("train_images.npy"), golden_array("train_labels.npy")
     nets = [load_lenet(i) for i in range(4)]
