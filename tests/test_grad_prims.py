@@ -87,6 +87,8 @@ add("conv", [f32(2, 4, 9, 9), f32(6, 2, 3, 3)], 1e-4, **conv_attrs((1, 2), ((1, 
 add("conv", [f32(1, 2, 5, 5), f32(3, 2, 2, 2)], 1e-4, **conv_attrs(lhs=(2, 1), padding=((1, 1), (0, 0))))
 add("conv", [f32(4, 3, 6, 6), f32(4, 3, 3, 3)], 1e-4, **conv_attrs(batch_groups=2))
 add("conv", [f32(1, 1, 32, 32), f32(6, 1, 5, 5)], 1e-4, **conv_attrs())
+add("linear", [f32(3, 4), f32(5, 4), f32(5)], contract=((1,), (1,)))
+add("conv_bias", [f32(2, 3, 8, 8), f32(4, 3, 3, 3), f32(4)], 1e-4, **conv_attrs())
 pool = dict(window=(1, 1, 2, 2), strides=(1, 1, 2, 2), padding=((0, 0), (0, 0), (0, 0), (0, 0)))
 overlap = dict(window=(1, 1, 3, 3), strides=(1, 1, 2, 1), padding=((0, 0), (0, 0), (1, 1), (0, 1)))
 add("reduce_window_max", [f32(2, 3, 6, 6)], **pool)

@@ -348,22 +348,20 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
 
 
 def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: Graph | None = None) -> None:
-    """Runs every node's rule (or its fusion's) into `b`, filling `names` (IR value -> ONNX)."""
-    from .onnx_rules import plan_fusions
-    # Fusions first: they decide which nodes lower together (dot+bias -> Gemm, conv+bias -> Conv).
-    fused, absorbed = plan_fusions(graph, set(graph.outputs))
+    """Runs every node's rule into `b`, filling `names` (IR value -> ONNX)."""
+    from ..passes.fuse import find_fusions
+    # The fuse pass's matches, for graphs that did not run the "onnx" pipeline: a bias add
+    # lowers as its fused node (Gemm, Conv with B), and the nodes it absorbed emit nothing.
+    fusions = {f.consumer: f for f in find_fusions(graph)}
+    absorbed = {n for f in fusions.values() for n in f.absorbed}
     other_nodes = other_graph.nodes if other_graph is not None else None
     for index, node in enumerate(graph.nodes):
         if node in absorbed:
             continue
+        node = fusions[node].as_node() if node in fusions else node
         ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
                        other_nodes[index] if other_nodes is not None else None, dims_of)
         in_names = [names[v] for v in node.inputs]
-        plan = fused.get(node)
-        if plan is not None:
-            rule, extra_inputs, result_value = plan
-            names[result_value] = rule(ctx, *in_names, *[names[v] for v in extra_inputs], **node.attrs)
-            continue
         out = node.primitive.onnx_rule(ctx, *in_names, **node.attrs)
         outs = out if node.primitive.multiple_results else [out]
         for v, n in zip(node.outputs, outs):

@@ -559,62 +559,18 @@ def while_loop(ctx, *args, cond_graph, body_graph, n_carry, trip_count=None):
     return [out] if n_carry == 1 else out
 
 
-# -- fusions: ops that lower together -----------------------------------------------------------------
+# -- fused primitives (made by passes/fuse.py) -------------------------------------------------------
 
-def plan_fusions(graph, graph_outputs):
-    """Finds dot_general + bias and conv + bias pairs that ONNX runs as one Gemm / Conv.
-
-    Returns ({first_node: (rule, extra_input_values, value_standing_for_result)}, absorbed_nodes)."""
-    users: dict = {}
-    position = {}
-    for i, node in enumerate(graph.nodes):
-        position[node] = i
-        for v in node.inputs:
-            users.setdefault(v, []).append(node)
-    fused, absorbed = {}, set()
-
-    def defined_before(value, node):
-        return value.producer is None or position.get(value.producer, 1 << 60) < position[node]
-
-    for node in graph.nodes:
-        name = node.primitive.name
-        if name not in ("dot_general", "conv") or node in absorbed:
-            continue
-        out = node.outputs[0]
-        consumers = users.get(out, [])
-        if len(consumers) != 1 or out in graph_outputs or consumers[0].primitive.name != "add":
-            continue
-        add = consumers[0]
-        other = add.inputs[1] if add.inputs[0] is out else add.inputs[0]
-        if other is out or not out.dtype.is_floating or add.outputs[0].type != out.type:
-            continue
-        if name == "dot_general":
-            (lc, _), (lb, _) = node.attrs["contract"], node.attrs["batch"]
-            ok = (out.ndim == 2 and node.inputs[0].ndim == 2 and node.inputs[1].ndim == 2 and len(lc) == 1
-                  and not lb and other.shape in ((out.shape[1],), (1, out.shape[1])))
-            if ok and defined_before(other, node):
-                fused[node] = (dot_general, [other], add.outputs[0])
-                absorbed.add(add)
-        else:
-            o = out.shape[1]
-            if other.shape != (1, o) + (1,) * (out.ndim - 2):
-                continue
-            source = other
-            if other.producer is not None and other.producer.primitive.name == "reshape" \
-                    and other.producer.inputs[0].shape == (o,):
-                source = other.producer.inputs[0]
-            if defined_before(source, node):
-                fused[node] = (in_float32(_conv_with_bias(source is other)), [source], add.outputs[0])
-                absorbed.add(add)
-    return fused, absorbed
+def linear(ctx, x, w, bias, *, contract):
+    """x @ w + bias, 2-D with one contracting pair: a Gemm with its C input."""
+    return dot_general(ctx, x, w, bias, contract=contract, batch=((), ()))
 
 
-def _conv_with_bias(needs_reshape: bool):
-    def rule(ctx, x, w, bias, **attrs):
-        if needs_reshape:
-            bias = ctx.op("Reshape", bias, ctx.ints([-1]))
-        return conv(ctx, x, w, bias, **attrs)
-    return rule
+def conv_bias(ctx, x, w, bias, **attrs):
+    """Conv with its bias input B, which ONNX wants as a vector: [1, O, 1...] is flattened."""
+    if ctx.in_types[2].ndim != 1:
+        bias = ctx.op("Reshape", bias, ctx.ints([-1]))
+    return conv(ctx, x, w, bias, **attrs)
 
 
 # -- the table -----------------------------------------------------------------------------------------
@@ -648,6 +604,7 @@ RULES = {
     "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
     # linear algebra, nn
     "dot_general": dot_general, "conv": in_float32(conv),
+    "linear": linear, "conv_bias": in_float32(conv_bias),   # a Gemm / Conv with its bias
     "reduce_window_max": reduce_window_max, "reduce_window_sum": reduce_window_sum,
     "reduce_window_max_grad": reduce_window_max_grad,
     # control flow
@@ -661,4 +618,4 @@ for _name, _rule in RULES.items():
     if _name in PRIMITIVES:
         PRIMITIVES[_name].onnx_rule = _rule
 
-__all__ = ["RULES", "plan_fusions"]
+__all__ = ["RULES"]

@@ -20,6 +20,7 @@ from .base import PassResult
 from .cse import cse
 from .dce import dce
 from .fold import FoldConstants
+from .fuse import fuse
 from .simplify import simplify
 
 # One readable list per backend: (name, pass), run in order, each dumpable.
@@ -46,6 +47,9 @@ PIPELINES: dict[str, list] = {
         # onnxruntime folds what is left at session creation anyway.
         ("fold", FoldConstants(max_elements=4096)),
         ("simplify", simplify),
+        # After simplify, so a bias add it reshaped or folded is in its final form; before the
+        # last cse/dce, which drop the products and bias reshapes the fused nodes absorbed.
+        ("fuse", fuse),
         ("cse", cse),
         ("dce", dce),
     ],
