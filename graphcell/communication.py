@@ -3,7 +3,8 @@
 A *rank* here is a process (a JAX controller), not a device: one process drives all of its
 local devices, and `jax.jit` spreads work over the global `data` mesh (see
 `graphcell.parallel`). So `GeneratorDataset(num_shards=get_group_size(), shard_id=get_rank())`
-gives each process its part of the global batch, and `parallel.shard_batch` assembles the parts.
+gives each process its part of the global batch, and a `jit` call under DATA_PARALLEL (or
+`parallel.shard_batch` by hand) assembles the parts.
 
 Several hosts (or several processes on one host) go through `jax.distributed.initialize`:
 

@@ -1,6 +1,8 @@
 """MindSpore-style global context: execution mode, backend, and parallel settings."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from enum import Enum
 
 PYNATIVE_MODE = 1
@@ -50,6 +52,28 @@ def get_context(key: str):
     if key not in _CONTEXT:
         raise ValueError(f"get_context: unknown key {key!r}; known keys: {', '.join(sorted(_CONTEXT))}")
     return _CONTEXT[key]
+
+
+# The backend a trace in progress is lowered for: `export` and `jit(backend="onnx")` trace for
+# onnxruntime whatever the context's backend says. Lowering choices that depend on the backend
+# (the vmap pass's convolution strategies) read `lowering_target()`.
+_TARGET: contextvars.ContextVar = contextvars.ContextVar("graphcell_lowering_target", default=None)
+
+
+@contextlib.contextmanager
+def lowering_for(backend: str):
+    """Traces inside this block are lowered for `backend` ("xla" or "onnx")."""
+    token = _TARGET.set(backend)
+    try:
+        yield
+    finally:
+        _TARGET.reset(token)
+
+
+def lowering_target() -> str:
+    """The backend the current trace is lowered for: the innermost `lowering_for`, else the
+    context's backend."""
+    return _TARGET.get() or _CONTEXT["backend"]
 
 
 def set_auto_parallel_context(**kwargs) -> None:

@@ -2,6 +2,8 @@
 
     XLA_FLAGS=--xla_force_host_platform_device_count=4 python tests/dist_worker.py ensemble
     ... dist_worker.py data_parallel
+    ... dist_worker.py mesh2d                (a members x data mesh)
+    ... dist_worker.py auto_place WORKDIR    (the seed Trainer and Model.train, no shard_batch)
     ... dist_worker.py multiprocess RANK PORT OUT.npz   (two of these, one per process)
 
 Each mode checks its own claims with asserts (so a failure is a traceback in the test's
@@ -150,6 +152,190 @@ def run_data_parallel():
     print(json.dumps({"losses": losses, "ref_losses": ref_losses}))
 
 
+# -- 2-D (members x data) mesh ---------------------------------------------------------------------
+
+def train_ensemble(n, mesh=None, steps=STEPS, batch=4, **vmap_kwargs):
+    """n seed TrainOneStepNets (MLP, Adam amsgrad, one lr each) vmapped, trained `steps` steps on
+    each member's own batch. Returns the losses, the vmapped function and the last inputs."""
+    from tests.models.train_step import TrainOneStepNet
+    cells = nn.CellList([TrainOneStepNet(make_net(30 + i), lr=1e-2 * (i + 1)) for i in range(n)])
+    fn = ms.vmap(cells, mesh=mesh, **vmap_kwargs)
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((steps, n, batch, 6)).astype(np.float32)
+    ys = rng.integers(0, 3, (steps, n, batch)).astype(np.int32)
+    losses = [fn(Tensor(xs[s]), Tensor(ys[s])).asnumpy() for s in range(steps)]
+    return np.array(losses), fn, (Tensor(xs[-1]), Tensor(ys[-1]))
+
+
+def ensemble_params(fn):
+    return {slot.stacked.name: slot.stacked.asnumpy() for slot in fn.ensemble.slots}
+
+
+def single_device_ensemble(n, batch=4):
+    ms.set_context(ensemble_sharding=False)  # everything on device 0: the reference
+    try:
+        losses, fn, _ = train_ensemble(n, batch=batch)
+        return losses, ensemble_params(fn)
+    finally:
+        ms.set_context(ensemble_sharding=True)
+
+
+def assert_matches(fn, losses, ref):
+    ref_losses, ref_params = ref
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6)
+    got = ensemble_params(fn)
+    assert set(got) == set(ref_params)
+    for name, value in ref_params.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def collectives(fn, inputs):
+    """(op, replica groups) of every collective XLA put in the compiled vmapped step."""
+    import re
+    from graphcell.compiler.jit import compiled_fn
+    traced = next(iter(fn.cache.values()))
+    leaves = fn._place(list(inputs), [0] * len(inputs), len(fn.ensemble))
+    hlo = compiled_fn(traced).lower(*[t._payload for t in traced.input_tensors(leaves)]).compile().as_text()
+    found = []
+    for line in hlo.splitlines():
+        op = re.search(r" (all-reduce|all-gather|all-to-all|collective-permute|reduce-scatter)(?:-start)?\(", line)
+        if op:
+            groups = re.search(r"replica_groups=(\{\{[\d,{}]*\}\}|mesh\[[^\]]*\] \{[^}]*\})"
+                               r"|source_target_pairs=\S+", line)
+            found.append((op.group(1), groups.group(0) if groups else line))
+    return found
+
+
+def run_mesh2d():
+    assert jax.device_count() == 4
+    ref = single_device_ensemble(4)
+    # explicit (members, data) = (2, 2): two members per ensemble shard, each batch in halves
+    losses, fn, (x, y) = train_ensemble(4, mesh=(2, 2))
+    assert_matches(fn, losses, ref)
+    mesh = fn.ensemble.mesh
+    assert dict(mesh.shape) == {"ensemble": 2, "data": 2}, mesh
+    stack = fn.ensemble.slots[0].stacked._payload
+    assert stack.sharding.mesh == mesh and stack.sharding.spec[0] == "ensemble", stack.sharding
+    assert {s.data.shape[0] for s in stack.addressable_shards} == {2}  # 2 members per device, whole
+    placed = fn._place([x, y], [0, 0], 4)
+    assert tuple(placed[0]._payload.sharding.spec)[:2] == ("ensemble", "data"), placed[0]._payload.sharding
+    assert {s.data.shape for s in placed[0]._payload.addressable_shards} == {(2, 2, 6)}
+    assert len(placed[0]._payload.sharding.device_set) == 4
+    # gradients are reduced over the data axis only: one all-reduce, within {0,1} and {2,3}
+    found = collectives(fn, (x, y))
+    assert found and all(op == "all-reduce" for op, _ in found), found
+    assert all(g in ("replica_groups={{0,1},{2,3}}", "replica_groups=mesh['axis_0'=2,'axis_1'=2] {'axis_1'}")
+               for _, g in found), found
+    # a jax Mesh, axes named ("ensemble", "data"), devices in a chosen order
+    devices = np.array(jax.devices()[::-1]).reshape(2, 2)
+    user_mesh = jax.sharding.Mesh(devices, ("ensemble", "data"))
+    losses, fn, _ = train_ensemble(4, mesh=user_mesh)
+    assert fn.ensemble.mesh is user_mesh
+    assert_matches(fn, losses, ref)
+    # DATA_PARALLEL's default: 2 members on 4 devices -> (ensemble 2, data 2), no idle device
+    ref2 = single_device_ensemble(2)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+    try:
+        losses, fn, _ = train_ensemble(2)
+        assert dict(fn.ensemble.mesh.shape) == {"ensemble": 2, "data": 2}, fn.ensemble.mesh
+        assert_matches(fn, losses, ref2)
+    finally:
+        ms.reset_auto_parallel_context()
+    # a batch of 3 does not split over data=2: a warning, the batch stays whole, results match
+    ref3 = single_device_ensemble(4, batch=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        losses, fn, _ = train_ensemble(4, mesh=(2, 2), batch=3)
+    assert any("3 rows on its batch axis 1" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert_matches(fn, losses, ref3)
+    # 4 members do not split 3 ways: the error names the mesh and the member count
+    try:
+        train_ensemble(4, mesh=(3, 1))
+        raise AssertionError("mesh=(3, 1) accepted for 4 members")
+    except ValueError as e:
+        assert "mesh=(3, 1) splits the members 3 ways, but the ensemble has 4 members" in str(e), e
+    print(json.dumps({"mesh2d": "ok", "losses": losses[-1].tolist()}))
+
+
+# -- automatic batch placement under DATA_PARALLEL ------------------------------------------------
+
+def seed_trainer_class():
+    """The migration guide's Trainer, exactly as the seed program defines it."""
+    import contextlib
+    import io
+    import runpy
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "seed_programs",
+                        "seed_migration_trainer.py")
+    with contextlib.redirect_stdout(io.StringIO()):  # its module level prints a dataset size
+        return runpy.run_path(path, run_name="seed_trainer")["Trainer"]
+
+
+def train_with_trainer(xs, ys, batch):
+    """Two epochs of the seed Trainer on (xs, ys); returns the trained parameters."""
+    from graphcell import dataset as ds
+    Trainer = seed_trainer_class()
+    data = ds.GeneratorDataset(list(zip(xs, ys)), ["image", "label"], shuffle=False).batch(batch)
+    net = make_net(1)
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    Trainer(net, nn.MSELoss(), nn.L1Loss(), opt, data, loss_scale=8.0).train(epochs=2)
+    return trained(net)
+
+
+def train_with_model(xs, ys, batch):
+    from graphcell import dataset as ds
+    from graphcell.train import Model
+    data = ds.GeneratorDataset(list(zip(xs, ys)), ["x", "y"], shuffle=False).batch(batch)
+    net = make_net(2)
+    model = Model(net, nn.MSELoss(), nn.Adam(net.trainable_params(), learning_rate=1e-2))
+    model.train(2, data)
+    return trained(net)
+
+
+def trained(net):
+    """{name: value} of the parameters, and how many devices the training step ran on (its
+    outputs, the updated parameters, span the devices its batch was split over)."""
+    params = {p.name: p.asnumpy() for p in net.trainable_params()}
+    return params, len(net.trainable_params()[0]._payload.sharding.device_set)
+
+
+def assert_same_params(got, ref, what):
+    (got, devices), (ref, ref_devices) = got, ref
+    assert (devices, ref_devices) == (4, 1), (what, devices, ref_devices)
+    for name, value in ref.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-6, err_msg=f"{what}: {name}")
+
+
+def run_auto_place(workdir):
+    """The seed Trainer and Model.train, unchanged, under DATA_PARALLEL: no shard_batch."""
+    assert jax.device_count() == 4
+    os.chdir(workdir)  # the Trainer writes its checkpoints to the working directory
+    xs, ys = data()
+    refs = {f.__name__: f(xs, ys, GLOBAL_BATCH) for f in (train_with_trainer, train_with_model)}
+    from graphcell import communication as comm
+    comm.init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    for f in (train_with_trainer, train_with_model):
+        assert_same_params(f(xs, ys, GLOBAL_BATCH), refs[f.__name__], f.__name__)
+    # the batch really is split: a jitted forward keeps the rows spread over the 4 devices
+    net = make_net(1)
+    out = ms.jit(net)(Tensor(xs[:GLOBAL_BATCH]))._payload
+    assert len(out.sharding.device_set) == 4 and out.sharding.spec[0] == "data", out.sharding
+    assert {s.data.shape for s in out.addressable_shards} == {(GLOBAL_BATCH // 4, 3)}
+    np.testing.assert_allclose(np.asarray(out), make_net(1)(Tensor(xs[:GLOBAL_BATCH])).asnumpy(), rtol=1e-6)
+    # 6 rows do not split over 4 devices: a warning, unsplit, same results
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        odd = ms.jit(net)(Tensor(xs[:6]))._payload
+    assert any("axis 0 has 6 rows" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert len(odd.sharding.device_set) == 1
+    # a batch placed by hand is left as it is
+    x = parallel.shard_batch(xs[:GLOBAL_BATCH])
+    assert parallel.place_batch((x,), {})[0][0] is x
+    comm.release()
+    ms.reset_auto_parallel_context()
+    print(json.dumps({"auto_place": "ok"}))
+
+
 def run_multiprocess(rank, out_path):
     from graphcell import communication as comm
     from graphcell import dataset as ds
@@ -170,6 +356,15 @@ def run_multiprocess(rank, out_path):
         x, y = parallel.shard_batch(batch["x"], batch["y"])
         losses.append(float(step(x, y).asnumpy()))
     params = {p.name: np.asarray(p._payload.addressable_data(0)) for p in net.trainable_params()}
+    # the same without shard_batch: jit assembles the global batch from this process's rows
+    net2 = make_net(1)
+    step2, opt2, _ = make_step(net2)
+    parallel.replicate(net2)
+    parallel.replicate(opt2)
+    auto = [float(step2(b["x"], b["y"]).asnumpy()) for b in part.create_dict_iterator(num_epochs=1)]
+    np.testing.assert_allclose(auto, losses, rtol=1e-6)
+    for p in net2.trainable_params():
+        np.testing.assert_allclose(np.asarray(p._payload.addressable_data(0)), params[p.name], rtol=1e-6)
     np.savez(out_path, losses=np.array(losses), **params)
     comm.release()
 
@@ -179,6 +374,10 @@ if __name__ == "__main__":
         run_ensemble()
     elif MODE == "data_parallel":
         run_data_parallel()
+    elif MODE == "mesh2d":
+        run_mesh2d()
+    elif MODE == "auto_place":
+        run_auto_place(sys.argv[2])
     elif MODE == "multiprocess":
         run_multiprocess(int(sys.argv[2]), sys.argv[4])
     elif MODE == "reference":  # single process, single device: the multiprocess run's reference

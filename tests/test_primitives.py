@@ -193,6 +193,25 @@ def test_conv_lhs_dilation_is_a_transposed_conv():
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("padding,lhs_dilation", [(((-1, 1), (0, -2)), (1, 1)), (((1, -1), (-2, 2)), (2, 1))])
+def test_conv_with_negative_padding_crops(padding, lhs_dilation, dtype):
+    """Negative padding crops the (dilated) input. XLA's CPU convolution gets mixed negative
+    and positive padding wrong by itself, so the impl crops first; torch is the reference."""
+    x, w = rand((2, 3, 7, 7), dtype), rand((4, 3, 3, 3), dtype)
+    attrs = dict(strides=(1, 1), padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=(1, 1),
+                 groups=1, batch_groups=1)
+    tx = torch.from_numpy(x)
+    if lhs_dilation != (1, 1):  # dilate axis 2 by inserting zeros between rows
+        d = torch.zeros(2, 3, 2 * 7 - 1, 7, dtype=tx.dtype)
+        d[:, :, ::2] = tx
+        tx = d
+    tx = TF.pad(tx, (padding[1][0], padding[1][1], padding[0][0], padding[0][1]))  # negative pads crop
+    want = TF.conv2d(tx, torch.from_numpy(w)).numpy()
+    for jit in (False, True):
+        np.testing.assert_allclose(run("conv", [x, w], attrs, jit), want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("k,s,p", [((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (1, 0))])
 def test_pooling_against_torch(k, s, p):
     x = rand((2, 3, 7, 8), np.float64)
@@ -237,7 +256,8 @@ def test_every_primitive_is_covered_here():
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
-        "cond", "while_loop"}  # control flow: values tested against jax.lax in test_control_flow.py
+        "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
+        "linear", "conv_bias"}  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
     assert set(PRIMITIVES) <= covered, f"untested primitives: {set(PRIMITIVES) - covered}"
 
 

@@ -237,9 +237,7 @@ def test_split_members_run_member_by_member(nets, monkeypatch, in_axes, x_file, 
     """With the split threshold at 0, unrolled convolutions keep the members apart through
     the rest of the network (the path large ensembles take to bound memory)."""
     import graphcell.ops.batching as batching
-    import graphcell.passes.vmap as vmap_pass
-    monkeypatch.setattr(batching, "SPLIT_MIN_ELEMENTS", 0)
-    monkeypatch.setattr(vmap_pass, "SPLIT_MIN_ELEMENTS", 0)
+    monkeypatch.setitem(batching.SPLIT_MIN_ELEMENTS, "xla", 0)
     ensemble = ms.vmap(nn.CellList(nets), in_axes=in_axes)
     out = ensemble(Tensor(golden_array(x_file)))
     np.testing.assert_allclose(out.asnumpy(), golden_array(golden), atol=1e-5, rtol=0)

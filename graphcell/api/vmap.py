@@ -25,7 +25,7 @@ from ..tensor import Tensor
 
 
 def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy: str | None = None,
-         devices=None):
+         devices=None, mesh=None):
     """Vectorizes `fn` (a function, a Cell, or an `nn.CellList` ensemble) over an axis.
 
     in_axes / out_axes: an int (every argument / output), None (unmapped; a single None only
@@ -35,16 +35,23 @@ def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy
     "unrolled" or "wide" (default: the context's `conv_strategy`, else chosen by N and batch).
     devices: where to split the mapped axis (an int: the first k devices, or a list of jax
     devices). A CellList ensemble is split over all visible devices by default; a plain function
-    only when devices is given. `set_context(ensemble_sharding=False)` turns splitting off.
-    See graphcell/parallel.py.
+    only when devices or mesh is given. `set_context(ensemble_sharding=False)` turns splitting off.
+    mesh: a 2-D (members x data) placement: a `(members, data)` shape laid over `devices`, or a
+    `jax.sharding.Mesh` with axes "ensemble" and/or "data". Members split on `ensemble`; each
+    member's batch (the first unmapped dimension of every input) on `data`, so gradients are
+    all-reduced within each data group only. Under DATA_PARALLEL a CellList gets such a mesh by
+    default (members first, the devices left over on `data`). See graphcell/parallel.py.
     """
-    return VmapFunction(fn, in_axes, out_axes, randomness, conv_strategy, devices)
+    if mesh is not None and not isinstance(mesh, jax.sharding.Mesh):
+        from ..parallel import check_mesh_shape
+        check_mesh_shape(mesh, devices)  # a wrong shape fails here, not at the first call
+    return VmapFunction(fn, in_axes, out_axes, randomness, conv_strategy, devices, mesh)
 
 
 class VmapFunction:
     """The callable `vmap` returns; caches one vmapped graph per input signature."""
 
-    def __init__(self, fn, in_axes, out_axes, randomness, conv_strategy, devices=None):
+    def __init__(self, fn, in_axes, out_axes, randomness, conv_strategy, devices=None, mesh=None):
         from ..nn.cell import CellList
         if randomness not in RANDOMNESS:
             raise ValueError(f"vmap: randomness must be one of {', '.join(RANDOMNESS)}, got {randomness!r}")
@@ -57,7 +64,8 @@ class VmapFunction:
             if spec is None and self.ensemble is None:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
         self.cache: dict = {}
-        self.devices, self._meshes = devices, {}  # axis size -> ensemble mesh (issue 10)
+        self._checked: set = set()  # signatures whose members were checked to share one graph
+        self.devices, self.mesh, self._meshes = devices, mesh, {}  # (axis size, mode) -> mesh (issue 10)
 
     @property
     def cache_size(self) -> int:
@@ -75,13 +83,14 @@ class VmapFunction:
             self.ensemble.ensure_home()
         leaves = self._place(leaves, axes, axis_size)
         from ..compiler.jit import config_epoch
-        from ..context import get_context
+        from ..context import get_context, lowering_target
         strategy = self.conv_strategy or _context_strategy()
+        target = lowering_target()
         key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), tuple(axes),
-               axis_size, config_epoch(), get_context("backend"), strategy)
+               axis_size, config_epoch(), target, strategy)
         traced = self.cache.get(key)
         if traced is None:
-            traced = self._build(structure, leaves, axes, axis_size, strategy)
+            traced = self._build(structure, leaves, axes, axis_size, strategy, target)
             traced.cache["backend"] = get_context("backend")
             if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
                 self.cache[key] = traced
@@ -89,21 +98,23 @@ class VmapFunction:
 
     # -- placement on several devices (issue 10) ----------------------------------------------
     def _place(self, leaves, axes, axis_size):
-        """Splits the stacked parameters and the mapped inputs over the `ensemble` mesh; GSPMD
-        then runs each device's share of the members. A no-op with one device."""
-        from ..parallel import ensemble_mesh, ensemble_sharding, place, sharding_enabled
-        if not sharding_enabled() or (self.ensemble is None and self.devices is None):
+        """Splits the stacked parameters and the mapped inputs over the `ensemble` mesh axis (and
+        each member's batch over `data` on a 2-D mesh); GSPMD then runs each device's share of
+        the members. A no-op with one device."""
+        from ..parallel import data_parallel_mode, place_mapped, sharding_enabled, vmap_mesh
+        if not sharding_enabled() or (self.ensemble is None and self.devices is None and self.mesh is None):
             return leaves
-        if axis_size not in self._meshes:
-            self._meshes[axis_size] = ensemble_mesh(self.devices, axis_size)
-        mesh = self._meshes[axis_size]
+        key = (axis_size, data_parallel_mode())  # DATA_PARALLEL changes the default mesh
+        if key not in self._meshes:
+            self._meshes[key] = vmap_mesh(self.mesh, self.devices, axis_size)
+        mesh = self._meshes[key]
         if mesh is None:
             return leaves
         if self.ensemble is not None:
             self.ensemble.place(mesh)
-        return [t if ax is None or t.is_symbolic else
-                Tensor._wrap(place(t._payload, ensemble_sharding(mesh, t.ndim, ax)))
-                for t, ax in zip(leaves, axes)]
+        placed = [t._payload if t.is_symbolic else place_mapped(t._payload, mesh, ax, f"input {k}")
+                  for k, (t, ax) in enumerate(zip(leaves, axes))]
+        return [t if array is t._payload else Tensor._wrap(array) for t, array in zip(leaves, placed)]
 
     # -- checks ------------------------------------------------------------------------------
     def _axis_size(self, leaves, axes, args) -> int:
@@ -130,15 +141,15 @@ class VmapFunction:
         return sizes[0][0]
 
     # -- building the vmapped graph ---------------------------------------------------------
-    def _build(self, structure, leaves, axes, axis_size, strategy) -> Traced:
+    def _build(self, structure, leaves, axes, axis_size, strategy, target) -> Traced:
         member_leaves = [_abstract(t, ax) for t, ax in zip(leaves, axes)]
         member_args = pytree.unflatten(structure, member_leaves)
-        target = self.fn if self.ensemble is None else self.ensemble.members[0]
-        traced = trace(target, *member_args)
+        first = self.fn if self.ensemble is None else self.ensemble.members[0]
+        traced = trace(first, *member_args)
         stacked = lambda p: None if self.ensemble is None else self.ensemble.stacked_for(p)  # noqa: E731
         own = lambda p: p if stacked(p) is None else stacked(p)  # noqa: E731
         if self.ensemble is not None:
-            self._check_same_graph(traced, member_args)
+            self._check_same_graph(traced, member_args, leaves, axes)
         user_out_axes = _leaf_axes(self.out_axes, None, "out_axes", traced.out_tree)
         n_user = len(traced.graph.outputs) - len(traced.state_params)
         user_out_axes = [_normalize(ax, v.ndim + 1, "out_axes")
@@ -147,15 +158,23 @@ class VmapFunction:
                    + [None] * len(traced.captures))
         out_axes = user_out_axes + [None if stacked(p) is None else 0 for p in traced.state_params]
         graph = vmap_graph(traced.graph, in_axes, out_axes, axis_size, randomness=self.randomness,
-                           conv_strategy=strategy, name=f"vmap_{traced.graph.name}")
+                           conv_strategy=strategy, target=target, name=f"vmap_{traced.graph.name}")
         params = [own(p) for p in traced.params]
         for value, param in zip(graph.inputs[traced.n_args:], params):
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
         return Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
 
-    def _check_same_graph(self, traced: Traced, member_args) -> None:
-        """Every member must trace to member 0's graph (same ops, attrs and constants)."""
+    def _check_same_graph(self, traced: Traced, member_args, leaves, axes) -> None:
+        """Every member must trace to member 0's graph (same ops, attrs and constants).
+
+        Checked once per argument structure, ranks and dtypes, not per batch size: tracing
+        every member is most of the cost of a new signature (export traces two batch sizes)."""
+        from ..compiler.jit import config_epoch
+        checked = (pytree.structure_key(pytree.flatten(member_args)[1]), tuple(axes),
+                   tuple((t.ndim, t.dtype) for t in leaves), config_epoch())
+        if checked in self._checked:
+            return
         reference = graph_signature(traced.graph)
         for i, cell in enumerate(self.ensemble.members[1:], 1):
             other = trace(cell, *member_args)
@@ -172,6 +191,7 @@ class VmapFunction:
                     where = f"its length: {len(traced.graph.nodes)} nodes vs {len(other.graph.nodes)}"
             raise RuntimeError(f"vmap: the cells of the CellList must share one architecture, but member {i}'s "
                                f"traced graph differs from member 0's at {where}")
+        self._checked.add(checked)
 
 
 def _abstract(t: Tensor, axis):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
+from ..context import lowering_for
 from ..frontend import pytree
 from ..frontend.trace import Traced, _arg_names, trace
 from ..ir.core import Graph
@@ -242,10 +243,11 @@ def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, outpu
     arg_names = list(input_names or _arg_names(net, [len(pytree.flatten(a)[0]) for a in inputs]))
     arg_names += [f"arg{i}" for i in range(len(arg_names), len(leaves))]
     axes = _normalize_axes(dynamic_axes, leaves, arg_names)
-    if axes is None:
-        traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names)
-    else:
-        traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
+    with lowering_for("onnx"):  # the vmap pass picks onnxruntime's lowerings
+        if axes is None:
+            traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names)
+        else:
+            traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
     t1 = time.perf_counter()
     graph = traced.graph
     params = {}

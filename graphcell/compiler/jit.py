@@ -14,6 +14,7 @@ import jax
 from ..frontend import pytree
 from ..frontend.trace import Traced, inline, trace
 from ..frontend.tracer import current_tracer
+from ..parallel import place_batch
 from ..tensor import Tensor
 
 _CONFIG_EPOCH = [0]
@@ -100,7 +101,9 @@ class Jit:
         key, leaves = self.signature_key(args, kwargs)
         traced = self.cache.get(key)
         if traced is None:
-            traced = trace(self.fn, *args, name=self.name, **kwargs)
+            from ..context import lowering_for
+            with lowering_for(key[-1]):
+                traced = trace(self.fn, *args, name=self.name, **kwargs)
             traced.cache["backend"] = key[-1]
             self.cache[key] = traced
         return traced, leaves
@@ -109,6 +112,7 @@ class Jit:
         if current_tracer() is not None:  # jit inside a trace is the trace itself
             from ..frontend.ast_transform import converted
             return converted(self.fn)(*args, **kwargs)
+        args, kwargs = place_batch(args, kwargs)  # DATA_PARALLEL: the batch over the data mesh
         traced, leaves = self.get_traced(*args, **kwargs)
         return inline(traced, leaves)
 

@@ -22,13 +22,17 @@ from __future__ import annotations
 # (what a loop over N models does) for as long as each member's value stays large, which
 # keeps the peak memory of the unrolled form; small values are stacked again.
 SPLIT = "split"
-# Members stay apart while the N members' values together have at least this many elements
-# (128 MiB of float32). Measured on this project's 2-core CPU with bench/bench_vmap.py (LeNet5
-# ensembles): split chains are slower than stacked ops (more, smaller ops: N=16 batch 256 took
-# 1.26x the Python loop split at 2**24, 0.5-0.8x stacked), so they are kept for where memory
-# matters: N=64 at batch 256 stays split through the conv stages (the unrolled loop's peak
-# memory, 1.00x, instead of 1.96x stacked); everything smaller is stacked at once.
-SPLIT_MIN_ELEMENTS = 1 << 25
+# Members stay apart while the N members' values together have at least this many elements,
+# per lowering target.
+# xla: 2**25 (128 MiB of float32). Measured on this project's 2-core CPU with
+#   bench/bench_vmap.py (LeNet5 ensembles): split chains are slower than stacked ops in XLA
+#   (more, smaller ops: N=16 batch 256 took 1.26x the Python loop split at 2**24, 0.5-0.8x
+#   stacked), so they are kept for where memory matters: N=64 at batch 256 stays split through
+#   the conv stages (the unrolled loop's peak memory, 1.00x, instead of 1.96x stacked).
+# onnx: never restacked. onnxruntime runs a member's Conv+Relu+MaxPool chain fused and in
+#   cache, and the restacking Concat/Reshape/Transpose ops cost more than they save (see
+#   nn_prims.ONNX_CONV for when the convolutions are split at all).
+SPLIT_MIN_ELEMENTS = {"xla": 1 << 25, "onnx": 0}
 
 
 def _F():

@@ -82,7 +82,8 @@ def _cond_impl(pred, *operands, then_branch, else_branch):
     return jax.lax.cond(pred, _jax_fn(then_branch), _jax_fn(else_branch), *operands)
 
 
-cond_p = Primitive("cond", _cond_rule, _cond_impl, multiple_results=True)
+# eager_jit=False: a jit cached per subgraph attr would keep every subgraph alive.
+cond_p = Primitive("cond", _cond_rule, _cond_impl, multiple_results=True, eager_jit=False)
 
 
 # -- while_loop ----------------------------------------------------------------------------------
@@ -108,7 +109,7 @@ def _while_impl(*args, cond_graph, body_graph, n_carry, trip_count=None):
                               lambda c: tuple(body_fn(*c, *consts)), carry)
 
 
-while_p = Primitive("while_loop", _while_rule, _while_impl, multiple_results=True)
+while_p = Primitive("while_loop", _while_rule, _while_impl, multiple_results=True, eager_jit=False)
 
 
 # -- batch rules ---------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def _batched_outputs(graph: Graph, in_batched) -> list[bool]:
 def _vmap(ctx, graph, in_axes, out_axes):
     from ..passes.vmap import vmap_graph
     return vmap_graph(graph, tuple(in_axes), tuple(out_axes), ctx.axis_size, randomness=ctx.randomness,
-                      conv_strategy=ctx.conv_strategy, **ctx.options)
+                      conv_strategy=ctx.conv_strategy, target=ctx.target, **ctx.options)
 
 
 def _inline(graph: Graph, args) -> list:

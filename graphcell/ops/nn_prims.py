@@ -49,6 +49,24 @@ def _conv_rule(x: TensorType, w: TensorType, *, strides, padding, lhs_dilation, 
 
 
 def _conv_impl(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
+        # XLA's CPU convolution computes wrong values when one padding is negative and another
+        # positive (jax 0.10; padding ((-1, 1), (0, -2)) differs by ~5 from the cropped input's
+        # convolution), and the vjp rules of strided convolutions produce such paddings. Crop
+        # (and dilate) those axes with lax.pad first, and convolve with what padding is left.
+        config = [(0, 0, 0)] * 2
+        rest, dilation = [], []
+        for (lo, hi), d in zip(padding, lhs_dilation):
+            if lo < 0 or hi < 0:
+                config.append((min(lo, 0), min(hi, 0), d - 1))
+                rest.append((max(lo, 0), max(hi, 0)))
+                dilation.append(1)
+            else:
+                config.append((0, 0, 0))
+                rest.append((lo, hi))
+                dilation.append(d)
+        x = jax.lax.pad(x, np.zeros((), x.dtype), config)
+        padding, lhs_dilation = tuple(rest), tuple(dilation)
     return jax.lax.conv_general_dilated(
         x, w, strides, padding, lhs_dilation, rhs_dilation,
         feature_group_count=groups, batch_group_count=batch_groups,
@@ -74,15 +92,25 @@ CONV_STRATEGIES = ("grouped", "unrolled", "wide")
 GROUPED_MAX_BATCH = {1: 0, 4: 0, 16: 0, 64: 0}
 
 
-def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_out: int) -> str:
+# onnxruntime (CPU): every convolution with per-member weights is unrolled, and the members'
+# chains stay apart to the end (batching.SPLIT_MIN_ELEMENTS["onnx"] is 0), the form of a
+# torch.onnx export of N models; measured with bench/bench_onnx.py, see ONNX_CONV_NOTES.
+ONNX_CONV = "unrolled"
+
+
+def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_out: int,
+                         target: str = "xla") -> str:
     """The lowering for N members, a per-member batch and per-member output size: forced
-    (vmap's conv_strategy or the context's) when it applies, else measured. A shared input
-    takes one wide convolution unless each member's output is large enough to stay split
-    (unrolled keeps the per-member loop's peak memory: wide holds all N outputs at once)."""
+    (vmap's conv_strategy or the context's) when it applies, else measured for the target.
+    In XLA a shared input takes one wide convolution unless each member's output is large
+    enough to stay split (unrolled keeps the per-member loop's peak memory: wide holds all N
+    outputs at once)."""
     if forced is not None and not (forced == "wide" and not shared_input):
         return forced
+    if target == "onnx":
+        return ONNX_CONV
     if shared_input:
-        return "wide" if member_out * n < batching.SPLIT_MIN_ELEMENTS else "unrolled"
+        return "wide" if member_out * n < batching.SPLIT_MIN_ELEMENTS["xla"] else "unrolled"
     limit = GROUPED_MAX_BATCH[max(k for k in GROUPED_MAX_BATCH if k <= max(n, 1))]
     return "grouped" if batch <= limit else "unrolled"
 
@@ -102,7 +130,7 @@ def _conv_batch(ctx, args, dims, **attrs):
         return F.reshape(out, x.shape[:2] + out.shape[1:]), d
     batch = x.shape[1] if dx == 0 else x.shape[0]
     member_out = math.prod(ctx.node.outputs[0].shape) if ctx.node is not None else 0
-    strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out)
+    strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out, ctx.target)
     ctx.annotate(f"conv_strategy={strategy}")
     w = batching.move(w, dw, 0)                                   # [N, O, C/g, k...]
     out_ch, kernel = w.shape[1], w.shape[2:]

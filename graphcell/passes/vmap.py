@@ -40,10 +40,11 @@ class BatchContext:
     """What batch rules may read. The rule signature is fixed; new needs add fields here."""
 
     def __init__(self, axis_size: int, randomness: str = "different", conv_strategy: str | None = None,
-                 **options):
+                 target: str = "xla", **options):
         self.axis_size = axis_size
         self.randomness = randomness
         self.conv_strategy = conv_strategy
+        self.target = target      # the backend the graph is lowered for: "xla" or "onnx"
         self.options = options
         self.node = None          # the node being rewritten
         self._tracer = None
@@ -75,19 +76,23 @@ def _insert(shape: tuple, axis: int, size: int) -> tuple:
 
 
 def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: str = "different",
-               conv_strategy: str | None = None, name: str | None = None, **options) -> Graph:
+               conv_strategy: str | None = None, target: str = "xla", name: str | None = None,
+               **options) -> Graph:
     """Returns `graph` mapped over a new axis of size `axis_size`.
 
     in_axes: one int-or-None per graph input (where its mapped axis is, or unbatched);
     out_axes: one int-or-None per graph output (state outputs included). An unbatched output
     with an int out axis is broadcast; a batched output with out axis None is an error.
+    target: the backend the result is lowered for ("xla" or "onnx"); rules with several
+    lowerings (convolutions, the SPLIT form) choose by it.
     """
     if len(in_axes) != len(graph.inputs) or len(out_axes) != len(graph.outputs):
         raise ValueError(f"vmap_graph: {len(in_axes)} in_axes for {len(graph.inputs)} inputs and "
                          f"{len(out_axes)} out_axes for {len(graph.outputs)} outputs")
     if randomness not in RANDOMNESS:
         raise ValueError(f"vmap: randomness must be one of {RANDOMNESS}, got {randomness!r}")
-    ctx = BatchContext(axis_size, randomness, conv_strategy, **options)
+    ctx = BatchContext(axis_size, randomness, conv_strategy, target, **options)
+    split_min_elements = SPLIT_MIN_ELEMENTS[target]
     tracer = _PassTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
     env = {}
@@ -111,7 +116,7 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
                 ins = [_stacked(v, d) for v, d in ins]
                 outs, out_dims = _apply_rule(ctx, node, ins, tuple(d for _, d in ins))
             for old, new, d in zip(node.outputs, outs, out_dims):
-                if d == SPLIT and math.prod(old.shape) * axis_size < SPLIT_MIN_ELEMENTS:
+                if d == SPLIT and math.prod(old.shape) * axis_size < split_min_elements:
                     new, d = _stacked(new, d)
                 if d is not None and d != SPLIT:
                     new.mapped_axis = d
