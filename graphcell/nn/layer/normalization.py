@@ -45,11 +45,15 @@ class _BatchNorm(Cell):
             F.assign(self.moving_mean, F.add(F.mul(self.moving_mean, m), F.mul(F.stop_gradient(mean), 1 - m)))
             unbiased = F.mul(F.stop_gradient(var), count / max(count - 1, 1))
             F.assign(self.moving_variance, F.add(F.mul(self.moving_variance, m), F.mul(unbiased, 1 - m)))
-        else:
-            mean, var = self.moving_mean, self.moving_variance
-            centered = F.sub(x, F.reshape(mean, bshape))
-        scale = F.mul(F.rsqrt(F.add(var, self.eps)), self.gamma)
-        return F.add(F.mul(centered, F.reshape(scale, bshape)), F.reshape(self.beta, bshape))
+            scale = F.mul(F.rsqrt(F.add(var, self.eps)), self.gamma)
+            return F.add(F.mul(centered, F.reshape(scale, bshape)), F.reshape(self.beta, bshape))
+        # Inference: one per-channel scale and shift, x * scale + (beta - mean * scale), computed
+        # from the parameters alone, so that onnxruntime folds them into the convolution before
+        # (its constant folding, then Conv+Mul and Conv+Add fusions: a Conv-BN-ReLU block runs as
+        # one Conv), as torch.onnx's exports do.
+        scale = F.mul(F.rsqrt(F.add(self.moving_variance, self.eps)), self.gamma)
+        shift = F.sub(self.beta, F.mul(self.moving_mean, scale))
+        return F.add(F.mul(x, F.reshape(scale, bshape)), F.reshape(shift, bshape))
 
     def extend_repr(self):
         return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
