@@ -1,7 +1,10 @@
 """Property tests: random small compositions of elementwise/reduce/reshape/transpose/dot ops.
-eager == XLA (jit) == ONNX (onnxruntime) within tolerance; grad == central finite differences (float64)."""
+eager == XLA (jit) == ONNX (onnxruntime) within tolerance; grad == central finite differences (float64);
+vmap == stacking f over slices for random in/out axes; binary/unary ops over random broadcastable
+shapes and dtypes == numpy, with MindSpore's type promotion, eagerly and under jit."""
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis.extra import numpy as hnp
 from hypothesis import strategies as st
 
 import graphcell as ms
@@ -61,3 +64,144 @@ def test_grad_equals_central_differences_float64(names, seed):
         d[i] = eps
         fd[i] = (loss(ms.Tensor(x + d)).asnumpy() - loss(ms.Tensor(x - d)).asnumpy()) / (2 * eps)
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+
+
+# -- vmap == stacking f over slices --------------------------------------------------------------------
+
+# Steps on (a: [3, 4], b: [4, 4]) that return a new a: [3, 4]; b is read by some.
+VMAP_STEPS = {
+    "tanh": lambda a, b: ops.tanh(a),
+    "matmul_b": lambda a, b: ops.matmul(a, b) * 0.5,
+    "add_colsum_b": lambda a, b: a + b.sum(axis=0),
+    "sub_rowmean": lambda a, b: a - a.mean(axis=1, keep_dims=True),
+    "sub_colmax": lambda a, b: a - a.max(axis=0),
+    "b_matmul_aT_T": lambda a, b: ops.transpose(ops.matmul(b, ops.transpose(a, (1, 0))), (1, 0)) * 0.5,
+    "reshape_roundtrip": lambda a, b: ops.transpose(a.reshape(4, 3), (1, 0)).reshape(3, 4),
+    "times_row_of_b": lambda a, b: a * b[1],
+    "relu": lambda a, b: ops.maximum(a, 0.0),
+}
+VMAP_PROPS = settings(max_examples=10, deadline=None, derandomize=True,
+                      suppress_health_check=[HealthCheck.too_slow])
+MAPPED = 2                                        # the mapped axis' size
+
+
+def vmap_program(names):
+    def f(a, b):
+        for n in names:
+            a = VMAP_STEPS[n](a, b)
+        return a, a.sum(axis=0)                   # outputs of rank 2 and 1
+    return f
+
+
+@st.composite
+def vmap_axes(draw):
+    """in_axes for (a, b) (None or any valid axis, negative ones too, not both None) and out_axes
+    (one int valid for both outputs, or one per output)."""
+    in_axes = draw(st.tuples(st.one_of(st.none(), st.integers(-3, 2)), st.one_of(st.none(), st.integers(-3, 2)))
+                   .filter(lambda t: t != (None, None)))
+    out_axes = draw(st.one_of(st.integers(-2, 1), st.tuples(st.integers(-3, 2), st.integers(-2, 1))))
+    return in_axes, out_axes
+
+
+@VMAP_PROPS
+@given(names=st.lists(st.sampled_from(sorted(VMAP_STEPS)), min_size=1, max_size=4), axes=vmap_axes(),
+       seed=st.integers(0, 2**16), compiled=st.booleans())
+def test_vmap_equals_stacking_over_slices(names, axes, seed, compiled):
+    in_axes, out_axes = axes
+    f = vmap_program(names)
+    rng = np.random.default_rng(seed)
+    unbatched = [rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4, 4))]
+    args = [x if ax is None else np.moveaxis(np.stack([x + k for k in range(MAPPED)]), 0, ax)
+            for x, ax in zip(unbatched, in_axes)]
+    # reference: f on each slice, stacked on the out axis
+    per_slice = [f(*[ms.Tensor(x if ax is None else np.take(x, i, axis=ax)) for x, ax in zip(args, in_axes)])
+                 for i in range(MAPPED)]
+    outs_axes = out_axes if isinstance(out_axes, tuple) else (out_axes, out_axes)
+    want = [np.stack([s[k].asnumpy() for s in per_slice], axis=outs_axes[k]) for k in range(2)]
+
+    mapped = ms.vmap(f, in_axes=in_axes, out_axes=out_axes)
+    got = (ms.jit(mapped) if compiled else mapped)(*[ms.Tensor(x) for x in args])
+    for k in range(2):
+        assert got[k].shape == want[k].shape, (k, got[k].shape, want[k].shape)
+        np.testing.assert_allclose(got[k].asnumpy(), want[k], rtol=1e-12, atol=1e-12)
+
+
+# -- dtypes and broadcasting against numpy ---------------------------------------------------------
+
+DTYPES = [np.float16, np.float32, np.float64, np.int32, np.bool_]
+KIND_ORDER = [np.bool_, np.int32, np.float16, np.float32, np.float64]
+
+
+def mindspore_result_dtype(op: str, x, y):
+    """MindSpore's promotion for Tensor-Tensor operands (see ops/functional.py and dtype.py):
+    bool < int < float, the wider of one kind. It departs from numpy where an int meets a float:
+    numpy widens int32 + float16 to float64, MindSpore keeps the float (float16). Division of ints
+    (or bools) gives float32 in MindSpore, float64 in numpy. Comparisons give bool in both."""
+    common = max(x, y, key=KIND_ORDER.index)
+    if op in COMPARISONS:
+        return np.bool_
+    if op == "div" and common in (np.bool_, np.int32):
+        return np.float32
+    return common
+
+
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "maximum": np.maximum,
+          "minimum": np.minimum, "div": np.true_divide}
+COMPARISONS = {"equal": np.equal, "less": np.less, "greater_equal": np.greater_equal}
+TOL = {np.float16: 2e-3, np.float32: 1e-6, np.float64: 1e-12}
+
+
+def _values(rng, shape, dtype, nonzero=False):
+    if dtype is np.bool_:
+        return rng.random(shape) < (1.0 if nonzero else 0.5)
+    if dtype is np.int32:
+        v = rng.integers(-5, 6, shape)
+        return np.where(v == 0, 1, v).astype(np.int32) if nonzero else v.astype(np.int32)
+    v = rng.uniform(-2, 2, shape)
+    return np.where(np.abs(v) < 0.25, 1.0, v).astype(dtype) if nonzero else v.astype(dtype)
+
+
+def _check(got, want, dtype):
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape, (got.dtype, got.shape, want.shape)
+    if dtype in TOL:
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=TOL[dtype], atol=TOL[dtype])
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@PROPS
+@given(op=st.sampled_from(sorted(BINARY) + sorted(COMPARISONS)),
+       shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+       dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)), seed=st.integers(0, 2**16))
+def test_binary_ops_broadcast_and_promote(op, shapes, dtypes, seed):
+    result = mindspore_result_dtype(op, *dtypes)
+    common = max(*dtypes, key=KIND_ORDER.index)
+    assume(not (op == "sub" and common is np.bool_))           # neither numpy nor MindSpore subtracts bools
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shapes.input_shapes[0], dtypes[0])
+    y = _values(rng, shapes.input_shapes[1], dtypes[1], nonzero=op == "div")
+    reference = {**BINARY, **COMPARISONS}[op]
+    compute = result if op not in COMPARISONS else common      # numpy at MindSpore's operand dtype
+    want = np.asarray(reference(x.astype(compute), y.astype(compute))).astype(result)
+    fn = getattr(ops, op)
+    for run in (fn, ms.jit(fn)):
+        got = run(ms.Tensor(x), ms.Tensor(y)).asnumpy()
+        _check(got, want, result)
+
+
+UNARY = {"neg": (np.negative, DTYPES[:4]), "abs": (np.abs, DTYPES[:4]), "square": (np.square, DTYPES[:4]),
+         "sign": (np.sign, DTYPES[:4]), "exp": (np.exp, DTYPES[:3]), "tanh": (np.tanh, DTYPES[:3]),
+         "sin": (np.sin, DTYPES[:3]), "sigmoid": (lambda v: 1 / (1 + np.exp(-v)), DTYPES[:3])}
+
+
+@PROPS
+@given(op=st.sampled_from(sorted(UNARY)), shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=3),
+       pick=st.integers(0, 3), seed=st.integers(0, 2**16))
+def test_unary_ops_keep_the_dtype(op, shape, pick, seed):
+    reference, dtypes = UNARY[op]
+    dtype = dtypes[pick % len(dtypes)]
+    x = _values(np.random.default_rng(seed), shape, dtype)
+    want = np.asarray(reference(x.astype(np.float64))).astype(dtype)   # float64 math, rounded once
+    fn = getattr(ops, op)
+    for run in (fn, ms.jit(fn)):
+        _check(run(ms.Tensor(x)).asnumpy(), want, dtype)

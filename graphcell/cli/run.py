@@ -35,10 +35,12 @@ def _read_inputs(items: list[str]) -> tuple[list, dict]:
             raise UserError(f"input file {path} does not exist")
         try:
             data = np.load(path, allow_pickle=False)
+            if isinstance(data, np.lib.npyio.NpzFile):  # members load lazily: read them here
+                data = {k: data[k] for k in data.files}
         except Exception as e:
             raise UserError(f"cannot read {path} as .npy/.npz: {one_line(e)}") from e
-        if isinstance(data, np.lib.npyio.NpzFile):
-            named.update({k: data[k] for k in data.files})
+        if isinstance(data, dict):
+            named.update(data)
         elif name:
             named[name] = data
         else:

@@ -121,6 +121,13 @@ class Model:
         """Trains from epoch `initial_epoch` + 1 to `epoch` (MindSpore counts epochs from 1).
 
         `dataset_sink_mode` is accepted; graphcell feeds each batch to the compiled step either way.
+
+        Resuming (as in MindSpore): a ModelCheckpoint file holds the weights and the optimizer
+        state; load it with `load_param_into_net(model.train_network, load_checkpoint(path))`.
+        Taken at the end of epoch E, continue with `train(epoch, dataset, initial_epoch=E)`.
+        Taken after s steps of epoch E (save with append_info=["epoch_num", "step_num"]), first
+        finish that epoch with `train(E, dataset.skip(s), initial_epoch=E - 1)`. An interrupted
+        run (KeyboardInterrupt, an error) stops between steps; its checkpoints are all complete.
         """
         if self._train_step is None:
             raise ValueError("Model.train: the Model has no optimizer; build it with "
@@ -143,21 +150,26 @@ class Model:
         ctx = RunContext(cb)
         iterator = train_dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch)
         self._train_network.set_train(True)
-        _fire(cbs, "on_train_begin", ctx)
-        for ep in range(initial_epoch + 1, epoch + 1):
-            cb.cur_epoch_num = ep
-            _fire(cbs, "on_train_epoch_begin", ctx)
-            for columns in iterator:
-                cb.cur_step_num += 1
-                _fire(cbs, "on_train_step_begin", ctx)
-                cb.net_outputs = self._train_step(*columns)
-                _fire(cbs, "on_train_step_end", ctx)
+        try:
+            _fire(cbs, "on_train_begin", ctx)
+            for ep in range(initial_epoch + 1, epoch + 1):
+                cb.cur_epoch_num = ep
+                _fire(cbs, "on_train_epoch_begin", ctx)
+                for columns in iterator:
+                    cb.cur_step_num += 1
+                    _fire(cbs, "on_train_step_begin", ctx)
+                    cb.net_outputs = self._train_step(*columns)
+                    _fire(cbs, "on_train_step_end", ctx)
+                    if ctx.get_stop_requested():
+                        break
+                _fire(cbs, "on_train_epoch_end", ctx)
                 if ctx.get_stop_requested():
                     break
-            _fire(cbs, "on_train_epoch_end", ctx)
-            if ctx.get_stop_requested():
-                break
-        _fire(cbs, "on_train_end", ctx)
+            _fire(cbs, "on_train_end", ctx)
+        finally:
+            # an interrupted run (Ctrl-C, an error in a step or callback) must not leave the
+            # prefetch thread reading ahead for as long as the traceback keeps the iterator alive
+            iterator.stop()
 
     # -- eval / predict --------------------------------------------------------------------
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
@@ -175,10 +187,12 @@ class Model:
             m.clear()
         was_training = self._network.training
         self._eval_network.set_train(False)
+        iterator = None
         try:
             _fire(cbs, "on_eval_begin", ctx)
             _fire(cbs, "on_eval_epoch_begin", ctx)
-            for columns in valid_dataset.create_tuple_iterator(num_epochs=1):
+            iterator = valid_dataset.create_tuple_iterator(num_epochs=1)
+            for columns in iterator:
                 cb.cur_step_num += 1
                 _fire(cbs, "on_eval_step_begin", ctx)
                 outputs = self._eval_step(*columns)
@@ -189,6 +203,8 @@ class Model:
             _fire(cbs, "on_eval_epoch_end", ctx)
             _fire(cbs, "on_eval_end", ctx)
         finally:
+            if iterator is not None:
+                iterator.stop()
             # restore the network's mode only (not the eval wrapper's), so the training-mode key
             # returns to what the train step was compiled for and it is not recompiled
             self._network.set_train(was_training)
