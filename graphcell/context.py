@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 from enum import Enum
 
 PYNATIVE_MODE = 1
@@ -26,6 +27,9 @@ _CONTEXT = {
     "check_finite": False,
     "debug": False,              # verify the graph after every pass
     "onnx_providers": ("cpu",),
+    # A folder for XLA's compiled programs, reused by later processes (jax's persistent
+    # compilation cache); None: off. The environment variable GRAPHCELL_COMPILE_CACHE sets it too.
+    "compile_cache_dir": None,
 }
 _PARALLEL = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -44,8 +48,23 @@ def set_context(**kwargs) -> None:
         raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
     if "mode" in kwargs and kwargs["mode"] not in (PYNATIVE_MODE, GRAPH_MODE):
         raise ValueError("set_context: mode must be graphcell.PYNATIVE_MODE or graphcell.GRAPH_MODE")
+    if "compile_cache_dir" in kwargs:
+        _use_compile_cache(kwargs["compile_cache_dir"])
     _CONTEXT.update(kwargs)
     bump_config_epoch()
+
+
+def _use_compile_cache(path) -> None:
+    """Points jax's persistent compilation cache at `path` (None: off). Every compiled program
+    is cached, however quick its compile: an ensemble step takes seconds of XLA compile (N=16
+    LeNet5: a first call of 1.6 s, 0.2 s from the cache)."""
+    import jax
+    if path is not None:
+        path = os.fspath(path)
+        os.makedirs(path, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0 if path else 1.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
 def get_context(key: str):
@@ -90,3 +109,8 @@ def get_auto_parallel_context(key: str):
 
 def reset_auto_parallel_context() -> None:
     _PARALLEL.update(parallel_mode=ParallelMode.STAND_ALONE, gradients_mean=False, device_num=1)
+
+
+if os.environ.get("GRAPHCELL_COMPILE_CACHE"):
+    _CONTEXT["compile_cache_dir"] = os.environ["GRAPHCELL_COMPILE_CACHE"]
+    _use_compile_cache(_CONTEXT["compile_cache_dir"])

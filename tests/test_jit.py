@@ -68,3 +68,48 @@ def test_training_flag_retraces():
     net.set_train()
     out = j(x).asnumpy()
     assert set(np.unique(out)) <= {0.0, 2.0} and 0 < (out == 0).sum() < 100
+
+
+_CACHED_PROGRAM = """
+import sys
+import jax
+events = []
+jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+import numpy as np
+import graphcell as ms
+from graphcell import nn
+
+net = nn.Dense(3, 2)
+y = ms.jit(net)(ms.Tensor(np.ones((4, 3), np.float32)))
+print(events.count("/jax/compilation_cache/cache_hits"), float(y.asnumpy().sum() * 0))
+"""
+
+
+def test_compile_cache_dir_is_reused_by_a_later_process(tmp_path):
+    """GRAPHCELL_COMPILE_CACHE (or set_context(compile_cache_dir=...)) turns on jax's persistent
+    compilation cache: a second process compiles nothing it compiled before."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "GRAPHCELL_COMPILE_CACHE": str(tmp_path / "xla")}
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", _CACHED_PROGRAM], env=env, capture_output=True, text=True,
+                             timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[0])
+
+    assert run() == 0 and any((tmp_path / "xla").iterdir())
+    assert run() > 0
+
+
+def test_set_context_compile_cache_dir_configures_jax(tmp_path):
+    import jax
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        ms.set_context(compile_cache_dir=tmp_path / "cache")
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "cache")
+        assert (tmp_path / "cache").is_dir()
+    finally:
+        ms.set_context(compile_cache_dir=None)
+    assert jax.config.jax_compilation_cache_dir is None and before is None
