@@ -185,6 +185,42 @@ def test_repeat_take_skip_sizes_and_rows():
     assert ids(base.repeat().take(7))[0] == [0, 1, 2, 3, 4, 0, 1]
 
 
+PIPELINES = {  # each reshuffles every epoch; rows are 10 ids, batched by 2 where named
+    "sampler": lambda: ds.GeneratorDataset(Rows(10), ["x", "i"], shuffle=True, num_parallel_workers=2),
+    "sampler, batched": lambda: ds.GeneratorDataset(Rows(10), ["x", "i"], shuffle=True).batch(2),
+    "buffer shuffle": lambda: ds.GeneratorDataset(Rows(10), ["x", "i"], shuffle=False).shuffle(4),
+}
+
+
+@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+@pytest.mark.parametrize("init_epoch, skipped", [(1, 0), (2, 0), (1, 3)])
+def test_init_step_replays_the_uninterrupted_order(pipeline, init_epoch, skipped):
+    """An iterator started at a global step (MindSpore's set_init_step, what Model.train uses to
+    resume) reads what an uninterrupted iterator reads from that step on: the epoch number, not
+    the iterator's own count, seeds the shuffle."""
+    make = PIPELINES[pipeline]
+    ms.set_seed(4)
+    full = ids(make(), num_epochs=3, column=1)
+    assert full[0] != full[1] != full[2]                      # else an epoch-0 replay would pass too
+    dataset = make()
+    size = dataset.get_dataset_size()
+    dataset.set_init_step(init_epoch * size + skipped)
+    assert dataset.batch(1).get_init_step() == init_epoch * size + skipped  # a child's step is inherited
+    ms.set_seed(4)
+    got = ids(dataset, num_epochs=3 - init_epoch, column=1)
+    per_row = len(full[0]) // size                             # ids per row (2 once batched)
+    want = [full[init_epoch][skipped * per_row:]] + full[init_epoch + 1:]
+    assert got == want
+
+
+def test_set_init_step_is_checked():
+    dataset = ds.GeneratorDataset(Rows(4), ["x", "i"])
+    assert dataset.get_init_step() == 0
+    for bad in (-1, 1.5, True, None):
+        with pytest.raises(ValueError, match="set_init_step: init_step must be a non-negative int"):
+            dataset.set_init_step(bad)
+
+
 def test_repeat_reshuffles_each_pass():
     ms.set_seed(2)
     got = ids(ds.GeneratorDataset(Rows(10), ["x", "i"]).repeat(2))[0]

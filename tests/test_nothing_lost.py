@@ -10,8 +10,11 @@ checkpoint's `epoch_num`/`step_num` (ModelCheckpoint's append_info) say where it
 checkpoint at an epoch end resumes with `Model.train(total, ds, initial_epoch=epoch_num)`. One
 taken mid-epoch first finishes that epoch on the batches it has not seen,
 `Model.train(epoch_num, ds.skip(steps_done), initial_epoch=epoch_num - 1)`, then continues with
-`initial_epoch=epoch_num`. The dataset is not shuffled: graphcell's iterator restarts its epoch
-count at 0 on resume, so a shuffled order would not replay (see the report of issue 11).
+`initial_epoch=epoch_num`; or, in one call, `ds.set_init_step(step_num)` and
+`Model.train(total, ds, initial_epoch=epoch_num - 1)`. The iterator then counts epochs from the
+resumed one, so a shuffled dataset replays the uninterrupted run's order (same dataset seed).
+`CheckpointConfig(exception_save=True)` adds a breakpoint checkpoint of the last completed step
+when the run raises.
 """
 import os
 import threading
@@ -66,8 +69,8 @@ class _Batches:
         return self.x[i], y
 
 
-def _dataset(fail_on_read=None):
-    return ds.GeneratorDataset(_Batches(fail_on_read), ["x", "y"], shuffle=False)
+def _dataset(fail_on_read=None, shuffle=False):
+    return ds.GeneratorDataset(_Batches(fail_on_read), ["x", "y"], shuffle=shuffle)
 
 
 def _model(seed):
@@ -112,6 +115,26 @@ def _resume(path):
     if epoch < EPOCHS:
         model.train(EPOCHS, _dataset(), initial_epoch=epoch)
     return _params(net)
+
+
+def _resume_shuffled(path):
+    """`_resume` for a shuffled dataset, in one call: set_init_step at the file's global step.
+    The dataset seed is the interrupted run's (3); the weights are seeded otherwise (99)."""
+    net, model = _model(seed=99)
+    ds.config.set_seed(3)
+    params = load_checkpoint(path)
+    step = int(params["step_num"].asnumpy())
+    assert load_param_into_net(model.train_network, params)[0] == []
+    dataset = _dataset(shuffle=True)
+    dataset.set_init_step(step)
+    model.train(EPOCHS, dataset, initial_epoch=step // STEPS)
+    return _params(net)
+
+
+def _assert_same_params(got, want, atol=1e-6):
+    assert got.keys() == want.keys()
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=0, atol=atol, err_msg=name)
 
 
 class _InterruptAt(Callback):
@@ -198,6 +221,135 @@ def test_interrupted_training_stops_the_dataset_thread(tmp_path):
         time.sleep(0.05)
     assert not alive, "the prefetch thread outlived the interrupted Model.train"
     del e
+
+
+# -- exception_save: a breakpoint checkpoint of the last completed step -----------------------------
+
+
+class _StopAfter(Callback):
+    def __init__(self, step):
+        self.step = step
+
+    def on_train_step_end(self, rc):
+        if rc.original_args().cur_step_num == self.step:
+            rc.request_stop()
+
+
+def _train_state_after(steps, shuffle=False):
+    """The train network's parameters (weights and Adam state) of an uninterrupted run stopped
+    after `steps` global steps: the reference a breakpoint file must equal."""
+    _, model = _model(seed=3)
+    if steps:
+        model.train(EPOCHS, _dataset(shuffle=shuffle), callbacks=[_StopAfter(steps)])
+    return {p.name: p.asnumpy().copy() for p in model.train_network.get_parameters()}
+
+
+# how the run fails (at global step / read `at`) -> (the last completed step, the breakpoint's name)
+BREAKPOINTS = {
+    "TypeError inside step 9 (int64 labels)": ("loss", 9, 8, "net-2_3_breakpoint.ckpt"),
+    "KeyboardInterrupt in a callback after step 7": ("callback_step_end", 7, 7, "net-2_2_breakpoint.ckpt"),
+    "KeyboardInterrupt from the dataset before step 1": ("dataset", 1, 0, "net-0_0_breakpoint.ckpt"),
+}
+
+
+def _fail(how, at, exception_save, directory, shuffle=False):
+    """Trains from seed 3 until the failure `how` at `at`; returns the Model and its ModelCheckpoint."""
+    net, model = _model(seed=3)
+    ck = ModelCheckpoint("net", str(directory), CheckpointConfig(
+        save_checkpoint_steps=5, keep_checkpoint_max=1, append_info=["epoch_num", "step_num"],
+        exception_save=exception_save))
+    callbacks = [ck] + ([_InterruptAt(at, "step_end")] if how == "callback_step_end" else [])
+    dataset = _dataset({"dataset": (at, "interrupt"), "loss": (at, "bad_labels")}.get(how), shuffle=shuffle)
+    with pytest.raises(TypeError if how == "loss" else KeyboardInterrupt):
+        model.train(EPOCHS, dataset, callbacks=callbacks)
+    return model, ck
+
+
+@pytest.mark.parametrize("case", sorted(BREAKPOINTS))
+def test_exception_save_leaves_the_last_completed_step_loadable(tmp_path, uninterrupted, case):
+    how, at, completed, name = BREAKPOINTS[case]
+    _fail(how, at, exception_save=True, directory=tmp_path)
+    breakpoints = [f for f in os.listdir(tmp_path) if f.endswith("_breakpoint.ckpt")]
+    assert breakpoints == [name], sorted(os.listdir(tmp_path))
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".")]       # no temp file left
+    saved = load_checkpoint(str(tmp_path / name))
+    assert int(saved["step_num"].asnumpy()) == completed
+    assert _adam_steps(saved["beta1_power"]) == completed                 # the failed step applied nothing
+    # every parameter, moment and power equals a run stopped cleanly after that step
+    want = _train_state_after(completed)
+    _assert_same_params({k: saved[k].asnumpy() for k in want}, want)
+    # and it resumes to the uninterrupted run's final parameters
+    _assert_same_params(_resume(str(tmp_path / name)), uninterrupted)
+
+
+def test_without_exception_save_no_breakpoint_is_written(tmp_path):
+    _fail("loss", 9, exception_save=False, directory=tmp_path)
+    assert sorted(os.listdir(tmp_path)) == ["net-1_5.ckpt"]                 # the step-5 file only
+
+
+def test_a_failing_breakpoint_save_keeps_the_training_error(tmp_path, monkeypatch):
+    """A full disk while saving the breakpoint must not hide why training stopped."""
+    from graphcell.train import serialization
+
+    def no_space(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    _, model = _model(seed=3)
+    ck = ModelCheckpoint("net", str(tmp_path), CheckpointConfig(exception_save=True, save_checkpoint_steps=100))
+    monkeypatch.setattr(serialization, "save_checkpoint", no_space)
+    with pytest.raises(TypeError) as e:
+        model.train(EPOCHS, _dataset((2, "bad_labels")), callbacks=[ck])
+    assert "CrossEntropyLoss" in str(e.value)
+    assert any("ModelCheckpoint.on_train_exception failed too" in n and "No space left" in n
+               for n in getattr(e.value, "__notes__", []))
+    assert os.listdir(tmp_path) == []
+
+
+# -- a shuffled dataset resumes to the same order --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_shuffled():
+    net, model = _model(seed=3)
+    model.train(EPOCHS, _dataset(shuffle=True))
+    return _params(net)
+
+
+def test_shuffled_epochs_differ(uninterrupted, uninterrupted_shuffled):
+    """What makes the resume tests below non-vacuous: each epoch has its own order (so an
+    iterator that counted epochs from 0 again would replay epoch 1's in epoch 3), and that
+    order changes the result."""
+    ms.set_seed(3)
+    it = _dataset(shuffle=True).create_tuple_iterator(num_epochs=EPOCHS, output_numpy=True)
+    orders = [[int(y[0]) for _, y in it] for _ in range(EPOCHS)]
+    assert orders[0] != orders[2] and orders[1] != orders[2], orders
+    assert max(np.abs(uninterrupted_shuffled[k] - uninterrupted[k]).max() for k in uninterrupted) > 1e-4
+
+
+def test_shuffled_run_interrupted_at_an_epoch_end_resumes_to_the_same_parameters(tmp_path, uninterrupted_shuffled):
+    net, model = _model(seed=3)
+    ck = _checkpointer(tmp_path, every=5)
+    with pytest.raises(KeyboardInterrupt):
+        model.train(EPOCHS, _dataset(shuffle=True), callbacks=[ck, _InterruptAt(11, "step_begin")])
+    assert int(load_checkpoint(ck.latest_ckpt_file_name)["step_num"].asnumpy()) == 10    # end of epoch 2
+    net_b, model_b = _model(seed=99)
+    ds.config.set_seed(3)
+    load_param_into_net(model_b.train_network, load_checkpoint(ck.latest_ckpt_file_name))
+    model_b.train(EPOCHS, _dataset(shuffle=True), initial_epoch=2)
+    _assert_same_params(_params(net_b), uninterrupted_shuffled)
+
+
+def test_shuffled_run_resumes_mid_epoch_from_its_breakpoint(tmp_path, uninterrupted_shuffled):
+    _fail("loss", 9, exception_save=True, directory=tmp_path, shuffle=True)
+    _assert_same_params(_resume_shuffled(str(tmp_path / "net-2_3_breakpoint.ckpt")), uninterrupted_shuffled)
+
+
+def test_init_step_outside_the_initial_epoch_is_refused():
+    _, model = _model(seed=3)
+    dataset = _dataset()
+    dataset.set_init_step(8)                                              # in epoch 2
+    with pytest.raises(ValueError, match=r"starts at step 8 \(set_init_step\), in epoch 2 .* "
+                                         r"initial_epoch=0 resumes at epoch 1; pass initial_epoch=1"):
+        model.train(EPOCHS, dataset)
 
 
 # -- interrupted writes ----------------------------------------------------------------------------

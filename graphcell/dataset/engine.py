@@ -63,6 +63,7 @@ class Dataset:
         self.num_parallel_workers = num_parallel_workers
         self._depth = 1 + max(c._depth for c in self.children) if self.children else 0
         self._size_cache: int | None = None
+        self._init_step: int | None = None
 
     # -- what subclasses provide ---------------------------------------------------------
     def _rows(self, run: _Run) -> Iterator[tuple]:
@@ -106,6 +107,22 @@ class Dataset:
         """Drops the first `count` rows (batches) of each epoch."""
         return SkipDataset(self, count)
 
+    # -- resuming ------------------------------------------------------------------------
+    def set_init_step(self, init_step) -> None:
+        """Makes iterators start at global step `init_step` (MindSpore's API for resuming):
+        in epoch `init_step // get_dataset_size()` (counted from 0), after its first
+        `init_step % get_dataset_size()` rows (batches once batched), which are still read but
+        not returned. The epoch number seeds shuffles and random samplers, so the rows that
+        follow are the ones an uninterrupted run reads there. `Model.train` checks it against
+        `initial_epoch`. It stays set (for every later iterator) until set again; 0 clears it."""
+        self._init_step = _check_count(init_step, "set_init_step: init_step", allow_minus_one=False)
+
+    def get_init_step(self) -> int:
+        """The step set by `set_init_step` here, else the single child's, else 0 (as MindSpore)."""
+        if self._init_step is not None:
+            return self._init_step
+        return self.children[0].get_init_step() if len(self.children) == 1 else 0
+
     # -- iterating -----------------------------------------------------------------------
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
         """Yields {column: Tensor} (numpy arrays with output_numpy=True); usable for
@@ -113,10 +130,13 @@ class Dataset:
         from .iterators import DatasetIterator
         return DatasetIterator(self, num_epochs, output_numpy, None, as_dict=True)
 
-    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
-        """Yields [Tensor, ...] in column order (or the order of `columns`)."""
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True, *,
+                              _init_step=None):
+        """Yields [Tensor, ...] in column order (or the order of `columns`). `_init_step`
+        (internal, for Model.train) overrides `get_init_step()`."""
         from .iterators import DatasetIterator
-        return DatasetIterator(self, num_epochs, output_numpy, _names(columns, "columns"), as_dict=False)
+        return DatasetIterator(self, num_epochs, output_numpy, _names(columns, "columns"), as_dict=False,
+                               init_step=_init_step)
 
     def __iter__(self):
         """One epoch of lists of Tensors, as iterating a MindSpore dataset gives."""

@@ -8,6 +8,7 @@ markers; a failure travels as an item and is raised in the main thread, its mess
 """
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import weakref
@@ -39,20 +40,30 @@ def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
     return False
 
 
-def _produce(dataset, seed, shared_seed, num_epochs, convert, q, stop):
-    epoch = 0
+def _start(dataset, init_step: int) -> tuple[int, int]:
+    """(epoch, rows to skip in it) of global step `init_step`; an endless dataset has one epoch."""
+    if not init_step:
+        return 0, 0
+    size = dataset.get_dataset_size()
+    return divmod(init_step, size) if size > 0 else (0, init_step)
+
+
+def _produce(dataset, seed, shared_seed, num_epochs, start, convert, q, stop):
+    first_epoch, skip_rows = start
+    done = 0
     try:
-        while num_epochs < 0 or epoch < num_epochs:
-            rows = dataset._rows(_Run(seed, shared_seed, (epoch,)))
+        while num_epochs < 0 or done < num_epochs:
+            # the epoch number names the pass, so a resumed iterator replays the same shuffles
+            rows = dataset._rows(_Run(seed, shared_seed, (first_epoch + done,)))
             try:
-                for row in rows:
+                for row in itertools.islice(rows, skip_rows if done == 0 else 0, None):
                     if not _put(q, convert(row), stop):
                         return
             finally:
                 rows.close()
             if not _put(q, _END_OF_EPOCH, stop):
                 return
-            epoch += 1
+            done += 1
     except BaseException as e:  # noqa: BLE001 - delivered to the main thread
         _put(q, _Failure(e), stop)
 
@@ -62,9 +73,11 @@ class DatasetIterator:
 
     Each `for` loop over it is one epoch; it allows `num_epochs` of them (-1: unlimited).
     Every epoch re-runs the pipeline, so shuffles and random samplers draw a new order.
+    `init_step` (default: `dataset.get_init_step()`) is the global step it starts at: its
+    first epoch is that step's epoch, from that step on (see `Dataset.set_init_step`).
     """
 
-    def __init__(self, dataset, num_epochs, output_numpy, columns, as_dict):
+    def __init__(self, dataset, num_epochs, output_numpy, columns, as_dict, init_step=None):
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
             raise ValueError(f"num_epochs must be a positive int or -1, got {num_epochs!r}")
         names = dataset.get_col_names()
@@ -78,6 +91,7 @@ class DatasetIterator:
         self._failure: BaseException | None = None
         picks = [names.index(c) for c in columns]
         convert = _converter(picks, columns, output_numpy, as_dict)
+        start = _start(dataset, dataset.get_init_step() if init_step is None else init_step)
 
         seed = config.get_seed()
         run_seed = seed if seed is not None else int(np.random.SeedSequence().entropy % (2 ** 63))
@@ -85,7 +99,8 @@ class DatasetIterator:
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=_produce, name="graphcell-dataset-prefetch", daemon=True,
-            args=(dataset, run_seed, seed if seed is not None else 0, num_epochs, convert, self._queue, self._stop))
+            args=(dataset, run_seed, seed if seed is not None else 0, num_epochs, start, convert, self._queue,
+                  self._stop))
         self._thread.start()
         weakref.finalize(self, self._stop.set)  # a dropped iterator stops its thread
 

@@ -6,6 +6,12 @@
 As in MindSpore, the new hooks call the older names by default (on_train_begin -> begin,
 on_train_epoch_begin -> epoch_begin, on_train_step_begin -> step_begin, on_train_step_end ->
 step_end, on_train_epoch_end -> epoch_end, on_train_end -> end), so a callback may override either.
+
+When training raises (an error, KeyboardInterrupt), `Model.train` calls `on_train_exception`
+on every callback before the exception propagates, with `cb_params.exception` set and
+`cb_params.completed_step_num` the last global step whose update is in the parameters.
+MindSpore has no such hook (its Model saves ModelCheckpoint's breakpoint file itself);
+graphcell's ModelCheckpoint does that save here.
 """
 from __future__ import annotations
 
@@ -56,6 +62,7 @@ class Callback:
     def on_train_step_end(self, run_context): self.step_end(run_context)
     def on_train_epoch_end(self, run_context): self.epoch_end(run_context)
     def on_train_end(self, run_context): self.end(run_context)
+    def on_train_exception(self, run_context): pass
 
     def on_eval_begin(self, run_context): self.begin(run_context)
     def on_eval_epoch_begin(self, run_context): self.epoch_begin(run_context)
@@ -124,7 +131,8 @@ class CheckpointConfig:
     save_checkpoint_steps / save_checkpoint_seconds: save every N steps (or every N seconds, when
     steps is None); keep_checkpoint_max: keep at most this many files (oldest removed first);
     keep_checkpoint_per_n_minutes: alternatively keep one file per N minutes; format: "ckpt" or
-    "safetensors"; append_info: a list of "epoch_num"/"step_num" and/or a dict saved with each file.
+    "safetensors"; append_info: a list of "epoch_num"/"step_num" and/or a dict saved with each file;
+    exception_save: when training raises, also save a breakpoint file (see ModelCheckpoint).
     """
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
@@ -166,6 +174,13 @@ class ModelCheckpoint(Callback):
     and a later `Model.train(..., initial_epoch=)` resumes exactly), or `config.saved_network`.
     Files of an earlier run with the same prefix in the directory make this run use `prefix_1`
     (then `prefix_2`, ...), as MindSpore does, so old checkpoints are never overwritten.
+
+    With `CheckpointConfig(exception_save=True)`, a run that raises (an error, KeyboardInterrupt)
+    first saves `{prefix}-{epoch}_{step}_breakpoint.ckpt` (MindSpore's name), synchronously, of
+    the parameters after the last completed step: a step that raised applied nothing. The name
+    and its epoch_num/step_num append_info are that step's (epoch 0, step 0 before the first).
+    MindSpore names the step that was running instead; the two agree when a callback raises
+    after its step. Breakpoint files are not counted in, nor removed by, keep_checkpoint_max.
     """
 
     def __init__(self, prefix: str = "CKP", directory: str | None = None, config: CheckpointConfig | None = None):
@@ -212,32 +227,46 @@ class ModelCheckpoint(Callback):
         if self.latest_ckpt_file_name != name:
             self._save(cb)
 
+    def on_train_exception(self, run_context):
+        if not self._config.exception_save:
+            return
+        cb = run_context.original_args()
+        done = cb.completed_step_num
+        epoch, step = ((done - 1) // cb.batch_num + 1, (done - 1) % cb.batch_num + 1) if done > 0 else (0, 0)
+        path = os.path.join(self._directory, f"{self._prefix}-{epoch}_{step}_breakpoint.{self._config.format}")
+        # synchronous: the process may be about to exit with the exception
+        self._write(cb, path, epoch, done, async_save=False)
+
     def _file_name(self, cb) -> str:
         return os.path.join(self._directory,
                             f"{self._prefix}-{cb.cur_epoch_num}_{_step_in_epoch(cb)}.{self._config.format}")
 
     def _save(self, cb) -> None:
-        from .serialization import save_checkpoint
-        cfg = self._config
         path = self._file_name(cb)
-        append = {}
-        info = cfg.append_info or []
-        for item in info if isinstance(info, list) else [info]:
-            if item == "epoch_num":
-                append["epoch_num"] = int(cb.cur_epoch_num)
-            elif item == "step_num":
-                append["step_num"] = int(cb.cur_step_num)
-            elif isinstance(item, dict):
-                append.update(item)
-        network = cfg.saved_network if cfg.saved_network is not None else cb.train_network
-        save_checkpoint(network, path, integrated_save=cfg.integrated_save, async_save=cfg.async_save,
-                        append_dict=append or None, crc_check=cfg.crc_check, format=cfg.format)
+        self._write(cb, path, cb.cur_epoch_num, cb.cur_step_num, async_save=self._config.async_save)
         self._last_time = time.monotonic()
         self.latest_ckpt_file_name = path
         if path in self._saved:
             self._saved.remove(path)
         self._saved.append(path)
         self._prune()
+
+    def _write(self, cb, path: str, epoch_num: int, step_num: int, async_save: bool) -> None:
+        """Saves the network (atomically) with the configured append_info."""
+        from .serialization import save_checkpoint
+        cfg = self._config
+        append = {}
+        info = cfg.append_info or []
+        for item in info if isinstance(info, list) else [info]:
+            if item == "epoch_num":
+                append["epoch_num"] = int(epoch_num)
+            elif item == "step_num":
+                append["step_num"] = int(step_num)
+            elif isinstance(item, dict):
+                append.update(item)
+        network = cfg.saved_network if cfg.saved_network is not None else cb.train_network
+        save_checkpoint(network, path, integrated_save=cfg.integrated_save, async_save=async_save,
+                        append_dict=append or None, crc_check=cfg.crc_check, format=cfg.format)
 
     def _prune(self) -> None:
         cfg = self._config

@@ -60,6 +60,30 @@ def _fire(cbs, hook: str, ctx: RunContext) -> None:
         getattr(cb, hook)(ctx)
 
 
+def _fire_exception(cbs, ctx: RunContext, error: BaseException) -> None:
+    """Tells every callback that training failed (cb_params.exception). A callback that fails
+    here adds a note to `error` rather than replacing it: the training error is the one to see."""
+    ctx.original_args().exception = error
+    for cb in cbs:
+        try:
+            cb.on_train_exception(ctx)
+        except Exception as hook_error:  # noqa: BLE001 - reported on the training error
+            error.add_note(f"{type(cb).__name__}.on_train_exception failed too: {hook_error!r}")
+
+
+def _start_step(dataset, initial_epoch: int, steps: int) -> int:
+    """The global step training resumes after: the dataset's `set_init_step`, which must lie in
+    epoch initial_epoch + 1, else the start of that epoch."""
+    init_step = dataset.get_init_step() if hasattr(dataset, "get_init_step") else 0
+    if not init_step:
+        return initial_epoch * steps if steps > 0 else 0
+    if steps > 0 and init_step // steps != initial_epoch:
+        raise ValueError(f"Model.train: the dataset starts at step {init_step} (set_init_step), in epoch "
+                         f"{init_step // steps + 1} of {steps} steps, but initial_epoch={initial_epoch} resumes at "
+                         f"epoch {initial_epoch + 1}; pass initial_epoch={init_step // steps}")
+    return init_step
+
+
 class Model:
     """Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, amp_level="O0").
 
@@ -125,9 +149,16 @@ class Model:
         Resuming (as in MindSpore): a ModelCheckpoint file holds the weights and the optimizer
         state; load it with `load_param_into_net(model.train_network, load_checkpoint(path))`.
         Taken at the end of epoch E, continue with `train(epoch, dataset, initial_epoch=E)`.
-        Taken after s steps of epoch E (save with append_info=["epoch_num", "step_num"]), first
-        finish that epoch with `train(E, dataset.skip(s), initial_epoch=E - 1)`. An interrupted
-        run (KeyboardInterrupt, an error) stops between steps; its checkpoints are all complete.
+        Taken after global step g in epoch E (save with append_info=["epoch_num", "step_num"]),
+        continue with `dataset.set_init_step(g)` and `train(epoch, dataset, initial_epoch=E - 1)`
+        (or first finish that epoch with `train(E, dataset.skip(g - (E - 1) * steps),
+        initial_epoch=E - 1)`). The dataset iterator starts at epoch `initial_epoch`, so shuffles
+        and random samplers replay the uninterrupted run's order (under the same seed).
+
+        An interrupted run (KeyboardInterrupt, an error) stops between steps: a step's update is
+        applied only once its compiled step returns, and every checkpoint left is complete. With
+        `CheckpointConfig(exception_save=True)`, ModelCheckpoint also saves the parameters of the
+        last completed step then (`on_train_exception`) before the error propagates.
         """
         if self._train_step is None:
             raise ValueError("Model.train: the Model has no optimizer; build it with "
@@ -142,13 +173,16 @@ class Model:
             cbs.append(ProgressBar())
         steps = train_dataset.get_dataset_size()
         batch_size = train_dataset.get_batch_size() if hasattr(train_dataset, "get_batch_size") else None
+        start = _start_step(train_dataset, initial_epoch, steps)
+        # completed_step_num: the global steps whose update is in the parameters
         cb = new_cb_params(train_network=self._train_network, network=self._network,
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
                            epoch_num=epoch, batch_num=steps, batch_size=batch_size,
-                           cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * steps,
+                           cur_epoch_num=initial_epoch, cur_step_num=start, completed_step_num=start,
                            net_outputs=None, dataset_sink_mode=dataset_sink_mode, mode="train")
         ctx = RunContext(cb)
-        iterator = train_dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch)
+        # the iterator counts epochs from the resumed one, so its shuffles are the uninterrupted run's
+        iterator = train_dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch, _init_step=start)
         self._train_network.set_train(True)
         try:
             _fire(cbs, "on_train_begin", ctx)
@@ -159,6 +193,7 @@ class Model:
                     cb.cur_step_num += 1
                     _fire(cbs, "on_train_step_begin", ctx)
                     cb.net_outputs = self._train_step(*columns)
+                    cb.completed_step_num = cb.cur_step_num
                     _fire(cbs, "on_train_step_end", ctx)
                     if ctx.get_stop_requested():
                         break
@@ -166,6 +201,9 @@ class Model:
                 if ctx.get_stop_requested():
                     break
             _fire(cbs, "on_train_end", ctx)
+        except BaseException as error:
+            _fire_exception(cbs, ctx, error)
+            raise
         finally:
             # an interrupted run (Ctrl-C, an error in a step or callback) must not leave the
             # prefetch thread reading ahead for as long as the traceback keeps the iterator alive
