@@ -426,3 +426,34 @@ def test_interrupted_export_keeps_the_previous_onnx_file(tmp_path, failing_write
     assert os.listdir(tmp_path) == ["net.onnx"]
     assert open(path, "rb").read() == before
     np.testing.assert_allclose(Session(path, providers=["cpu"])(x.asnumpy()), want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_step_s_parameter_writes_are_all_or_nothing_under_ctrl_c():
+    """Ctrl-C arriving while a step's new values are written back waits until every write is
+    done, then propagates: no parameter keeps its old value while another has its new one."""
+    from graphcell.frontend.trace import _write_back
+
+    class Slot:
+        interrupt_once = True
+
+        def __init__(self):
+            self.value = "old"
+
+        @property
+        def _payload(self):
+            return self.value
+
+        @_payload.setter
+        def _payload(self, new):
+            if Slot.interrupt_once:
+                Slot.interrupt_once = False
+                raise KeyboardInterrupt
+            self.value = new
+
+    class New:
+        _payload = "new"
+
+    slots = [Slot() for _ in range(4)]
+    with pytest.raises(KeyboardInterrupt):
+        _write_back(slots, [New()] * 4)
+    assert [s.value for s in slots] == ["new"] * 4

@@ -76,6 +76,23 @@ def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
                   [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree)
 
 
+def _write_back(params, values) -> None:
+    """Applies a step's parameter writes all or nothing: a Ctrl-C arriving in the middle
+    waits until every write is done, so no step is ever half applied."""
+    pending = list(zip(params, values))
+    interrupted = None
+    while pending:
+        try:
+            while pending:
+                param, new = pending[-1]
+                param._payload = new._payload
+                pending.pop()
+        except KeyboardInterrupt as e:  # finish the writes, then let it through
+            interrupted = e
+    if interrupted is not None:
+        raise interrupted
+
+
 def inline(traced: Traced, args: list[Tensor]):
     """Runs a traced graph on Tensors: appended to the active trace, or compiled and run
     eagerly. Parameter writes in the graph are applied. Returns the rebuilt outputs."""
@@ -87,8 +104,7 @@ def inline(traced: Traced, args: list[Tensor]):
         outs = run_graph(traced, inputs)
         # The graph's types guarantee each new value's shape and dtype: write the arrays
         # straight back (this runs once per training step, for every optimizer state).
-        for param, new in zip(traced.state_params, outs[n_user:]):
-            param._payload = new._payload
+        _write_back(traced.state_params, outs[n_user:])
     else:
         from ..ir.core import replay
         values = [tracer.lift(t) for t in inputs]
