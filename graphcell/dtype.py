@@ -68,6 +68,10 @@ def to_dtype(x) -> DType:
     """Converts a DType, a numpy/jax dtype, a Python type or a name to a DType."""
     if isinstance(x, DType):
         return x
+    if isinstance(x, np.dtype):  # the hot case: an array's dtype
+        d = _BY_NP.get(x)
+        if d is not None:
+            return d
     if isinstance(x, str):
         d = _BY_NAME.get(x.lower())
         if d is None:

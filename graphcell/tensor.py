@@ -299,9 +299,16 @@ class Tensor:
     def __ge__(self, o): return _ops().greater_equal(self, o)
 
 
+_FUNCTIONAL = None
+
+
 def _ops():
-    from .ops import functional
-    return functional
+    """graphcell.ops.functional, imported on first use (it imports this module)."""
+    global _FUNCTIONAL
+    if _FUNCTIONAL is None:
+        from .ops import functional
+        _FUNCTIONAL = functional
+    return _FUNCTIONAL
 
 
 PARAMETER_NAME_DEFAULT = "Parameter"

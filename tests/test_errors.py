@@ -309,3 +309,75 @@ def test_check_finite_on_passes_finite_results_unchanged(check_finite_on):
     x = Tensor(np.full((2, 3), 2000.0, np.float32))
     expected = 2.0 * np.log(x.asnumpy() @ net.fc.weight.asnumpy().T + net.fc.bias.asnumpy() - 1000.0)
     np.testing.assert_allclose(ms.jit(net)(x).asnumpy(), expected, rtol=1e-5)
+
+
+# PYNATIVE mode: `frontend/tracer.bind`'s eager branch checks every op's result.
+class _ExpNet(nn.Cell):
+    """exp overflows to Inf in 'inner'; the later subtraction turns Inf into NaN (not the first op)."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = _Exp()
+
+    def construct(self, x):
+        y = self.inner(x * 2.0)
+        return y - y
+
+
+class _Exp(nn.Cell):
+    def construct(self, x):
+        return ms.ops.exp(x)                                   # Inf for x > ~88 in float32
+
+
+def _eager_check_message(net, x):
+    import re
+    with pytest.raises(FloatingPointError) as e:
+        net(x)
+    message = str(e.value)
+    return message, re.search(r"(\w+) produced (NaN|Inf) in Cell '([\w.]+)' at .*test_errors\.py:(\d+)", message)
+
+
+def test_check_finite_eager_names_the_first_op_its_cell_and_line(check_finite_on):
+    message, m = _eager_check_message(_ExpNet(), Tensor(np.array([[1.0, 50.0]], np.float32)))
+    assert m and m.groups()[:3] == ("exp", "Inf", "inner"), message
+    assert "inputs: f32[1,2]" in message and "check_finite=False" in message
+    message, m = _eager_check_message(_LogNet(), x_of(2, 3))
+    assert m and m.groups()[:3] == ("log", "NaN", "inner"), message
+
+
+def test_check_finite_eager_passes_finite_results_and_constants(check_finite_on):
+    x = np.array([[1.0, 2.0]], np.float32)
+    np.testing.assert_allclose(_ExpNet()(Tensor(x)).asnumpy(), np.zeros_like(x))
+    mask = ms.ops.full((2,), float("-inf"), ms.float32)        # a deliberate -inf constant is no error
+    assert np.isneginf(mask.asnumpy()).all()
+
+
+def test_check_finite_eager_off_lets_inf_through():
+    out = _ExpNet()(Tensor(np.array([[50.0]], np.float32))).asnumpy()
+    assert np.isnan(out).all()
+
+
+def test_check_finite_graph_mode_cell_call(check_finite_on):
+    ms.set_context(mode=ms.GRAPH_MODE)                           # every Cell call goes through jit
+    message, m = _eager_check_message(_ExpNet(), Tensor(np.array([[1.0, 50.0]], np.float32)))
+    assert m and m.groups()[:3] == ("exp", "Inf", "inner"), message
+
+
+def test_check_finite_eager_end_to_end(check_finite_on):
+    out = None
+    try:
+        out = _ExpNet()(Tensor(np.array([[1.0, 50.0]], np.float32)))
+    except FloatingPointError as e:
+        assert "exp produced Inf in Cell 'inner'" in str(e)
+    assert out is None, "PYNATIVE mode returned a NaN result without a check_finite error"
+
+
+@pytest.mark.parametrize("call", ["ops.sub", "operator", "jit"])
+def test_sub_of_bools_is_refused_in_mindspores_words(call):
+    """MindSpore's Sub has no Bool kernel; graphcell says so (and what to use) instead of jax's TypeError."""
+    a, b = Tensor(np.array([True, False])), Tensor(np.array([True, True]))
+    fn = {"ops.sub": ms.ops.sub, "operator": lambda x, y: x - y, "jit": ms.jit(lambda x, y: x - y)}[call]
+    with pytest.raises(TypeError, match=r"For primitive\[Sub\], the input argument\[x\] must be a type of "
+                                        r"\{Tensor\[Complex128\].*\}, but got Tensor\[Bool\].*ops.not_equal\(x, y\)"):
+        fn(a, b)
+    assert fn(a.astype(ms.int32), b.astype(ms.int32)).asnumpy().tolist() == [0, -1]   # the fix works

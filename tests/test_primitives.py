@@ -267,3 +267,113 @@ def test_shape_errors_name_the_op_and_types():
         PRIMITIVES["add"].bind(a, b)
     with pytest.raises(ValueError, match=r"matmul: shapes \[2, 3\] and \[4, 3\] do not align"):
         F.matmul(a, b)
+
+
+# -- the eager (PYNATIVE) dispatch cache: frontend/eager.py -----------------------------------
+
+@pytest.fixture
+def fresh_eager_cache(monkeypatch):
+    """Empty eager caches for one test, and counters of shape-rule runs and jax.jit calls."""
+    import jax
+    from graphcell.frontend import eager
+    monkeypatch.setattr(eager, "_CHECKED", {})
+    monkeypatch.setattr(eager, "_JITTED", {})
+    counts = {"jit": 0}
+    real_jit = jax.jit
+
+    def counting_jit(*args, **kwargs):
+        counts["jit"] += 1
+        return real_jit(*args, **kwargs)
+    monkeypatch.setattr(jax, "jit", counting_jit)
+
+    def count_rule(name):
+        prim = PRIMITIVES[name]
+        real_rule, counts[name] = prim.shape_rule, 0
+
+        def rule(*types, **attrs):
+            counts[name] += 1
+            return real_rule(*types, **attrs)
+        monkeypatch.setattr(prim, "shape_rule", rule)
+    counts["count_rule"] = count_rule
+    return counts
+
+
+def test_eager_op_checks_its_shapes_and_jits_once_per_signature(fresh_eager_cache):
+    counts = fresh_eager_cache
+    counts["count_rule"]("add")
+    counts["count_rule"]("reduce_sum")
+    a, b = rand((2, 3)), rand((2, 3))
+    for _ in range(3):
+        np.testing.assert_array_equal((Tensor(a) + Tensor(b)).asnumpy(), a + b)
+    assert (counts["add"], counts["jit"]) == (1, 1)
+    c = rand((4,))
+    np.testing.assert_array_equal((Tensor(c) + Tensor(c)).asnumpy(), c + c)
+    assert (counts["add"], counts["jit"]) == (2, 1)  # a new shape: checked; jax.jit retraces itself
+    for axes in [(0,), (1,), (0,), [1]]:  # a list attr is canonicalized to the cached tuple
+        got = PRIMITIVES["reduce_sum"].bind(Tensor(a), axes=axes).asnumpy()
+        np.testing.assert_allclose(got, a.sum(axis=tuple(axes)), rtol=1e-6)
+    assert (counts["reduce_sum"], counts["jit"]) == (2, 3)  # one jit per attrs
+
+
+def test_eager_shape_errors_are_raised_on_every_call_and_not_cached(fresh_eager_cache):
+    from graphcell.frontend import eager
+    good, bad = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((4, 3), np.float32))
+    good + good
+    cached = len(eager._CHECKED)
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"add\(f32\[2,3\], f32\[4,3\]\).*cannot be broadcast"):
+            PRIMITIVES["add"].bind(good, bad)
+    with pytest.raises(ValueError, match=r"reduce_sum: axes \(2,\) are invalid"):
+        PRIMITIVES["reduce_sum"].bind(good, axes=(2,))
+    assert len(eager._CHECKED) == cached and fresh_eager_cache["jit"] == 1
+
+
+def test_eager_cache_keys_attr_types_and_skips_what_it_cannot_key():
+    from graphcell.frontend import eager
+    x = [np.ones((2, 3), np.float32)]
+    key_int, _ = eager.lookup(PRIMITIVES["take"], x, {"axis": 1})
+    key_bool, _ = eager.lookup(PRIMITIVES["take"], x, {"axis": True})
+    assert key_int != key_bool  # 1 == True, but an attr's type can change what the impl does
+    assert eager.lookup(PRIMITIVES["reshape"], x, {"shape": [3, 2]}) == (None, None)  # unhashable
+    for name in ("constant", "cond", "while_loop"):  # constant-array and subgraph attrs
+        assert not PRIMITIVES[name].eager_jit
+
+
+def test_eager_results_are_bit_identical_to_the_direct_impl():
+    """The cached jit of an impl of several jax ops (conv cropping a negative padding, linear,
+    scatter_add, random draws from a key operand) returns exactly what calling it does."""
+    x, w, b = rand((2, 3, 9, 9)), rand((4, 3, 3, 3)), rand((4,))
+    key = np.array([0, 7], np.uint32)
+    cases = [
+        ("conv_bias", [x, w, b], dict(strides=(2, 1), padding=((-1, 1), (0, -2)), lhs_dilation=(1, 1),
+                                      rhs_dilation=(1, 2), groups=1, batch_groups=1)),
+        ("linear", [rand((3, 5)), rand((4, 5)), b], dict(contract=((1,), (1,)))),
+        ("scatter_add", [rand((3, 5)), np.array([0, 2, 2, 9]), rand((3, 4))], dict(axis=1)),
+        ("random_normal", [key], dict(shape=(3, 4), dtype=ms.float32)),
+        ("random_split", [key], {}),
+        ("div", [rand((5,), np.int32), np.array([2, -3, 4, 1, 5], np.int32)], {}),
+    ]
+    for name, arrays, attrs in cases:
+        prim = PRIMITIVES[name]
+        for _ in range(2):  # the miss, then the cached call
+            got = prim.bind(*[Tensor(a) for a in arrays], **attrs)
+            want = prim.impl(*arrays, **attrs)
+            got, want = (got, want) if prim.multiple_results else ((got,), (want,))
+            for g, w_ in zip(got, want):
+                g, w_ = g.asnumpy(), np.asarray(w_)
+                assert g.dtype == w_.dtype and g.tobytes() == w_.tobytes(), name
+
+
+def test_eager_random_draws_follow_their_key():
+    """A cached jit takes the key as an operand: a new key draws new numbers, and the global
+    generator advances between calls."""
+    draw = lambda k: PRIMITIVES["random_uniform"].bind(  # noqa: E731
+        Tensor(np.array(k, np.uint32)), shape=(8,), dtype=ms.float32).asnumpy()
+    first, again, other = draw([0, 1]), draw([0, 1]), draw([0, 2])
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    ms.set_seed(3)
+    a, b = F.uniform((8,)).asnumpy(), F.uniform((8,)).asnumpy()
+    assert not np.array_equal(a, b)
+    ms.set_seed(3)
+    np.testing.assert_array_equal(F.uniform((8,)).asnumpy(), a)

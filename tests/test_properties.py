@@ -3,7 +3,7 @@ eager == XLA (jit) == ONNX (onnxruntime) within tolerance; grad == central finit
 vmap == stacking f over slices for random in/out axes; binary/unary ops over random broadcastable
 shapes and dtypes == numpy, with MindSpore's type promotion, eagerly and under jit."""
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis.extra import numpy as hnp
 from hypothesis import strategies as st
 
@@ -187,6 +187,38 @@ def test_binary_ops_broadcast_and_promote(op, shapes, dtypes, seed):
     for run in (fn, ms.jit(fn)):
         got = run(ms.Tensor(x), ms.Tensor(y)).asnumpy()
         _check(got, want, result)
+
+
+def mindspore_scalar_result_dtype(dtype, scalar):
+    """MindSpore's promotion for a Tensor with a Python scalar (its "Implicit Type Conversion"
+    rules): the scalar takes the Tensor's dtype, except that a float with an int or bool Tensor
+    computes in float32 and an int with a bool Tensor in int32."""
+    if isinstance(scalar, float) and dtype in (np.bool_, np.int32):
+        return np.float32
+    if isinstance(scalar, int) and not isinstance(scalar, bool) and dtype is np.bool_:
+        return np.int32
+    return dtype
+
+
+SCALARS = st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from([-1.5, 0.5, 2.0]))
+
+
+@PROPS
+@given(op=st.sampled_from(["add", "sub", "mul", "maximum"]), shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+       dtype=st.sampled_from(DTYPES), scalar=SCALARS, scalar_first=st.booleans(), seed=st.integers(0, 2**16))
+@example(op="add", shape=(2, 3), dtype=np.bool_, scalar=2, scalar_first=False, seed=1)   # the int32 rule
+@example(op="sub", shape=(3,), dtype=np.bool_, scalar=1, scalar_first=True, seed=2)
+@example(op="mul", shape=(), dtype=np.int32, scalar=0.5, scalar_first=False, seed=3)     # the float32 rule
+def test_tensor_with_python_scalar_promotes_as_mindspore(op, shape, dtype, scalar, scalar_first, seed):
+    result = mindspore_scalar_result_dtype(dtype, scalar)
+    assume(not (op == "sub" and result is np.bool_))          # refused, as MindSpore's Sub (test_errors)
+    x = _values(np.random.default_rng(seed), shape, dtype)
+    operands = (np.asarray(scalar).astype(result), x.astype(result))
+    want = np.asarray(BINARY[op](*(operands if scalar_first else operands[::-1]))).astype(result)
+    fn = getattr(ops, op)
+    for run in (fn, ms.jit(fn)):
+        got = run(scalar, ms.Tensor(x)) if scalar_first else run(ms.Tensor(x), scalar)
+        _check(got.asnumpy(), want, result)
 
 
 UNARY = {"neg": (np.negative, DTYPES[:4]), "abs": (np.abs, DTYPES[:4]), "square": (np.square, DTYPES[:4]),

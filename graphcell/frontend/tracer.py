@@ -11,13 +11,17 @@ inner one becomes a "capture" input of the inner graph, and inlining maps it bac
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
 from typing import Any
 
+from ..context import _CONTEXT
 from ..ir.core import GraphBuilder, SourceInfo, TensorType, Value
 from ..ops.primitive import Primitive, ShapeError
+from ..tensor import Tensor
+from . import eager
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -144,7 +148,6 @@ class Tracer(GraphBuilder):
 
 def bind(primitive: Primitive, args: tuple, attrs: dict):
     """Applies `primitive` to Tensors `args`; returns a Tensor or a tuple of Tensors."""
-    from ..tensor import Tensor
     tracer = current_tracer()
     if tracer is None:
         arrays = []
@@ -155,15 +158,24 @@ def bind(primitive: Primitive, args: tuple, attrs: dict):
                     "a Tensor from a finished trace was used outside it (did a jitted function "
                     "store a Tensor on self or in a global?); return it from the function instead")
             arrays.append(payload)
-        types = [Tensor._type_of(a) for a in args]
-        try:
-            primitive.infer(*types, **attrs)
-        except ShapeError as e:
-            _raise_with_types(primitive, types, attrs, e)
-        out = primitive.impl(*arrays, **attrs)
-        if primitive.multiple_results:
-            return tuple(Tensor._wrap(o) for o in out)
-        return Tensor._wrap(out)
+        # The shape rule runs once per signature; its errors are the user's, jax's are not.
+        key, run = eager.lookup(primitive, arrays, attrs)
+        if run is None:
+            types = [Tensor._type_of(a) for a in args]
+            try:
+                primitive.infer(*types, **attrs)
+            except ShapeError as e:
+                _raise_with_types(primitive, types, attrs, e)
+            if key is None:
+                run = functools.partial(primitive.impl, **attrs)
+            else:
+                run = eager.remember(primitive, key, attrs)
+        out = run(*arrays)
+        result = tuple(Tensor._wrap(o) for o in out) if primitive.multiple_results else Tensor._wrap(out)
+        if _CONTEXT["check_finite"]:  # PYNATIVE's check: the first op to produce a NaN or Inf
+            from ..compiler.check_finite import check_eager
+            check_eager(primitive, args, result, user_source())
+        return result
     values = [tracer.lift(a) for a in args]
     try:
         outs = tracer.add_node(primitive, values, attrs, user_source())

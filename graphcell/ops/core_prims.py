@@ -13,7 +13,8 @@ from .primitive import Literal, Primitive, check
 constant = Primitive(
     "constant",
     lambda *, value: TensorType(value.array.shape, to_dtype(value.array.dtype)),
-    lambda *, value: jnp.asarray(value.array))
+    lambda *, value: jnp.asarray(value.array),
+    eager_jit=False)  # a jit per constant would compile once per distinct array
 constant.def_batch(batching.not_batchable(constant))
 constant.def_vjp(no_gradient)
 

@@ -48,6 +48,8 @@ def _scalar_like(x, like: Tensor) -> Tensor:
             return Tensor(x, mstype.float32)
         if isinstance(x, bool) and like.dtype is not mstype.bool_:
             return Tensor(int(x), like.dtype)
+        if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
+            return Tensor(x, mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
         return Tensor(x, like.dtype)
     return as_tensor(x)
 
@@ -77,8 +79,19 @@ def _binop(prim):
     return op
 
 
+def sub(x, y):
+    """x - y. Bool operands are refused, as MindSpore's Sub refuses them."""
+    x, y = _pair(x, y)
+    if x.dtype is mstype.bool_:
+        raise TypeError("For primitive[Sub], the input argument[x] must be a type of {Tensor[Complex128], "
+                        "Tensor[Complex64], Tensor[Float16], Tensor[Float32], Tensor[Float64], Tensor[Int16], "
+                        "Tensor[Int32], Tensor[Int64], Tensor[Int8], Tensor[UInt16], Tensor[UInt32], "
+                        "Tensor[UInt64], Tensor[UInt8]}, but got Tensor[Bool] (both operands are Bool). "
+                        "For 'x != y' use ops.not_equal(x, y); for arithmetic, cast first: x.astype(graphcell.int32)")
+    return ew.sub.bind(x, y)
+
+
 add = _binop(ew.add)
-sub = _binop(ew.sub)
 mul = _binop(ew.mul)
 pow = _binop(ew.pow_)  # noqa: A001 - MindSpore's name
 maximum = _binop(ew.maximum)
@@ -505,18 +518,22 @@ def dot_general(x, y, contract, batch=((), ())) -> Tensor:
 def matmul(x, y) -> Tensor:
     """numpy.matmul semantics: 1-D operands are promoted, batch axes broadcast."""
     x, y = _pair(x, y)
-    if x.ndim == 0 or y.ndim == 0:
+    x_shape, y_shape = x.shape, y.shape  # read once: matmul is a hot eager op
+    if not x_shape or not y_shape:
         raise ValueError("matmul: operands must not be scalars; use mul")
-    x1, y1 = x.ndim == 1, y.ndim == 1
+    x1, y1 = len(x_shape) == 1, len(y_shape) == 1
     if x1:
         x = expand_dims(x, 0)
+        x_shape = x.shape
     if y1:
         y = expand_dims(y, -1)
-    if x.shape[-1] != y.shape[-2]:
-        raise ValueError(f"matmul: shapes {list(x.shape)} and {list(y.shape)} do not align "
-                         f"({x.shape[-1]} != {y.shape[-2]})")
-    if y.ndim == 2:  # the common case, [..., K] x [K, N]: no batch axes needed
-        out = dot_general(x, y, ((x.ndim - 1,), (0,)))
+        y_shape = y.shape
+    if x_shape[-1] != y_shape[-2]:
+        raise ValueError(f"matmul: shapes {list(x_shape)} and {list(y_shape)} do not align "
+                         f"({x_shape[-1]} != {y_shape[-2]})")
+    if len(y_shape) == 2:  # the common case, [..., K] x [K, N]: no batch axes needed
+        # Bound directly: _pair already ran, and the attrs are canonical tuples.
+        out = linalg.dot_general.bind(x, y, contract=((len(x_shape) - 1,), (0,)), batch=((), ()))
     else:
         batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
         x = broadcast_to(x, batch + x.shape[-2:])

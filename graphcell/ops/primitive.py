@@ -7,7 +7,10 @@ A `Primitive` carries
 - `batch_rule(ctx, args, dims, **attrs) -> (outs, out_dims)` for the vmap pass,
 - `vjp_rule(ctx, cts, primals, outs, **attrs) -> input cotangents` for autodiff,
 - flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`, `deterministic`
-  (False: draws random bits from a key operand).
+  (False: draws random bits from a key operand), `eager_jit` (False: PYNATIVE mode calls the
+  impl directly instead of a cached `jax.jit` of it, for impls that cannot or should not be
+  jitted per attrs: host callbacks, data-dependent shapes, subgraph or constant-array attrs;
+  see `frontend/eager.py`).
 
 Batch and vjp rules receive symbolic `Tensor`s and are written with the ordinary
 `graphcell.ops` API, so a rule reads like the math it implements.
@@ -23,6 +26,7 @@ from ..dtype import DType
 from ..ir.core import TensorType
 
 PRIMITIVES: dict[str, "Primitive"] = {}
+_tracer = None  # the frontend.tracer module, set by the first Primitive.bind
 
 
 class ShapeError(ValueError):
@@ -31,7 +35,8 @@ class ShapeError(ValueError):
 
 class Primitive:
     def __init__(self, name: str, shape_rule: Callable, impl: Callable, *,
-                 multiple_results: bool = False, pure: bool = True, deterministic: bool = True):
+                 multiple_results: bool = False, pure: bool = True, deterministic: bool = True,
+                 eager_jit: bool = True):
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is declared twice")
         self.name = name
@@ -42,6 +47,7 @@ class Primitive:
         # False for primitives that draw random bits from a key operand: vmap calls their batch
         # rule even when the key is unbatched, so `randomness="different"` can split the stream.
         self.deterministic = deterministic
+        self.eager_jit = eager_jit
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
         self.onnx_rule: Callable | None = None
@@ -56,8 +62,10 @@ class Primitive:
 
     def bind(self, *args, **attrs):
         """Applies the primitive to Tensors: eagerly, or as a node of the active trace."""
-        from ..frontend.tracer import bind
-        return bind(self, args, canonical_attrs(attrs))
+        global _tracer
+        if _tracer is None:  # imported here once: the tracer imports this module
+            from ..frontend import tracer as _tracer
+        return _tracer.bind(self, args, canonical_attrs(attrs))
 
     # Decorators that fill the rule slots, used beside each declaration.
     def def_batch(self, rule):
@@ -98,7 +106,25 @@ class Literal:
 
 def canonical_attrs(attrs: dict) -> dict:
     """Lists become tuples and numpy scalars become Python ones, so attrs hash and print."""
+    if _all_canonical(attrs.values()):  # the common case (every bind comes here): no rebuild
+        return dict(attrs)
     return {k: _canonical(v) for k, v in attrs.items()}
+
+
+# Attr types that are canonical as they are.
+_CANONICAL_TYPES = frozenset({int, float, bool, str, type(None), DType})
+
+
+def _all_canonical(values) -> bool:
+    """Whether `values` hold only canonical scalars and (nested) plain tuples of them."""
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if type(v) is tuple:
+            stack.extend(v)
+        elif type(v) not in _CANONICAL_TYPES:
+            return False
+    return True
 
 
 def _canonical(v):
