@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench install clean
+.PHONY: demo test test-slow test-fuzz bench install clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+test-fuzz: $(STAMP)
+	GRAPHCELL_FUZZ_EXAMPLES=3000 $(PY) -m pytest -q -m fuzz
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py

@@ -37,3 +37,9 @@ def load_lenet(i: int = 0, trained: bool = False):
 
 def golden_array(name: str) -> np.ndarray:
     return np.load(GOLDEN / name)
+
+
+def fuzz_examples(default: int) -> int:
+    """Examples per fuzz test: bounded in the default run, GRAPHCELL_FUZZ_EXAMPLES for long runs
+    (`make test-fuzz`)."""
+    return int(os.environ.get("GRAPHCELL_FUZZ_EXAMPLES", default))

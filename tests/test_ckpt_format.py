@@ -23,13 +23,14 @@ from graphcell.train.ckpt_format import (
     write_ckpt_file,
     write_safetensors_file,
 )
+from tests.conftest import fuzz_examples
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 GOLDEN_CKPTS = sorted(p.name for p in GOLDEN.glob("*.ckpt"))
 NET0 = (GOLDEN / "net0.ckpt").read_bytes()
 LENET_NAMES = ["conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias",
                "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"]
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=fuzz_examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 bfloat16 = pytest.importorskip("ml_dtypes").bfloat16
 
@@ -374,12 +375,14 @@ def decode_or_checkpoint_error(data: bytes):
         return None
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.binary(max_size=512))
 def test_fuzz_random_bytes(data):
     decode_or_checkpoint_error(data)
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.lists(st.sampled_from([b"\x0a", b"\x12", b"\x1a", b"\x08", b"\x80", b"\xff", b"\x00", b"\x01",
                                  b"\x05", b"Int8", b"str", b"Float32", b"crc_num"]), max_size=60))
@@ -387,6 +390,7 @@ def test_fuzz_protobuf_shaped_bytes(pieces):
     decode_or_checkpoint_error(b"".join(pieces))
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.integers(min_value=0, max_value=len(NET0)))
 def test_fuzz_truncations_of_net0(n):
@@ -395,6 +399,7 @@ def test_fuzz_truncations_of_net0(n):
         assert list(out) == LENET_NAMES[:len(out)]
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.integers(min_value=0, max_value=len(NET0) - 1), st.integers(min_value=0, max_value=255))
 def test_fuzz_single_byte_mutations_of_net0(position, byte):
@@ -406,6 +411,7 @@ def test_fuzz_single_byte_mutations_of_net0(position, byte):
 HEADER_END = 0x30  # mutate the structural bytes of the first entry more often than its content
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.integers(min_value=0, max_value=HEADER_END), st.integers(min_value=0, max_value=255),
        st.booleans())
@@ -420,6 +426,7 @@ MIXED = encode_ckpt([("i8", np.arange(6, dtype=np.int8).reshape(2, 3)), ("flag",
                     crc_check=False)
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=len(MIXED) - 1), st.integers(0, 255)),
                 min_size=1, max_size=4),

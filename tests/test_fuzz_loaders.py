@@ -18,11 +18,12 @@ import graphcell as ms
 from graphcell.train._param_load import ParameterLoadError
 from graphcell.train.ckpt_format import CheckpointError, read_safetensors_file
 from graphcell.runtime.session import OnnxModelError, Session
-from tests.conftest import GOLDEN
+from tests.conftest import GOLDEN, fuzz_examples
 from tests.models.lenet import LeNet5
 
 SAFETENSORS = (GOLDEN / "net0.safetensors").read_bytes()
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
+pytestmark = pytest.mark.fuzz
+FUZZ = settings(max_examples=fuzz_examples(60), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 CKPT_ERRORS = (CheckpointError, ParameterLoadError, ValueError)
 
