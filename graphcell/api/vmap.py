@@ -60,6 +60,7 @@ class VmapFunction:
         self.randomness, self.conv_strategy = randomness, conv_strategy
         self.ensemble = Ensemble(fn) if isinstance(fn, CellList) else None
         self.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
+        self.__signature__ = _signature_of(fn if self.ensemble is None else self.ensemble.members[0])
         for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
             if spec is None and self.ensemble is None:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
@@ -192,6 +193,16 @@ class VmapFunction:
             raise RuntimeError(f"vmap: the cells of the CellList must share one architecture, but member {i}'s "
                                f"traced graph differs from member 0's at {where}")
         self._checked.add(checked)
+
+
+def _signature_of(fn):
+    """The mapped function's signature (a Cell's construct's), so that exports and dumps name
+    the ensemble's inputs as the member names them (`x`, not `args`)."""
+    import inspect
+    try:
+        return inspect.signature(fn.construct if hasattr(fn, "construct") else fn)
+    except (TypeError, ValueError):
+        return None
 
 
 def _abstract(t: Tensor, axis):

@@ -36,15 +36,17 @@ class Traced:
 def _arg_names(fn, n_leaves_per_arg: list[int]) -> list[str]:
     try:
         target = fn.construct if hasattr(fn, "construct") and not inspect.isfunction(fn) else fn
-        names = [p.name for p in inspect.signature(target).parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+        # positional parameters up to a *args (whose arguments are arg<i>)
+        names = []
+        for p in inspect.signature(target).parameters.values():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break
+            names.append(p.name)
     except (TypeError, ValueError):
         names = []
     out = []
     for i, n in enumerate(n_leaves_per_arg):
-        base = names[i] if i < len(names) and not names[i].startswith("*") else f"arg{i}"
-        if i >= len(names) or (names and inspect.Parameter.VAR_POSITIONAL == "x"):
-            base = f"arg{i}"
+        base = names[i] if i < len(names) else f"arg{i}"
         out.extend([base] if n == 1 else [f"{base}.{j}" for j in range(n)])
     return out
 
