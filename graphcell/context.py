@@ -81,7 +81,8 @@ _TARGET: contextvars.ContextVar = contextvars.ContextVar("graphcell_lowering_tar
 
 @contextlib.contextmanager
 def lowering_for(backend: str):
-    """Traces inside this block are lowered for `backend` ("xla" or "onnx")."""
+    """Traces inside this block are lowered for `backend`: "xla", "onnx", or "onnx-batched"
+    (onnxruntime at tiny batches: the stacked form of an ensemble, see ops/nn_prims.py)."""
     token = _TARGET.set(backend)
     try:
         yield

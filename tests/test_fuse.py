@@ -328,9 +328,14 @@ def test_onnx_pipeline_on_lenet5_makes_three_linears():
 # -- ONNX exports ------------------------------------------------------------------------------------
 
 def onnx_ops(model):
-    count = collections.Counter(n.op_type for n in model.graph.node)
-    with_bias = collections.Counter(n.op_type for n in model.graph.node
-                                    if n.op_type in ("Gemm", "Conv") and len(n.input) == 3)
+    """Op counts of the model's graph; of an ensemble's per-member form (the If's large-batch
+    branch) where the export dispatches on the batch size (compiler/onnx_dispatch.py)."""
+    nodes = model.graph.node
+    for node in nodes:
+        if node.op_type == "If" and node.name == "batch_dispatch":
+            nodes = next(a.g for a in node.attribute if a.name == "else_branch").node
+    count = collections.Counter(n.op_type for n in nodes)
+    with_bias = collections.Counter(n.op_type for n in nodes if n.op_type in ("Gemm", "Conv") and len(n.input) == 3)
     return count, with_bias
 
 

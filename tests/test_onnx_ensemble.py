@@ -1,5 +1,7 @@
 """One-file ONNX ensembles: vmap(CellList) exported and run in onnxruntime against MindSpore."""
+import collections
 import json
+import os
 
 import numpy as np
 import onnx
@@ -54,6 +56,27 @@ def test_ensemble_metadata(shared_file):
     # stacked weights: one initializer per parameter, with the members on axis 0
     inits = {i.name: list(i.dims) for i in onnx.load(shared_file).graph.initializer}
     assert inits["conv1.weight"] == [4, 6, 1, 5, 5] and inits["fc3.bias"] == [4, 10]
+
+
+def test_the_file_holds_both_ensemble_forms_and_each_batch_size_takes_one(nets, shared_file):
+    """Batch 1 runs the stacked form (a wide and a grouped Conv); larger batches each member's
+    chain (two Convs per member). Both read the stacked weights, stored once."""
+    model = onnx.load(shared_file)
+    (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]
+    branches = {a.name: collections.Counter(n.op_type for n in a.g.node) for a in dispatch.attribute}
+    assert branches["then_branch"]["Conv"] == 2 and branches["else_branch"]["Conv"] == 2 * len(nets)
+    params = sum(int(np.prod(p.shape)) for p in nets.get_parameters()) * 4
+    assert params < os.path.getsize(shared_file) < 1.05 * params
+    sess = Session(shared_file, providers=["cpu"])
+    for b in (1, 2):   # each branch against MindSpore's outputs
+        rows = np.arange(b) + 1
+        np.testing.assert_allclose(sess(golden_array("minibatch.npy")[rows]),
+                                   golden_array("vmap_in_axes_none.npy")[:, rows], atol=1e-5, rtol=0)
+
+
+def test_a_single_model_export_has_no_dispatch(tmp_path):
+    path = ms.export(load_lenet(0), ms.Tensor(golden_array("minibatch.npy")), file_name=str(tmp_path / "one"))
+    assert "If" not in {n.op_type for n in onnx.load(path).graph.node}
 
 
 def test_in_axes_0_matches_mindspore_and_serves_any_batch(nets, tmp_path):

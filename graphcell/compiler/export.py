@@ -225,6 +225,34 @@ def _auto_dynamic(fn, args, leaves, structure, names):
     return trace(fn, *args, name=_name_of(fn)), None, {}, {}
 
 
+def _params_of(traced: Traced) -> dict:
+    graph = traced.graph
+    return {v: np.asarray(p._payload) for v, p in
+            zip(graph.inputs[traced.n_args:], list(traced.params) + list(traced.captures))}
+
+
+# Batch sizes at most this run an ensemble's stacked form (measured: batch 1 only; see
+# ops/nn_prims.py and compiler/onnx_dispatch.py).
+SMALL_BATCH_MAX = 1
+
+
+def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced):
+    """For a graph whose onnxruntime lowering depends on the batch size (a vmapped ensemble's
+    convolutions), adds the stacked form for batch <= SMALL_BATCH_MAX behind an If."""
+    from ..ir.core import graph_signature
+    from .onnx_dispatch import dispatch_on_batch
+    batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
+    if not batch:
+        return model
+    axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
+    with lowering_for("onnx-batched"):
+        small, small_other, small_dims, _ = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
+    if graph_signature(small.graph) == graph_signature(traced.graph):
+        return model   # nothing in the graph depends on the target
+    return dispatch_on_batch(lower_traced(small, small_other, small_dims).model, model, *batch[0],
+                             SMALL_BATCH_MAX)
+
+
 def _name_of(fn) -> str:
     return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
 
@@ -249,14 +277,13 @@ def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, outpu
         else:
             traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
     t1 = time.perf_counter()
-    graph = traced.graph
-    params = {}
-    for v, p in zip(graph.inputs[traced.n_args:], list(traced.params) + list(traced.captures)):
-        params[v] = np.asarray(p._payload)
-    lowered = lower(graph, opset=opset, params=params, params_as_inputs=params_as_inputs,
-                    input_names=arg_names, output_names=output_names, dims=dims,
-                    other_graph=other.graph if other is not None else None)
+    lower_traced = lambda t, o, d: lower(  # noqa: E731
+        t.graph, opset=opset, params=_params_of(t), params_as_inputs=params_as_inputs,
+        input_names=arg_names, output_names=output_names, dims=d, other_graph=o.graph if o is not None else None)
+    lowered = lower_traced(traced, other, dims)
     model = lowered.model
+    if spec and not params_as_inputs:
+        model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced)
     n_members = members
     if n_members is None and member_checkpoints is not None:
         n_members = len(member_checkpoints)
@@ -299,7 +326,9 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     - `members`, `member_checkpoints`, `metadata`: stored in the model's metadata.
     - `external_data`: tensors in a side file `<name>.onnx.data`; automatic above 2 GB.
     - `check`: run `onnx.checker` on the result.
-    The write is atomic: a failed export leaves an existing file untouched.
+    The write is atomic: a failed export leaves an existing file untouched. An ensemble with a
+    dynamic batch holds two lowerings behind an `If` on the batch size: the stacked form for
+    batch 1, each member's chain apart for larger batches (compiler/onnx_dispatch.py).
     """
     if kwargs:
         raise TypeError(f"export: unexpected arguments {sorted(kwargs)}")

@@ -31,8 +31,10 @@ SPLIT = "split"
 #   the conv stages (the unrolled loop's peak memory, 1.00x, instead of 1.96x stacked).
 # onnx: never restacked. onnxruntime runs a member's Conv+Relu+MaxPool chain fused and in
 #   cache, and the restacking Concat/Reshape/Transpose ops cost more than they save (see
-#   nn_prims.ONNX_CONV for when the convolutions are split at all).
-SPLIT_MIN_ELEMENTS = {"xla": 1 << 25, "onnx": 0}
+#   nn_prims.choose_conv_strategy for when the convolutions are split at all).
+# onnx-batched: the stacked form for onnxruntime at tiny batches, where per-node overhead
+#   dominates (export puts both forms in one file; compiler/onnx_dispatch.py).
+SPLIT_MIN_ELEMENTS = {"xla": 1 << 25, "onnx": 0, "onnx-batched": 1 << 25}
 
 
 def _F():

@@ -92,10 +92,16 @@ CONV_STRATEGIES = ("grouped", "unrolled", "wide")
 GROUPED_MAX_BATCH = {1: 0, 4: 0, 16: 0, 64: 0}
 
 
-# onnxruntime (CPU): every convolution with per-member weights is unrolled, and the members'
-# chains stay apart to the end (batching.SPLIT_MIN_ELEMENTS["onnx"] is 0), the form of a
-# torch.onnx export of N models; measured with bench/bench_onnx.py, see ONNX_CONV_NOTES.
-ONNX_CONV = "unrolled"
+# onnxruntime (CPU) has two targets, both in an exported ensemble (compiler/onnx_dispatch.py
+# picks one per call by the batch size). Measured with bench/bench_onnx.py's peers, LeNet5,
+# median ms at N=16 / N=64 (2-core CPU):
+#   onnx          every convolution with per-member weights unrolled, the members' chains
+#                 apart to the end (batching.SPLIT_MIN_ELEMENTS["onnx"] is 0): the form of a
+#                 torch.onnx export of N models. batch 8: 3.7 / 15.0 (stacked: 4.4 / 22.6),
+#                 batch 256: 90 / 268 (stacked: 155 / 307).
+#   onnx-batched  one wide convolution over a shared input, grouped ones after it, stacked
+#                 dense layers: fewer, larger nodes. batch 1: 0.79 / 3.0 (unrolled: 1.05 / 5.0).
+ONNX_CONV = {"onnx": ("unrolled", "unrolled"), "onnx-batched": ("wide", "grouped")}  # (shared, per-member input)
 
 
 def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_out: int,
@@ -107,8 +113,8 @@ def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_
     outputs at once)."""
     if forced is not None and not (forced == "wide" and not shared_input):
         return forced
-    if target == "onnx":
-        return ONNX_CONV
+    if target in ONNX_CONV:
+        return ONNX_CONV[target][0 if shared_input else 1]
     if shared_input:
         return "wide" if member_out * n < batching.SPLIT_MIN_ELEMENTS["xla"] else "unrolled"
     limit = GROUPED_MAX_BATCH[max(k for k in GROUPED_MAX_BATCH if k <= max(n, 1))]
