@@ -13,8 +13,9 @@ Peers, all run by onnxruntime on CPU with the same session options:
                 batched MatMul for the dense layers
   (c) sessions  N separate single-model sessions, called in turn, outputs stacked
 graphcell: `export(vmap(nn.CellList(nets), in_axes=None), x)`, one file for every batch size.
-Times are medians in ms; ratio = graphcell / min(a, b) (goal: <= 1.0). GFLOP/s counts the
-convolutions and matmuls of N * batch LeNet5 forwards (0.83 MFLOP each).
+Times are medians in ms, timed round-robin (every contender alike under this shared machine's
+load); ratio = graphcell / min(a, b) (goal: <= 1.0). GFLOP/s counts the convolutions and
+matmuls of N * batch LeNet5 forwards (0.83 MFLOP each).
 """
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from bench.common import matmul_gflops, median_ms, table  # noqa: E402
+from bench.common import matmul_gflops, medians_ms, numpy_params as params_of, passive_openmp, table  # noqa: E402
+
+passive_openmp()  # before torch is imported (torch_file imports it)
 
 FLOPS_PER_IMAGE = 2 * (6 * 28 * 28 * 25 + 16 * 10 * 10 * 150 + 400 * 120 + 120 * 84 + 84 * 10)
 
@@ -42,12 +45,6 @@ def make_nets(n: int):
     from tests.models.lenet import LeNet5
     ms.set_seed(1)
     return [LeNet5() for _ in range(n)]
-
-
-def params_of(net) -> dict:
-    """Parameters by their name inside one LeNet5 (a CellList prefixes them with the index)."""
-    strip = lambda name: name.split(".", 1)[1] if name.split(".", 1)[0].isdigit() else name  # noqa: E731
-    return {strip(p.name): p.asnumpy() for p in net.get_parameters()}
 
 
 def session(model_or_path):
@@ -151,7 +148,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--single", action="store_true")
-    parser.add_argument("--min-seconds", type=float, default=0.4)
+    parser.add_argument("--budget", type=float, default=2.0, help="seconds of timing per point")
     args = parser.parse_args()
     ns = [1] if args.single else ([4, 16] if args.quick else [4, 16, 64])
     batches = [1, 32] if args.quick else [1, 32, 256]
@@ -173,11 +170,13 @@ def main():
             ref = th.run(None, {"x": x})[0]
             got = gc.run(None, {"x": x})[0]
             assert np.abs(got.reshape(ref.shape) - ref).max() < 1e-3, "graphcell and torch disagree"
-            t = lambda s: median_ms(lambda: s.run(None, {"x": x}), min_seconds=args.min_seconds)  # noqa: E731
-            row = {"N": n, "batch": b, "graphcell": t(gc), "(a) torch": t(th),
-                   "(b) batched": t(bt) if bt is not None else None,
-                   "(c) sessions": median_ms(lambda: run_all(singles)(x), min_seconds=args.min_seconds)}
-            best = min(v for v in (row["(a) torch"], row["(b) batched"]) if v is not None)
+            feed = {"x": x}
+            fns = {"graphcell": lambda: gc.run(None, feed), "(a) torch": lambda: th.run(None, feed),
+                   "(c) sessions": lambda: run_all(singles)(x)}
+            if bt is not None:
+                fns["(b) batched"] = lambda: bt.run(None, feed)
+            row = {"N": n, "batch": b, **medians_ms(fns, budget_s=args.budget)}
+            best = min(v for k, v in row.items() if k in ("(a) torch", "(b) batched"))
             row["ratio"] = row["graphcell"] / best
             row["GFLOP/s"] = n * b * FLOPS_PER_IMAGE / (row["graphcell"] * 1e-3) / 1e9
             rows.append(row)

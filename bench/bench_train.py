@@ -7,11 +7,15 @@ Rows (median ms per step; ratio = row / best jax row, and / best row of all):
   graphcell vmap  vmap(CellList([TrainOneStepNet(net_i, lr_i)]))(images, labels): the seed's
                   ensemble step (grad pass + Adam(amsgrad) inside construct, vmapped, XLA)
   graphcell loop  the same TrainOneStepNet per model, each jitted, called in a Python loop
+  graphcell onnx  the vmapped step under jit(backend="onnx"): forward, backward and Adam in
+                  one onnxruntime session, parameters and optimizer state fed back each step
   jax.vmap        jax.jit(jax.vmap(step)) over stacked parameters, optax-style Adam in plain jax
   jax loop        one jitted per-model step called in a Python loop
   torch loop      per-model torch.nn LeNet5 + torch.optim.Adam(amsgrad)
   torch.func      torch.func.vmap(grad) over stacked parameters + a hand-written amsgrad Adam
-Goal (issue 5): graphcell vmap <= 1.0x the best jax row.
+Times are medians, timed round-robin (every row alike under this shared machine's load).
+Goals (issue 5): graphcell's XLA path <= 1.0x the best jax row; graphcell's best row <= 1.0x
+the best row of all.
 """
 from __future__ import annotations
 
@@ -21,15 +25,17 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.common import jax_lenet, medians_ms, passive_openmp, table  # noqa: E402
+
+passive_openmp()  # before torch is imported
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
-from bench.common import jax_lenet, median_ms, table  # noqa: E402
 from tests.models.lenet import LeNet5  # noqa: E402
 from tests.models.train_step import TrainOneStepNet  # noqa: E402
 
@@ -77,23 +83,28 @@ class TorchLeNet(torch.nn.Module):
         return self.fc3(torch.relu(self.fc2(x)))
 
 
-def run(n: int) -> list[dict]:
+def run(n: int, budget_s: float) -> list[dict]:
     rng = np.random.default_rng(0)
     images = rng.standard_normal((n, BATCH, 1, 32, 32)).astype(np.float32)
     labels = rng.integers(0, 10, (n, BATCH)).astype(np.int32)
     lrs = [1e-3 * (k + 1) for k in range(n)]
     nets = [LeNet5() for _ in range(n)]
     init = [{name: p.asnumpy().copy() for name, p in net.parameters_and_names()} for net in nets]
-    rows = []
+    fns, jax_rows = {}, set()
 
     step = ms.vmap(nn.CellList([TrainOneStepNet(net, lr) for net, lr in zip(nets, lrs)]))
     xi, yi = ms.Tensor(images), ms.Tensor(labels)
-    rows.append({"path": "graphcell vmap (XLA)", "ms": median_ms(lambda: step(xi, yi))})
+    fns["graphcell vmap (XLA)"] = lambda: step(xi, yi)
+
+    onnx_nets = [LeNet5() for _ in range(n)]
+    onnx_step = ms.jit(ms.vmap(nn.CellList([TrainOneStepNet(net, lr) for net, lr in zip(onnx_nets, lrs)])),
+                       backend="onnx")
+    fns["graphcell vmap (onnxruntime)"] = lambda: onnx_step(xi, yi)
 
     loop_nets = [LeNet5() for _ in range(n)]
     singles = [ms.jit(TrainOneStepNet(net, lr)) for net, lr in zip(loop_nets, lrs)]
     xs, ys = [ms.Tensor(images[k]) for k in range(n)], [ms.Tensor(labels[k]) for k in range(n)]
-    rows.append({"path": "graphcell loop (XLA)", "ms": median_ms(lambda: [s(x, y) for s, x, y in zip(singles, xs, ys)])})
+    fns["graphcell loop (XLA)"] = lambda: [s(x, y) for s, x, y in zip(singles, xs, ys)]
 
     stacked = jax_state({k: jnp.stack([p[k] for p in init]) for k in NAMES}, 0.0)
     stacked = stacked[:5] + (jnp.asarray(lrs, jnp.float32),)
@@ -105,7 +116,8 @@ def run(n: int) -> list[dict]:
     def jax_vmap_call():
         box[0], loss = vstep(box[0], jx, jy)
         return loss
-    rows.append({"path": "jax.jit(jax.vmap(step))", "ms": median_ms(jax_vmap_call), "jax": True})
+    fns["jax.jit(jax.vmap(step))"] = jax_vmap_call
+    jax_rows.add("jax.jit(jax.vmap(step))")
 
     one = jax.jit(jax_step)
     states = [jax_state({k: jnp.asarray(p[k]) for k in NAMES}, lr) for p, lr in zip(init, lrs)]
@@ -117,7 +129,8 @@ def run(n: int) -> list[dict]:
             states[k], loss = one(states[k], xs_j[k], ys_j[k])
             out.append(loss)
         return out
-    rows.append({"path": "jax loop of jitted steps", "ms": median_ms(jax_loop_call), "jax": True})
+    fns["jax loop of jitted steps"] = jax_loop_call
+    jax_rows.add("jax loop of jitted steps")
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     tnets = [TorchLeNet() for _ in range(n)]
@@ -133,7 +146,7 @@ def run(n: int) -> list[dict]:
             topts[k].step()
             out.append(loss.detach())
         return out
-    rows.append({"path": "torch loop + torch.optim.Adam", "ms": median_ms(torch_loop_call)})
+    fns["torch loop + torch.optim.Adam"] = torch_loop_call
 
     from torch.func import functional_call, grad as tgrad, stack_module_state, vmap as tvmap
     base = TorchLeNet().to("meta")
@@ -162,24 +175,23 @@ def run(n: int) -> list[dict]:
                 alpha = (lr_t * (1 - 0.999 ** t) ** 0.5 / (1 - 0.9 ** t)).view(-1, *([1] * (params[k].ndim - 1)))
                 params[k].sub_(alpha * m[k] / (vh[k].sqrt() + 1e-8))
         return g
-    rows.append({"path": "torch.func.vmap(grad) + Adam", "ms": median_ms(torch_func_call)})
+    fns["torch.func.vmap(grad) + Adam"] = torch_func_call
 
-    best_jax = min(r["ms"] for r in rows if r.get("jax"))
-    best = min(r["ms"] for r in rows)
-    for r in rows:
-        r["N"] = n
-        r["/ best jax"] = r["ms"] / best_jax
-        r["/ best"] = r["ms"] / best
-    return rows
+    times = medians_ms(fns, budget_s=budget_s)
+    best_jax = min(times[k] for k in jax_rows)
+    best = min(times.values())
+    return [{"N": n, "path": k, "ms": ms_, "/ best jax": ms_ / best_jax, "/ best": ms_ / best}
+            for k, ms_ in times.items()]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 4 only")
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds of timing per N")
     args = parser.parse_args()
     rows = []
     for n in ([4] if args.quick else [4, 16]):
-        rows += run(n)
+        rows += run(n, args.budget)
     print(f"ensemble training step, LeNet5, batch {BATCH}, Adam(amsgrad); median ms")
     print(table(rows, ["N", "path", "ms", "/ best jax", "/ best"]))
 
