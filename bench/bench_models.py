@@ -33,7 +33,8 @@ import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench.common import matmul_gflops, medians_ms, numpy_params, passive_openmp, table  # noqa: E402
+from bench.common import (ORT_CONFIG, matmul_gflops, medians_ms, numpy_params, ort_session_options,  # noqa: E402
+                          passive_openmp, table)
 
 passive_openmp()  # before torch is imported
 
@@ -217,7 +218,7 @@ class Contenders:
         else:
             self.gc = ms.vmap(nn.CellList(nets), in_axes=None)
             ms.export(self.gc, example, file_name=path, input_names=["x"])
-        self.gc_onnx = Session(path, providers=["cpu"])
+        self.gc_onnx = Session(path, providers=["cpu"], config=ORT_CONFIG)
 
         jparams = [{k: jnp.asarray(v) for k, v in p.items()} for p in params]
         self.jax_one = jax.jit(jax_fn)
@@ -242,9 +243,7 @@ class Contenders:
             torch.onnx.export(TorchUnrolled(self.torch_nets).eval(), (torch.zeros(3, *shape),), tpath,
                               input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {1: "batch"}},
                               opset_version=18, dynamo=False)
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.torch_onnx = ort.InferenceSession(tpath, options, providers=["CPUExecutionProvider"])
+        self.torch_onnx = ort.InferenceSession(tpath, ort_session_options(), providers=["CPUExecutionProvider"])
 
     def rows(self, x_np: np.ndarray) -> dict:
         """{row name: fn() -> output [N, batch, 10] (or [batch, 10] for N = 1)}."""

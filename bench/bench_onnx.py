@@ -33,7 +33,8 @@ import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from bench.common import matmul_gflops, medians_ms, numpy_params as params_of, passive_openmp, table  # noqa: E402
+from bench.common import (matmul_gflops, medians_ms, numpy_params as params_of, ort_session_options,  # noqa: E402
+                          passive_openmp, table)
 
 passive_openmp()  # before torch is imported (torch_file imports it)
 
@@ -48,8 +49,7 @@ def make_nets(n: int):
 
 
 def session(model_or_path):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options = ort_session_options()
     source = model_or_path.SerializeToString() if isinstance(model_or_path, onnx.ModelProto) else model_or_path
     return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 

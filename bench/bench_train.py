@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench.common import jax_lenet, medians_ms, passive_openmp, table  # noqa: E402
+from bench.common import ORT_CONFIG, jax_lenet, medians_ms, passive_openmp, table  # noqa: E402
 
 passive_openmp()  # before torch is imported
 
@@ -36,6 +36,8 @@ import torch  # noqa: E402
 
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
+
+ms.set_context(onnx_session_config=ORT_CONFIG)  # the onnxruntime row's threads sleep when idle
 from tests.models.lenet import LeNet5  # noqa: E402
 from tests.models.train_step import TrainOneStepNet  # noqa: E402
 

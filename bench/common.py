@@ -23,6 +23,22 @@ def passive_openmp() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+# onnxruntime's worker threads spin-wait for work by default; with several sessions (and jax,
+# torch) timed round-robin on 2 cores, the idle sessions' spinning starves the running one and
+# timings swing by 2-5x. Every session in the benches sleeps instead, contenders alike.
+ORT_CONFIG = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
+
+
+def ort_session_options():
+    """onnxruntime SessionOptions for benchmarking: full graph optimisation, ORT_CONFIG."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    for key, value in ORT_CONFIG.items():
+        options.add_session_config_entry(key, value)
+    return options
+
+
 def block(x):
     """Waits for asynchronous results (jax arrays, graphcell Tensors, tuples of them)."""
     if isinstance(x, (tuple, list)):

@@ -27,6 +27,7 @@ _CONTEXT = {
     "check_finite": False,
     "debug": False,              # verify the graph after every pass
     "onnx_providers": ("cpu",),
+    "onnx_session_config": {},   # onnxruntime session config entries for jit(backend="onnx")
     # A folder for XLA's compiled programs, reused by later processes (jax's persistent
     # compilation cache); None: off. The environment variable GRAPHCELL_COMPILE_CACHE sets it too.
     "compile_cache_dir": None,

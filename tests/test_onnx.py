@@ -254,6 +254,18 @@ def test_session_io_binding_repeated_calls_and_plain_run_agree(lenet_file):
 
 # -- check() -------------------------------------------------------------------------------------
 
+def test_session_config_entries_reach_onnxruntime(lenet_file, monkeypatch):
+    import onnxruntime as ort
+    seen = []
+    real = ort.SessionOptions.add_session_config_entry
+    monkeypatch.setattr(ort.SessionOptions, "add_session_config_entry",
+                        lambda self, k, v: (seen.append((k, v)), real(self, k, v))[1])
+    _, path = lenet_file
+    sess = Session(path, providers=["cpu"], config={"session.intra_op.allow_spinning": 0})
+    assert seen == [("session.intra_op.allow_spinning", "0")]
+    np.testing.assert_allclose(sess(golden_array("minibatch.npy")), golden_array("net0_out.npy"), atol=1e-5)
+
+
 def test_check_reports_agreement():
     net = load_lenet(0)
     report = ms.check(net, ms.Tensor(golden_array("minibatch.npy")))

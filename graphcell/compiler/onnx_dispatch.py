@@ -83,19 +83,18 @@ def _branch(graph: onnx.GraphProto, name: str, renames: dict) -> onnx.GraphProto
         if copy.name:
             copy.name = rn(copy.name) if copy.name in renames else f"{name}/{copy.name}"
         nodes.append(copy)
-    outputs = []
-    for o in graph.output:
-        vi = onnx.ValueInfoProto()
-        vi.CopyFrom(o)
-        vi.name = rn(o.name)
-        outputs.append(vi)
-    infos = []
-    for v in graph.value_info:
-        vi = onnx.ValueInfoProto()
-        vi.CopyFrom(v)
-        vi.name = rn(v.name)
-        infos.append(vi)
-    return helper.make_graph(nodes, name, [], outputs, value_info=infos)
+    return helper.make_graph(nodes, name, [], _renamed_infos(graph.output, rn),
+                             value_info=_renamed_infos(graph.value_info, rn))
+
+
+def _renamed_infos(infos, rn) -> list:
+    out = []
+    for info in infos:
+        copy = onnx.ValueInfoProto()
+        copy.CopyFrom(info)
+        copy.name = rn(info.name)
+        out.append(copy)
+    return out
 
 
 def _int64(value: int):

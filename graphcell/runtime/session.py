@@ -73,12 +73,15 @@ class Session:
     - `graph_optimization_level`: "disable" | "basic" | "extended" | "all" (or ORT's enum).
     - `io_binding`: run through an IO binding (cheaper repeated calls, outputs stay on the device
       until copied).
+    - `config`: onnxruntime session config entries, e.g. `{"session.intra_op.allow_spinning": "0"}`
+      so idle worker threads sleep instead of spinning (several sessions sharing few cores).
     Inputs are checked against the model's declared dtypes and shapes before running.
     """
 
     def __init__(self, path_or_model, providers=("cuda", "cpu"), strict: bool = False,
                  intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
-                 graph_optimization_level="all", io_binding: bool = True, name: str | None = None):
+                 graph_optimization_level="all", io_binding: bool = True, name: str | None = None,
+                 config: dict | None = None):
         if isinstance(providers, str):
             providers = [providers]
         wanted = [provider_name(p) for p in providers]
@@ -97,6 +100,8 @@ class Session:
             options.intra_op_num_threads = int(intra_op_num_threads)
         if inter_op_num_threads is not None:
             options.inter_op_num_threads = int(inter_op_num_threads)
+        for key, value in (config or {}).items():  # e.g. {"session.intra_op.allow_spinning": "0"}
+            options.add_session_config_entry(str(key), str(value))
         options.graph_optimization_level = _LEVELS.get(graph_optimization_level, graph_optimization_level) \
             if isinstance(graph_optimization_level, str) else graph_optimization_level
         if isinstance(graph_optimization_level, str) and graph_optimization_level not in _LEVELS:
@@ -209,7 +214,7 @@ def run_traced_onnx(traced, arrays) -> list:
         from ..context import get_context
         lowered = lower(traced.graph, params_as_inputs=True)
         sess = Session(lowered.model, providers=list(get_context("onnx_providers")), io_binding=False,
-                       name=f"jit({traced.graph.name})")
+                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"))
         traced.cache["onnx"] = sess
     outs = sess.run(*[np.asarray(a) for a in arrays])
     return [jnp.asarray(o) for o in outs]
