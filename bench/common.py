@@ -64,9 +64,14 @@ def median_ms(fn, *, warmup: int = 3, min_runs: int = 10, min_seconds: float = 0
     return statistics.median(times)
 
 
-def medians_ms(fns: dict, budget_s: float = 3.0, min_rounds: int = 5, max_rounds: int = 200) -> dict:
+def medians_ms(fns: dict, budget_s: float = 3.0, min_rounds: int = 5, max_rounds: int = 200,
+               burst: int = 1) -> dict:
     """Median ms of each `fn()`, timed round-robin so that load from other processes on this
-    shared machine falls on every contender alike. Each fn is called once first (compile, warm up)."""
+    shared machine falls on every contender alike. Each fn is called once first (compile, warm up).
+
+    burst > 1: each turn calls a contender `burst` times in a row and keeps all but the first
+    call, for runtimes whose idle threads keep spinning for a while after a call (onnxruntime):
+    the first call after a switch pays for the previous contender's spinning threads."""
     for fn in fns.values():
         block(fn())
     times = {k: [] for k in fns}
@@ -74,9 +79,11 @@ def medians_ms(fns: dict, budget_s: float = 3.0, min_rounds: int = 5, max_rounds
     rounds = 0
     while rounds < min_rounds or (time.perf_counter() - start < budget_s and rounds < max_rounds):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
-            block(fn())
-            times[k].append(time.perf_counter() - t0)
+            for i in range(burst):
+                t0 = time.perf_counter()
+                block(fn())
+                if i > 0 or burst == 1:
+                    times[k].append(time.perf_counter() - t0)
         rounds += 1
     return {k: 1e3 * statistics.median(v) for k, v in times.items()}
 

@@ -318,6 +318,16 @@ def dot_general(ctx, x, y, bias=None, *, contract, batch):
 def _matmul(ctx, x, y, tx, ty, lc, rc, lb, rb):
     free_x = [i for i in range(tx.ndim) if i not in lc + lb]
     free_y = [i for i in range(ty.ndim) if i not in rc + rb]
+    if len(lc) == 1 and not lb and len(free_y) > 1:
+        # Several rhs free axes, e.g. a dense ensemble over a shared input (x [B, c] times the
+        # stacked weights [N, O, c]): flatten them into one and run a single MatMul (the weight
+        # reshape folds at session start); onnxruntime's Einsum is several times slower.
+        cols = int(np.prod([ty.shape[i] for i in free_y]))
+        y2 = reshape(ctx, transpose(ctx, y, list(rc) + free_y), [ty.shape[rc[0]], cols])
+        xt = transpose(ctx, x, free_x + list(lc))
+        if not free_x:
+            xt = unsqueeze(ctx, xt, [0])
+        return reshape(ctx, ctx.op("MatMul", xt, y2), ctx.out_dims[0])
     if len(lc) != 1 or len(free_y) > 1:
         return _einsum(ctx, x, y, tx, ty, lc, rc, lb, rb)
     nb = len(lb)
