@@ -33,10 +33,8 @@ import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench.common import (ORT_CONFIG, matmul_gflops, medians_ms, numpy_params, ort_session_options,  # noqa: E402
-                          passive_openmp, table)
+from bench.common import BURST, matmul_gflops, medians_ms, numpy_params, ort_session_options, table  # noqa: E402
 
-passive_openmp()  # before torch is imported
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -218,7 +216,7 @@ class Contenders:
         else:
             self.gc = ms.vmap(nn.CellList(nets), in_axes=None)
             ms.export(self.gc, example, file_name=path, input_names=["x"])
-        self.gc_onnx = Session(path, providers=["cpu"], config=ORT_CONFIG)
+        self.gc_onnx = Session(path, providers=["cpu"])
 
         jparams = [{k: jnp.asarray(v) for k, v in p.items()} for p in params]
         self.jax_one = jax.jit(jax_fn)
@@ -305,7 +303,7 @@ def run(model: str, ns, batches, budget_s: float) -> list[dict]:
             x_np = np.random.default_rng(b).standard_normal((b, *MODELS[model][3])).astype(np.float32)
             fns = contenders.rows(x_np)
             check_rows(fns, "jax", f"{model} N={n} batch={b}")
-            got = medians_ms(fns, budget_s=budget_s, min_rounds=3)
+            got = medians_ms(fns, budget_s=budget_s, min_rounds=3, burst=BURST)
             best_gc = min(got["gc xla"], got["gc onnx"])
             gflops = n * b * flops / (best_gc * 1e-3) / 1e9
             row = {"model": model, "N": n, "batch": b, **got,

@@ -35,9 +35,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench.common import block, jax_lenet, medians_ms, numpy_params, passive_openmp, table  # noqa: E402
-
-passive_openmp()  # before torch is imported
+from bench.common import block, jax_lenet, medians_ms, numpy_params, table  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402

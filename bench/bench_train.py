@@ -25,9 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench.common import ORT_CONFIG, jax_lenet, medians_ms, passive_openmp, table  # noqa: E402
-
-passive_openmp()  # before torch is imported
+from bench.common import BURST, jax_lenet, medians_ms, table  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -36,8 +34,6 @@ import torch  # noqa: E402
 
 import graphcell as ms  # noqa: E402
 from graphcell import nn  # noqa: E402
-
-ms.set_context(onnx_session_config=ORT_CONFIG)  # the onnxruntime row's threads sleep when idle
 from tests.models.lenet import LeNet5  # noqa: E402
 from tests.models.train_step import TrainOneStepNet  # noqa: E402
 
@@ -179,7 +175,7 @@ def run(n: int, budget_s: float) -> list[dict]:
         return g
     fns["torch.func.vmap(grad) + Adam"] = torch_func_call
 
-    times = medians_ms(fns, budget_s=budget_s)
+    times = medians_ms(fns, budget_s=budget_s, min_rounds=3, burst=BURST)
     best_jax = min(times[k] for k in jax_rows)
     best = min(times.values())
     return [{"N": n, "path": k, "ms": ms_, "/ best jax": ms_ / best_jax, "/ best": ms_ / best}

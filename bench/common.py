@@ -2,7 +2,6 @@
 the machine's float32 matmul rate as the physical reference."""
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
@@ -15,27 +14,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def passive_openmp() -> None:
-    """Makes torch's OpenMP workers sleep instead of spin-waiting between ops. Call before
-    importing torch in a script that times torch round-robin with jax or onnxruntime: on this
-    2-core machine the spinning workers starved the other runtimes' threads and torch's own
-    (a 0.5 ms torch MLP call measured 15-50 ms in rotation, 0.6 ms with this)."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
-# onnxruntime's worker threads spin-wait for work by default; with several sessions (and jax,
-# torch) timed round-robin on 2 cores, the idle sessions' spinning starves the running one and
-# timings swing by 2-5x. Every session in the benches sleeps instead, contenders alike.
-ORT_CONFIG = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
+# onnxruntime's and torch's worker threads spin-wait for a while after each call, which on 2
+# cores starves whatever runs next. Contenders from those runtimes are timed in bursts of BURST
+# calls, the first of each dropped (see medians_ms), with every runtime at its default settings.
+BURST = 5
 
 
 def ort_session_options():
-    """onnxruntime SessionOptions for benchmarking: full graph optimisation, ORT_CONFIG."""
+    """onnxruntime SessionOptions for benchmarking: full graph optimisation, defaults otherwise."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    for key, value in ORT_CONFIG.items():
-        options.add_session_config_entry(key, value)
     return options
 
 
