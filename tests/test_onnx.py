@@ -266,6 +266,28 @@ def test_session_config_entries_reach_onnxruntime(lenet_file, monkeypatch):
     np.testing.assert_allclose(sess(golden_array("minibatch.npy")), golden_array("net0_out.npy"), atol=1e-5)
 
 
+def test_a_relu_after_a_reshape_moves_before_it_unless_the_view_is_needed():
+    """onnxruntime fuses Conv+Relu only when adjacent, so the lowering moves unary ops above a
+    Reshape that nothing else reads (an ensemble's [B, N, C, H, W] view of a wide Conv)."""
+    from graphcell.compiler.onnx import lower
+
+    def moved(x):
+        return ops.relu(ops.reshape(x, (2, 3, 4)))
+
+    def kept(x):
+        view = ops.reshape(x, (2, 3, 4))
+        return view, ops.relu(view)
+
+    x = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
+    for fn, order in ((moved, ["Relu", "Reshape"]), (kept, ["Reshape", "Relu"])):
+        model = lower(ms.trace(fn, ms.Tensor(x)).graph).model
+        onnx.checker.check_model(model, full_check=True)
+        assert [n.op_type for n in model.graph.node if n.op_type in ("Relu", "Reshape")] == order
+        outs = Session(model, providers=["cpu"])(x)
+        last = outs[-1] if isinstance(outs, list) else outs
+        np.testing.assert_array_equal(last, np.maximum(x.reshape(2, 3, 4), 0))
+
+
 def test_check_reports_agreement():
     net = load_lenet(0)
     report = ms.check(net, ms.Tensor(golden_array("minibatch.npy")))

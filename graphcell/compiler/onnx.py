@@ -297,6 +297,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     initializers_first = [v for v in graph.inputs if v not in args]
 
     emit_nodes(b, graph, names, dims_of, other_graph)
+    _unary_before_reshape(b.nodes, keep={names[v] for v in graph.outputs})
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])
@@ -377,6 +378,54 @@ def used_names(nodes) -> set:
             if a.type == onnx.AttributeProto.GRAPH:
                 used |= used_names(a.g.node) | {o.name for o in a.g.output}
     return used
+
+
+# Elementwise ops of one input that commute with a Reshape.
+_UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Elu", "Softplus"}
+
+
+def _unary_before_reshape(nodes: list, keep: set) -> None:
+    """Rewrites Reshape -> unary op into unary op -> Reshape where the Reshape has no other use,
+    so the op meets what produced the Reshape's input: a vmapped ensemble's wide Conv is viewed
+    as [B, N, C, H, W] before its ReLU, and onnxruntime fuses Conv+Relu only when adjacent.
+    Values named in `keep` (graph outputs) are never removed."""
+    uses: dict[str, int] = {}
+    for n in nodes:
+        for name in _all_inputs(n):
+            uses[name] = uses.get(name, 0) + 1
+    producer = {o: i for i, n in enumerate(nodes) for o in n.output}
+    pending = [i for i, n in enumerate(nodes) if n.op_type in _UNARY and len(n.input) == 1]
+    while pending:   # an op moved above one Reshape may meet another (a chain of views)
+        i = pending.pop()
+        node = nodes[i]
+        j = producer.get(node.input[0])
+        if j is None or nodes[j].op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
+            continue
+        reshape, source = nodes[j], nodes[j].input[0]
+        moved = node.output[0] + "/before_reshape"
+        op = onnx.NodeProto()
+        op.CopyFrom(node)
+        op.input[:] = [source]
+        op.output[:] = [moved]
+        view = onnx.NodeProto()
+        view.CopyFrom(reshape)
+        view.input[0] = moved
+        view.output[:] = [node.output[0]]
+        nodes[j], nodes[i] = op, view
+        producer[moved] = j
+        producer[node.output[0]] = i
+        uses[moved] = 1
+        pending.append(j)
+
+
+def _all_inputs(node) -> list:
+    """A node's inputs and the outer names its subgraphs read."""
+    names = list(node.input)
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            for n in a.g.node:
+                names += _all_inputs(n)
+    return names
 
 
 def _rename(nodes, renames: dict[str, str]) -> None:
