@@ -112,29 +112,25 @@ def _reshape(builder, x, shape):
 
 # -- identities -----------------------------------------------------------------------------
 
-@rule("add")
-def _add(node, ins, builder):
-    x, y = ins
-    if _is(y, 0):
-        return _keep(builder, node, x)
-    if _is(x, 0):
-        return _keep(builder, node, y)
-    return None
+def _either_side(neutral):
+    """x op e = e op x = x for a commutative op with neutral element `neutral`."""
+    def simplify_pair(node, ins, builder):
+        x, y = ins
+        if _is(y, neutral):
+            return _keep(builder, node, x)
+        if _is(x, neutral):
+            return _keep(builder, node, y)
+        return None
+    return simplify_pair
+
+
+RULES["add"] = _either_side(0)
+RULES["mul"] = _either_side(1)
 
 
 @rule("sub")
 def _sub(node, ins, builder):
     return _keep(builder, node, ins[0]) if _is(ins[1], 0) else None
-
-
-@rule("mul")
-def _mul(node, ins, builder):
-    x, y = ins
-    if _is(y, 1):
-        return _keep(builder, node, x)
-    if _is(x, 1):
-        return _keep(builder, node, y)
-    return None
 
 
 @rule("div", "pow")
