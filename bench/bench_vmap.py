@@ -3,6 +3,7 @@
     python bench/bench_vmap.py            # the table: N in 4,16,64 x batch 1,32,256
     python bench/bench_vmap.py --conv     # the conv-strategy measurements behind nn_prims' table
     python bench/bench_vmap.py --quick    # N in 4,16 x batch 1,32 only
+    python bench/bench_vmap.py --tiles    # the row-tile measurements behind passes/tile_rows.py
 
 Peers, written in plain jax below:
   unrolled  jax.jit of one function that runs the N models one after another
@@ -108,13 +109,41 @@ def conv_strategies(ns=(4, 16, 64), batches=(1, 2, 4, 8, 16, 32, 64)):
             print(f"{n:>3} {b:>5} | {res['grouped']:9.3f} {res['unrolled']:9.3f}", flush=True)
 
 
+def row_tiles(points=((1, 256), (1, 1024), (4, 64), (4, 128), (4, 256), (16, 32), (16, 64),
+                      (16, 256), (64, 32), (64, 256)), tiles=(0, 8, 16, 32, 64, 128)):
+    """N-member ensembles (N=1: one LeNet5 under jit) at a batch, untiled (0) and in tiles of
+    each size (set_context(row_tile=k)), plus the tile graphcell chooses by itself."""
+    from graphcell.passes.tile_rows import choose_tile
+    print("N batch | ms per tile size (0: untiled)                      | auto")
+    for n, b in points:
+        nets, _ = make_nets(n)
+        x = ms.Tensor(np.random.default_rng(b).standard_normal((b, 1, 32, 32)).astype(np.float32))
+        fns, chosen = {}, None
+        for k in [t for t in tiles if t < b]:
+            ms.set_context(row_tile=k)
+            f = ms.jit(nets[0]) if n == 1 else ms.vmap(nn.CellList(nets), in_axes=None)
+            f(x)  # traced and compiled under this setting; later calls would trace again
+            traced = list(f.cache.values())[-1]
+            program, arrays = compiled_fn(traced), [t._payload for t in traced.input_tensors([x])]
+            fns[k] = (lambda program=program, arrays=arrays: program(*arrays))
+        ms.set_context(row_tile=None)
+        member_row_bytes = 6 * 28 * 28 * 4  # LeNet5's largest intermediate, conv1's output
+        chosen = choose_tile(member_row_bytes * n, b)
+        res = medians_ms(fns, budget_s=4.0)
+        cells = " ".join(f"{k}:{v:.1f}" for k, v in res.items())
+        print(f"{n:>2} {b:>5} | {cells:50s} | {chosen or 0}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--conv", action="store_true")
+    parser.add_argument("--tiles", action="store_true")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.conv:
         conv_strategies()
+    elif args.tiles:
+        row_tiles()
     elif args.quick:
         table((4, 16), (1, 32))
     else:

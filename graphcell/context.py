@@ -31,6 +31,9 @@ _CONTEXT = {
     # A folder for XLA's compiled programs, reused by later processes (jax's persistent
     # compilation cache); None: off. The environment variable GRAPHCELL_COMPILE_CACHE sets it too.
     "compile_cache_dir": None,
+    # Rows per tile when XLA runs a row-wise graph (inference) over a large batch in tiles
+    # (passes/tile_rows.py): None chooses by the graph's sizes, 0 never tiles.
+    "row_tile": None,
 }
 _PARALLEL = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -49,6 +52,10 @@ def set_context(**kwargs) -> None:
         raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
     if "mode" in kwargs and kwargs["mode"] not in (PYNATIVE_MODE, GRAPH_MODE):
         raise ValueError("set_context: mode must be graphcell.PYNATIVE_MODE or graphcell.GRAPH_MODE")
+    row_tile = kwargs.get("row_tile")
+    if row_tile is not None and (not isinstance(row_tile, int) or isinstance(row_tile, bool) or row_tile < 0):
+        raise ValueError(f"set_context: row_tile must be None (automatic), 0 (never tile) or a "
+                         f"positive number of rows, got {row_tile!r}")
     if "compile_cache_dir" in kwargs:
         _use_compile_cache(kwargs["compile_cache_dir"])
     _CONTEXT.update(kwargs)

@@ -141,6 +141,8 @@ TESTED_ELSEWHERE = {"cond": "tests/test_control_flow.py", "while_loop": "tests/t
 def test_every_primitive_has_a_vjp_rule_and_differentiable_ones_a_record():
     covered = {p.values[0] for p in RECORDS} | set(TESTED_ELSEWHERE)
     for name, prim in PRIMITIVES.items():
+        if prim.lowering_only:  # made after grad, by the XLA pipeline's last pass
+            continue
         assert prim.vjp_rule is not None, name
         if prim.vjp_rule is not no_gradient and name not in ("constant",):
             assert name in covered, f"{name} has a vjp rule but no test record"

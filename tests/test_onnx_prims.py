@@ -200,7 +200,8 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 def test_every_primitive_has_a_record():
     covered = {p.values[0] for p in RECORDS} | set(CONTROL_FLOW)
-    assert sorted(set(PRIMITIVES) - covered) == []
+    # lowering-only primitives belong to the XLA pipeline's last pass, never to an ONNX graph
+    assert sorted(name for name, p in PRIMITIVES.items() if name not in covered and not p.lowering_only) == []
 
 
 @pytest.mark.parametrize("opset", [17, 18, 21])

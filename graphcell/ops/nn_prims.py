@@ -121,23 +121,36 @@ def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_
     return "grouped" if batch <= limit else "unrolled"
 
 
+STRATEGY_NOTE = "conv_strategy="
+
+
+def chose_by_target(graph) -> bool:
+    """Whether the vmap pass chose a convolution lowering for `graph` (its nodes carry the
+    rule's `conv_strategy=` note, which survives inlining into an enclosing trace): the only
+    choice that differs between lowering targets, so a graph without one is the same graph
+    for every target."""
+    return any(STRATEGY_NOTE in node.source.scope for node in graph.nodes) or \
+        any(chose_by_target(sub) for sub in graph.subgraphs())
+
+
 @conv.def_batch
 def _conv_batch(ctx, args, dims, **attrs):
     from . import functional as F
     (x, w), (dx, dw) = args, dims
     n, groups = ctx.axis_size, attrs["groups"]
     if attrs["batch_groups"] != 1:  # the weight-gradient form: member by member
-        ctx.annotate("conv_strategy=unrolled")
+        ctx.annotate(STRATEGY_NOTE + "unrolled")
         return batching.unrolled(conv)(ctx, args, dims, **attrs)
     if dw is None:  # shared weights: the members are just more images
         d = dx if dx in (0, 1) else 0
         x = batching.move(x, dx, d)
         out = conv.bind(F.reshape(x, (x.shape[0] * x.shape[1],) + x.shape[2:]), w, **attrs)
         return F.reshape(out, x.shape[:2] + out.shape[1:]), d
-    batch = x.shape[1] if dx == 0 else x.shape[0]
-    member_out = math.prod(ctx.node.outputs[0].shape) if ctx.node is not None else 0
+    # Sizes as one program will run them (a tile's rows when the XLA pipeline tiles the batch).
+    batch = max(1, round((x.shape[1] if dx == 0 else x.shape[0]) * ctx.row_fraction))
+    member_out = math.prod(ctx.node.outputs[0].shape) * ctx.row_fraction if ctx.node is not None else 0
     strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out, ctx.target)
-    ctx.annotate(f"conv_strategy={strategy}")
+    ctx.annotate(STRATEGY_NOTE + strategy)
     w = batching.move(w, dw, 0)                                   # [N, O, C/g, k...]
     out_ch, kernel = w.shape[1], w.shape[2:]
     if strategy == "unrolled":  # members stay apart (SPLIT): the pass restacks them when small

@@ -10,7 +10,8 @@ A `Primitive` carries
   (False: draws random bits from a key operand), `eager_jit` (False: PYNATIVE mode calls the
   impl directly instead of a cached `jax.jit` of it, for impls that cannot or should not be
   jitted per attrs: host callbacks, data-dependent shapes, subgraph or constant-array attrs;
-  see `frontend/eager.py`).
+  see `frontend/eager.py`), `lowering_only` (emitted by the last pass of a backend's pipeline,
+  so vmap, grad and the other backend never meet it: it has no batch, vjp or ONNX rule).
 
 Batch and vjp rules receive symbolic `Tensor`s and are written with the ordinary
 `graphcell.ops` API, so a rule reads like the math it implements.
@@ -36,7 +37,7 @@ class ShapeError(ValueError):
 class Primitive:
     def __init__(self, name: str, shape_rule: Callable, impl: Callable, *,
                  multiple_results: bool = False, pure: bool = True, deterministic: bool = True,
-                 eager_jit: bool = True):
+                 eager_jit: bool = True, lowering_only: bool = False):
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is declared twice")
         self.name = name
@@ -48,6 +49,7 @@ class Primitive:
         # rule even when the key is unbatched, so `randomness="different"` can split the stream.
         self.deterministic = deterministic
         self.eager_jit = eager_jit
+        self.lowering_only = lowering_only
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
         self.onnx_rule: Callable | None = None

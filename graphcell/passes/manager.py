@@ -22,6 +22,7 @@ from .dce import dce
 from .fold import FoldConstants
 from .fuse import fuse
 from .simplify import simplify
+from .tile_rows import tile_rows
 
 # One readable list per backend: (name, pass), run in order, each dumpable.
 PIPELINES: dict[str, list] = {
@@ -37,8 +38,11 @@ PIPELINES: dict[str, list] = {
         ("simplify", simplify),
         # Merge what simplify made identical (two transposes of one value that now coincide).
         ("cse", cse),
-        # Last: drop everything the passes above left unused (bypassed nodes, folded inputs).
+        # Drop everything the passes above left unused (bypassed nodes, folded inputs).
         ("dce", dce),
+        # Last, on the final graph: a row-wise graph over a large batch runs in cache-sized
+        # tiles (inference; a no-op for anything that mixes rows, such as a training step).
+        ("tile_rows", tile_rows),
     ],
     "onnx": [
         # As for XLA; see above for why each pass sits where it does.

@@ -46,6 +46,9 @@ class BatchContext:
         self.conv_strategy = conv_strategy
         self.target = target      # the backend the graph is lowered for: "xla" or "onnx"
         self.options = options
+        # The share of the batch's rows one program runs at a time (< 1 when the graph will
+        # be tiled): rules that choose by size scale the sizes they see by it.
+        self.row_fraction = 1.0
         self.node = None          # the node being rewritten
         self._tracer = None
 
@@ -92,7 +95,16 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
     if randomness not in RANDOMNESS:
         raise ValueError(f"vmap: randomness must be one of {RANDOMNESS}, got {randomness!r}")
     ctx = BatchContext(axis_size, randomness, conv_strategy, target, **options)
-    split_min_elements = SPLIT_MIN_ELEMENTS[target]
+    meta = dict(graph.meta)
+    if target == "xla":
+        # The XLA pipeline will run a row-wise result over a large batch tile by tile
+        # (passes/tile_rows.py): make the size-dependent choices for one tile's rows.
+        from .tile_rows import batch_inputs, plan_tile
+        tile = plan_tile(graph, axis_size)
+        if tile is not None:
+            meta["row_tile"] = tile
+            ctx.row_fraction = tile / batch_inputs(graph)[1]
+    split_min_elements = SPLIT_MIN_ELEMENTS[target] / ctx.row_fraction
     tracer = _PassTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
     env = {}
@@ -124,7 +136,7 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
         tracer.origin, tracer.note = SourceInfo(), ""
         results = [_place_output(graph, i, *_stacked(*env[v]), oa, axis_size) for i, (v, oa)
                    in enumerate(zip(graph.outputs, out_axes))]
-    return tracer.build(results, graph.state_names, graph.meta)
+    return tracer.build(results, graph.state_names, meta)
 
 
 def _stacked(value, d):
