@@ -79,6 +79,24 @@ def test_a_single_model_export_has_no_dispatch(tmp_path):
     assert "If" not in {n.op_type for n in onnx.load(path).graph.node}
 
 
+def test_export_traces_the_small_batch_form_only_where_a_target_chose_a_lowering(nets, monkeypatch):
+    """The stacked small-batch form differs from the per-member one only where the vmap pass
+    chose a convolution lowering by target: single models and dense ensembles skip its traces."""
+    from graphcell.compiler import export as export_module
+    from graphcell.context import lowering_target
+    targets = []
+    trace_dynamic = export_module._trace_dynamic
+    monkeypatch.setattr(export_module, "_trace_dynamic",
+                        lambda *a: (targets.append(lowering_target()), trace_dynamic(*a))[1])
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    export_module.to_onnx(load_lenet(0), x)
+    dense = nn.CellList([nn.Dense(1024, 10) for _ in range(3)])
+    export_module.to_onnx(ms.vmap(dense, in_axes=None), ms.Tensor(golden_array("minibatch.npy").reshape(-1, 1024)))
+    assert targets == ["onnx", "onnx"]
+    export_module.to_onnx(ms.vmap(nets, in_axes=None), x)
+    assert targets == ["onnx", "onnx", "onnx", "onnx-batched"]
+
+
 def test_in_axes_0_matches_mindspore_and_serves_any_batch(nets, tmp_path):
     xs = ms.Tensor(golden_array("minibatchs.npy"))
     path = ms.export(ms.vmap(nets, in_axes=0), xs, file_name=str(tmp_path / "mapped"), members=4)

@@ -86,8 +86,10 @@ def test_compiles_once_per_signature():
     g(t(3, 2))
     g(t(3, 2))
     assert len(calls) == 1 and g.cache_size == 1
-    g(t(4, 2))
-    assert len(calls) == 2
+    g(t(4, 2))  # a new axis size: the vmap pass runs again over the same member trace
+    assert len(calls) == 1 and g.cache_size == 2
+    g(t(4, 3))  # a new member shape: traced again
+    assert len(calls) == 2 and g.cache_size == 3
 
 
 def test_nested_vmap_jit_inside_and_outside():

@@ -66,6 +66,7 @@ class VmapFunction:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
         self.cache: dict = {}
         self._checked: set = set()  # signatures whose members were checked to share one graph
+        self._member_traces: dict = {}  # the last member trace, for the next lowering target
         self.devices, self.mesh, self._meshes = devices, mesh, {}  # (axis size, mode) -> mesh (issue 10)
 
     @property
@@ -145,8 +146,7 @@ class VmapFunction:
     def _build(self, structure, leaves, axes, axis_size, strategy, target) -> Traced:
         member_leaves = [_abstract(t, ax) for t, ax in zip(leaves, axes)]
         member_args = pytree.unflatten(structure, member_leaves)
-        first = self.fn if self.ensemble is None else self.ensemble.members[0]
-        traced = trace(first, *member_args)
+        traced = self._member_trace(structure, member_args, member_leaves)
         stacked = lambda p: None if self.ensemble is None else self.ensemble.stacked_for(p)  # noqa: E731
         own = lambda p: p if stacked(p) is None else stacked(p)  # noqa: E731
         if self.ensemble is not None:
@@ -165,6 +165,23 @@ class VmapFunction:
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
         return Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
+
+    def _member_trace(self, structure, member_args, member_leaves) -> Traced:
+        """The trace of one member at per-member shapes. Reused across lowering targets (export
+        builds two: onnxruntime's per-member form and its small-batch form) unless the trace
+        itself made a target-dependent choice (a vmap inside the member) or captured Tensors
+        of an enclosing trace."""
+        from ..compiler.jit import config_epoch
+        from ..ops.nn_prims import chose_by_target
+        key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in member_leaves), config_epoch())
+        traced = self._member_traces.get(key)
+        if traced is None:
+            first = self.fn if self.ensemble is None else self.ensemble.members[0]
+            traced = trace(first, *member_args)
+            if not traced.captures and not chose_by_target(traced.graph):
+                # The latest two signatures: export traces two batch sizes per target.
+                self._member_traces = {**dict(list(self._member_traces.items())[-1:]), key: traced}
+        return traced
 
     def _check_same_graph(self, traced: Traced, member_args, leaves, axes) -> None:
         """Every member must trace to member 0's graph (same ops, attrs and constants).

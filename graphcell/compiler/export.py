@@ -240,10 +240,11 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     """For a graph whose onnxruntime lowering depends on the batch size (a vmapped ensemble's
     convolutions), adds the stacked form for batch <= SMALL_BATCH_MAX behind an If."""
     from ..ir.core import graph_signature
+    from ..ops.nn_prims import chose_by_target
     from .onnx_dispatch import dispatch_on_batch
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
-    if not batch:
-        return model
+    if not batch or not chose_by_target(traced.graph):
+        return model   # single models, dense ensembles: the same graph for every target
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
         small, small_other, small_dims, _ = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)

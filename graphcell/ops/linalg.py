@@ -17,11 +17,12 @@ def _dot_rule(x: TensorType, y: TensorType, *, contract: tuple, batch: tuple) ->
     (lc, rc), (lb, rb) = contract, batch
     dtype = same_dtype("dot_general", x, y)
     check(len(lc) == len(rc) and len(lb) == len(rb), "dot_general: unpaired axes")
-    for a, b in zip(lc + lb, rc + rb):
-        check(0 <= a < x.ndim and 0 <= b < y.ndim, f"dot_general: axes out of range for {x} and {y}")
-        check(x.shape[a] == y.shape[b],
-              f"dot_general: axis {a} of {list(x.shape)} ({x.shape[a]}) does not match "
-              f"axis {b} of {list(y.shape)} ({y.shape[b]})")
+    for a, b in zip(lc + lb, rc + rb):  # messages built on failure only: this runs per node traced
+        if not (0 <= a < x.ndim and 0 <= b < y.ndim):
+            check(False, f"dot_general: axes out of range for {x} and {y}")
+        if x.shape[a] != y.shape[b]:
+            check(False, f"dot_general: axis {a} of {list(x.shape)} ({x.shape[a]}) does not match "
+                  f"axis {b} of {list(y.shape)} ({y.shape[b]})")
     free_x = [d for i, d in enumerate(x.shape) if i not in lc + lb]
     free_y = [d for i, d in enumerate(y.shape) if i not in rc + rb]
     return TensorType(tuple([x.shape[a] for a in lb] + free_x + free_y), dtype)

@@ -147,7 +147,8 @@ def check(condition: bool, message: str) -> None:
 
 
 def same_dtype(name: str, *types: TensorType) -> DType:
-    dtypes = {t.dtype for t in types}
-    check(len(dtypes) == 1, f"{name} needs operands of one dtype, got "
-          + ", ".join(str(t) for t in types))
-    return types[0].dtype
+    first = types[0].dtype
+    if any(t.dtype is not first for t in types[1:]):  # DTypes are interned; the message is
+        raise ShapeError(f"{name} needs operands of one dtype, got "  # built on failure only
+                         + ", ".join(str(t) for t in types))
+    return first
