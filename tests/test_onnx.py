@@ -288,6 +288,46 @@ def test_a_relu_after_a_reshape_moves_before_it_unless_the_view_is_needed():
         np.testing.assert_array_equal(last, np.maximum(x.reshape(2, 3, 4), 0))
 
 
+def test_chained_reshapes_merge_and_a_reshape_to_the_same_shape_disappears():
+    from graphcell.compiler.onnx import lower
+
+    def chain(x):     # [6,4] -> [2,3,4] -> [3,8]: one Reshape
+        return ops.reshape(ops.reshape(x, (2, 3, 4)), (3, 8))
+
+    def round_trip(x):  # [6,4] -> [2,3,4] -> [6,4]: none
+        return ops.reshape(ops.reshape(x, (2, 3, 4)), (6, 4)) * 2.0
+
+    def shared(x):    # the inner view is read twice: both Reshapes stay
+        view = ops.reshape(x, (2, 3, 4))
+        return ops.reshape(view, (3, 8)), ops.exp(view)
+
+    x = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
+    for fn, reshapes in ((chain, 1), (round_trip, 0), (shared, 2)):
+        model = lower(ms.trace(fn, ms.Tensor(x)).graph).model
+        onnx.checker.check_model(model, full_check=True)
+        assert [n.op_type for n in model.graph.node].count("Reshape") == reshapes, fn.__name__
+        outs = Session(model, providers=["cpu"])(x)
+        want = fn(ms.Tensor(x))
+        for got, ref in zip(outs if isinstance(outs, list) else [outs], want if isinstance(want, tuple) else [want]):
+            np.testing.assert_allclose(got, ref.asnumpy(), rtol=1e-6)
+
+
+def test_the_small_batch_ensemble_form_has_no_views_between_conv_and_pooling():
+    """The stacked form pools [B, N*C, H, W], the layout its wide and grouped Convs produce, so
+    the [B, N, C, H, W] views of the batch rules cancel: Conv -> Relu -> MaxPool -> Conv as in a
+    hand-built batched graph, one Reshape (the flatten) on the way to the dense layers."""
+    nets = nn.CellList([load_lenet(i) for i in range(4)])
+    model = to_onnx(ms.vmap(nets, in_axes=None), ms.Tensor(golden_array("minibatch.npy"))).model
+    (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]
+    (small,) = [a.g for a in dispatch.attribute if a.name == "then_branch"]
+    params = {t.name for t in model.graph.initializer}
+    activations = [n.op_type for n in small.node if n.op_type != "Reshape" or n.input[0] not in params]
+    assert activations[:7] == ["Conv", "Relu", "MaxPool", "Conv", "Relu", "MaxPool", "Reshape"]
+    assert activations.count("Reshape") == 1
+    np.testing.assert_allclose(Session(model, providers=["cpu"])(golden_array("minibatch.npy")[:1]),
+                               golden_array("vmap_in_axes_none.npy")[:, :1], atol=1e-5, rtol=0)
+
+
 def test_check_reports_agreement():
     net = load_lenet(0)
     report = ms.check(net, ms.Tensor(golden_array("minibatch.npy")))

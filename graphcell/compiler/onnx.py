@@ -75,6 +75,9 @@ class OnnxBuilder:
         else:  # a subgraph (If branch, Loop body): ONNX names are unique model-wide
             self.initializers, self._taken, self._consts = parent.initializers, parent._taken, parent._consts
             self.symbol_sources, self._symbols = parent.symbol_sources, parent._symbols
+        # Shapes rules know for values the IR does not name (a pooling's 4-D result), in
+        # Reshape target form (see reshape_target), for the Reshape peepholes after lowering.
+        self.shapes: dict[str, tuple] = {}
 
     def child(self) -> "OnnxBuilder":
         """A builder for a subgraph; its constants live in the main graph (outer scope)."""
@@ -297,7 +300,10 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     initializers_first = [v for v in graph.inputs if v not in args]
 
     emit_nodes(b, graph, names, dims_of, other_graph)
-    _unary_before_reshape(b.nodes, keep={names[v] for v in graph.outputs})
+    keep = {names[v] for v in graph.outputs}
+    shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
+    _unary_before_reshape(b.nodes, keep, shapes)
+    _merge_reshape_chains(b.nodes, keep, {t.name: t for t in b.initializers}, shapes)
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])
@@ -384,11 +390,20 @@ def used_names(nodes) -> set:
 _UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Elu", "Softplus"}
 
 
-def _unary_before_reshape(nodes: list, keep: set) -> None:
+def reshape_target(dims) -> tuple | None:
+    """A value's dims as a static Reshape target would spell them (its one dynamic dimension
+    as -1), or None when it has several dynamic dimensions."""
+    if sum(isinstance(d, Sym) for d in dims) > 1:
+        return None
+    return tuple(-1 if isinstance(d, Sym) else int(d) for d in dims)
+
+
+def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:
     """Rewrites Reshape -> unary op into unary op -> Reshape where the Reshape has no other use,
     so the op meets what produced the Reshape's input: a vmapped ensemble's wide Conv is viewed
     as [B, N, C, H, W] before its ReLU, and onnxruntime fuses Conv+Relu only when adjacent.
-    Values named in `keep` (graph outputs) are never removed."""
+    Values named in `keep` (graph outputs) are never removed. `shapes` (ONNX name -> Reshape
+    target form, see _reshape_target) learns the moved ops' outputs."""
     uses: dict[str, int] = {}
     for n in nodes:
         for name in _all_inputs(n):
@@ -412,10 +427,51 @@ def _unary_before_reshape(nodes: list, keep: set) -> None:
         view.input[0] = moved
         view.output[:] = [node.output[0]]
         nodes[j], nodes[i] = op, view
+        if source in shapes:
+            shapes[moved] = shapes[source]
         producer[moved] = j
         producer[node.output[0]] = i
         uses[moved] = 1
         pending.append(j)
+
+
+def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict) -> None:
+    """Reshape(Reshape(x, s1), s2) becomes Reshape(x, s2) where the inner Reshape has no other
+    use, and disappears when s2 is x's own shape (`shapes`): onnxruntime runs every Reshape it
+    is given (a vmapped ensemble's Conv output is viewed as [B, N, C, H, W] for its ReLU and
+    back as [B, N*C, H, W] for MaxPool: 8 Reshapes at batch 1 for LeNet5, none left; N=16,
+    batch 1: 781 -> 701 us). Only when s2 is a constant whose entries do not depend on the
+    inner Reshape's output (no 0, which ONNX reads as "copy the input's dimension", unless
+    allowzero is set). Values named in `keep` (graph outputs) are never removed."""
+    uses: dict[str, int] = {}
+    for n in nodes:
+        for name in _all_inputs(n):
+            uses[name] = uses.get(name, 0) + 1
+    producer = {o: n for n in nodes for o in n.output}
+    dropped = set()
+    for node in nodes:
+        if node.op_type != "Reshape" or node.input[1] not in constants:
+            continue
+        allowzero = any(a.name == "allowzero" and a.i == 1 for a in node.attribute)
+        if not allowzero and 0 in numpy_helper.to_array(constants[node.input[1]]):
+            continue
+        inner = producer.get(node.input[0])
+        if inner is None or inner.op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
+            continue
+        node.input[0] = inner.input[0]   # inner may itself have been a merged Reshape: fine
+        dropped.add(id(inner))
+    # A Reshape of a value to its own shape: its readers read the value.
+    renames = {}
+    for node in nodes:
+        if (node.op_type == "Reshape" and id(node) not in dropped and node.output[0] not in keep
+                and node.input[1] in constants and shapes.get(node.input[0]) is not None
+                and tuple(numpy_helper.to_array(constants[node.input[1]]).tolist()) == shapes[node.input[0]]):
+            renames[node.output[0]] = node.input[0]
+            dropped.add(id(node))
+    nodes[:] = [n for n in nodes if id(n) not in dropped]
+    if renames:
+        for n in nodes:
+            n.input[:] = [renames.get(i, i) for i in n.input]
 
 
 def _all_inputs(node) -> list:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..dtype import bool_, float32, int32, int64
 from ..ops import PRIMITIVES
-from .onnx import LowerCtx, Sym, onnx_dtype
+from .onnx import LowerCtx, Sym, onnx_dtype, reshape_target
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -405,7 +405,10 @@ def _dilate(ctx, x, dims, axis, d):
 
 class PoolLayout:
     """Moves the windowed axes of an input to the end and the others into ONNX's [N, C] so that
-    MaxPool / Conv see [N, C, spatial...]; `restore` undoes it for a result of shape `dims`."""
+    MaxPool / Conv see [N, C, spatial...]; `leave` undoes it for a result of shape `dims`.
+    Extra leading axes fold into C, the first stays N: a vmapped ensemble's [B, N, C, H, W]
+    pools as [B, N*C, H, W], the layout its wide or grouped Conv produced, so the two views
+    cancel (`onnx._merge_reshape_chains`) and MaxPool reads the Conv's output directly."""
 
     def __init__(self, ctx: LowerCtx, window, strides, padding):
         self.ctx = ctx
@@ -428,17 +431,24 @@ class PoolLayout:
         if any(isinstance(d, Sym) for d in dims[len(self.rest):]):
             ctx.fail("a window over a dynamic axis is not supported")
         lead = dims[:len(self.rest)]
-        m = int(np.prod([d for d in lead if not isinstance(d, Sym)], dtype=np.int64))
-        syms = [d for d in lead if isinstance(d, Sym)]
-        if len(syms) > 1:
+        if sum(isinstance(d, Sym) for d in lead) > 1:
             ctx.fail("pooling with several dynamic leading axes is not supported")
-        m_dim = Sym(syms[0].name, syms[0].k * m) if syms else m
-        return reshape(ctx, x, [m_dim, 1, *dims[len(self.rest):]])
+        if not lead:
+            return reshape(ctx, x, [1, 1, *dims])
+        channels = lead[1:]
+        m = int(np.prod([d for d in channels if not isinstance(d, Sym)], dtype=np.int64))
+        syms = [d for d in channels if isinstance(d, Sym)]
+        c_dim = Sym(syms[0].name, syms[0].k * m) if syms else m
+        return reshape(ctx, x, [lead[0], c_dim, *dims[len(self.rest):]])
 
     def leave(self, y: str, dims) -> str:
         """`dims`: the result's dims in the original axis order."""
         moved = [dims[i] for i in self.perm]
         if not self.direct:
+            n_lead = len(self.rest)
+            channels = int(np.prod([d for d in moved[1:n_lead] if not isinstance(d, Sym)], dtype=np.int64))
+            if not any(isinstance(d, Sym) for d in moved[1:n_lead]):  # the pooled [N, C, ...] shape
+                self.ctx.b.shapes[y] = reshape_target([moved[0] if n_lead else 1, channels, *moved[n_lead:]])
             y = reshape(self.ctx, y, moved)
         return transpose(self.ctx, y, inverse(self.perm))
 
