@@ -17,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import jax.numpy as jnp
 import numpy as np
 
 from ..dtype import bfloat16
-from ..tensor import Parameter, Tensor
+from ..tensor import Parameter, Tensor, host_to_device
 
 __all__ = ["ParameterLoadError", "assign_all", "as_numpy"]
 
@@ -107,6 +106,6 @@ def assign_all(items: Iterable[tuple[Parameter, str, object]], strict_load: bool
         raise ParameterLoadError(what, problems,
                                  f"Check that {source_label} was saved from the same network architecture.")
     # Convert everything before touching any parameter, so a failure here also changes nothing.
-    arrays = [(param, jnp.asarray(value)) for param, value in ready]
+    arrays = [(param, host_to_device(value)) for param, value in ready]
     for param, array in arrays:
         param._payload = array  # Parameter routes this to an ensemble's stacked array when it has one
