@@ -6,7 +6,7 @@ batched matmuls: a dozen nodes) wins; from batch 2 up each member's own Conv+Rel
 chain, fused and in cache, wins (see ops/nn_prims.py for the measurements). `dispatch_on_batch`
 puts both lowerings in one model behind an `If` on the batch dimension:
 
-    batch = Gather(Shape(x), axis)
+    batch = Shape(x, start=axis, end=axis + 1)
     outputs = If(batch <= max_small, then=<small-batch graph>, else=<large-batch graph>)
 
 The branches read the inputs and the initializers (the stacked parameters, stored once) from
@@ -55,14 +55,14 @@ def dispatch_on_batch(small: onnx.ModelProto, large: onnx.ModelProto, input_name
 
     shape = helper.make_node("Shape", [input_name], ["dispatch/shape"], start=axis, end=axis + 1)
     limit = numpy_helper.from_array(_int64(max_small), "dispatch/max_small")
-    small_enough = helper.make_node("LessOrEqual", ["dispatch/shape", "dispatch/max_small"],
-                                    ["dispatch/small_1d"])
-    squeeze = helper.make_node("Squeeze", ["dispatch/small_1d"], ["dispatch/small"])
+    # If takes any single-element condition: the bool[1] needs no Squeeze (one node less
+    # on a path that costs microseconds at batch 1).
+    small_enough = helper.make_node("LessOrEqual", ["dispatch/shape", "dispatch/max_small"], ["dispatch/small"])
     choose = helper.make_node("If", ["dispatch/small"], outputs, name="batch_dispatch",
                               then_branch=then_branch, else_branch=else_branch,
                               doc_string=f"batch <= {max_small}: the stacked ensemble form; "
                                          "else each member's chain apart")
-    graph = helper.make_graph([shape, small_enough, squeeze, choose], lg.name, list(lg.input),
+    graph = helper.make_graph([shape, small_enough, choose], lg.name, list(lg.input),
                               list(lg.output), list(lg.initializer) + extra + [limit],
                               doc_string=lg.doc_string)
     model = helper.make_model(graph, opset_imports=list(large.opset_import),
