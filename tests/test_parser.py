@@ -160,6 +160,8 @@ def test_empty_graph_round_trips():
     ("graph f(%x: f32[3]) {\n  %0:f32[2] = reshape(%x) {shape=(2,)}\n  return %0\n}", r"line 2: reshape: cannot reshape"),
     ("graph f(%x: f32[3]) {\n  return %x\n}\nextra", r"line 4: text after the end"),
     ("graph f(%x: f32[3]) {\n  return w <- %x, %x\n}", r"line 2: user outputs must come before state"),
+    ("graph f(%x: f32[6,5]) {\n  %0:i32[6] = argmax(%x) {axis=1, index_dtype=int32}\n  return %0\n}",
+     r"line 2: argmax: 'int32' is not a dtype; write dtypes as the printer does"),
 ])
 def test_malformed_text_names_the_line(text, message):
     with pytest.raises(ParseError, match=message):

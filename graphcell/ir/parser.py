@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from ..dtype import ALL_DTYPES
+from ..dtype import ALL_DTYPES, DType
 from .core import Graph, GraphBuilder, SourceInfo, TensorType
 
 _DTYPE_BY_SHORT = {d.short: d for d in ALL_DTYPES}
@@ -202,6 +202,10 @@ class _Parser:
         except Exception as e:  # noqa: BLE001 - a shape rule's complaint about the text
             message = str(e)
             self.fail(message if message.startswith(prim.name) else f"{prim.name}: {message}", pos)
+        bad = next((v.type.dtype for v in values if not isinstance(v.type.dtype, DType)), None)
+        if bad is not None:  # e.g. index_dtype=int32: a name the printer never writes
+            self.fail(f"{prim.name}: {bad!r} is not a dtype; write dtypes as the printer does "
+                      f"(Float32, Int32, ...)", pos)
         if [v.type for v in values] != [t for _, t, _ in outs]:
             self.fail(f"printed types {[str(t) for _, t, _ in outs]} differ from the shape rule's "
                       f"{[str(v.type) for v in values]}", pos)
