@@ -250,6 +250,8 @@ def test_session_io_binding_repeated_calls_and_plain_run_agree(lenet_file):
     for b in (1, 4, 4, 9):
         x = images(b)
         np.testing.assert_array_equal(bound(x), plain(x))
+    # "auto": a binding only where it saves a device copy, not on the CPU
+    assert bound.io_binding and not plain.io_binding and not Session(path, providers=["cpu"]).io_binding
 
 
 # -- check() -------------------------------------------------------------------------------------

@@ -71,8 +71,9 @@ class Session:
       Falling back to CPU when something else was asked for warns, or raises with `strict=True`.
     - `intra_op_num_threads` / `inter_op_num_threads`: onnxruntime's thread pools.
     - `graph_optimization_level`: "disable" | "basic" | "extended" | "all" (or ORT's enum).
-    - `io_binding`: run through an IO binding (cheaper repeated calls, outputs stay on the device
-      until copied).
+    - `io_binding`: run through an IO binding (outputs stay on the device until copied). "auto"
+      (the default): for device providers (CUDA, TensorRT) only; on the CPU a binding saves no
+      copy and costs ~7 us a call (LeNet5 at batch 1 runs in 44 us).
     - `config`: onnxruntime session config entries, e.g. `{"session.intra_op.allow_spinning": "0"}`
       so idle worker threads sleep instead of spinning (several sessions sharing few cores).
     Inputs are checked against the model's declared dtypes and shapes before running.
@@ -80,7 +81,7 @@ class Session:
 
     def __init__(self, path_or_model, providers=("cuda", "cpu"), strict: bool = False,
                  intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
-                 graph_optimization_level="all", io_binding: bool = True, name: str | None = None,
+                 graph_optimization_level="all", io_binding: bool | str = "auto", name: str | None = None,
                  config: dict | None = None):
         if isinstance(providers, str):
             providers = [providers]
@@ -129,10 +130,18 @@ class Session:
                 raise RuntimeError(message + "; pass strict=False to accept the fallback")
             warnings.warn(message, RuntimeWarning, stacklevel=2)
         self.inputs = [(i.name, tuple(i.shape), _NP_OF_ORT.get(i.type, i.type)) for i in self._sess.get_inputs()]
+        self._input_names = {n for n, _, _ in self.inputs}
+        # Per input: (name, numpy dtype, rank, fixed (axis, size) pairs, symbolic (axis, name) pairs).
+        self._checks = [(name, np.dtype(dtype), len(shape),
+                         [(a, d) for a, d in enumerate(shape) if isinstance(d, int)],
+                         [(a, d) for a, d in enumerate(shape) if isinstance(d, str)])
+                        for name, shape, dtype in self.inputs]
         self.outputs = [o.name for o in self._sess.get_outputs()]
-        self.io_binding = io_binding
-        self._binding = self._sess.io_binding() if io_binding else None
         self._device = "cuda" if self.provider in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else "cpu"
+        if io_binding == "auto":
+            io_binding = self._device != "cpu"
+        self.io_binding = bool(io_binding)
+        self._binding = self._sess.io_binding() if io_binding else None
 
     def __repr__(self):
         return f"Session({self.name!r}, provider={self.provider}, inputs={[n for n, _, _ in self.inputs]})"
@@ -142,41 +151,42 @@ class Session:
         return dict(self._sess.get_modelmeta().custom_metadata_map)
 
     def _feeds(self, args, kwargs) -> dict:
+        """The inputs by name, as C-contiguous numpy arrays, checked against the model's dtypes
+        and shapes (messages are built only for a bad input: this runs on every call)."""
         if len(args) > len(self.inputs):
             raise SessionInputError(f"{self.name}: {len(args)} inputs given, the model takes "
                                     f"{len(self.inputs)} ({', '.join(n for n, _, _ in self.inputs)})")
-        feeds = {}
-        for (name, _, _), a in zip(self.inputs, args):
-            feeds[name] = a
+        feeds = {name: a for (name, _, _), a in zip(self.inputs, args)}
         for k, v in kwargs.items():
-            if k not in {n for n, _, _ in self.inputs}:
+            if k not in self._input_names:
                 raise SessionInputError(f"{self.name}: no input named {k!r}; inputs: "
                                         f"{', '.join(n for n, _, _ in self.inputs)}")
             feeds[k] = v
         symbols: dict[str, tuple[int, str]] = {}
         out = {}
-        for name, shape, dtype in self.inputs:
+        for (name, shape, dtype), (_, np_dtype, rank, fixed, symbolic) in zip(self.inputs, self._checks):
             if name not in feeds:
                 raise SessionInputError(f"{self.name}: input {name!r} is missing")
             a = feeds[name]
-            a = a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
-            want = _describe(shape, dtype)
-            if a.dtype != np.dtype(dtype):
+            if type(a) is not np.ndarray:
+                a = a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
+            if a.dtype != np_dtype:
                 raise SessionInputError(f"{self.name}: input {name!r} is {_describe(a.shape, a.dtype)}, "
-                                        f"the model expects {want}")
-            if len(a.shape) != len(shape):
+                                        f"the model expects {_describe(shape, dtype)}")
+            if a.ndim != rank:
                 raise SessionInputError(f"{self.name}: input {name!r} has rank {a.ndim} "
-                                        f"(shape {list(a.shape)}), the model expects {want}")
-            for axis, (got, d) in enumerate(zip(a.shape, shape)):
-                if isinstance(d, int) and d != got:
+                                        f"(shape {list(a.shape)}), the model expects {_describe(shape, dtype)}")
+            for axis, d in fixed:
+                if a.shape[axis] != d:
                     raise SessionInputError(f"{self.name}: input {name!r} has shape {list(a.shape)}, the "
-                                            f"model expects {want} (axis {axis} must be {d})")
-                if isinstance(d, str):
-                    seen = symbols.setdefault(d, (got, name))
-                    if seen[0] != got:
-                        raise SessionInputError(
-                            f"{self.name}: input {name!r} has {d}={got} on axis {axis}, but input "
-                            f"{seen[1]!r} has {d}={seen[0]}")
+                                            f"model expects {_describe(shape, dtype)} (axis {axis} must be {d})")
+            for axis, d in symbolic:
+                got = a.shape[axis]
+                seen = symbols.setdefault(d, (got, name))
+                if seen[0] != got:
+                    raise SessionInputError(
+                        f"{self.name}: input {name!r} has {d}={got} on axis {axis}, but input "
+                        f"{seen[1]!r} has {d}={seen[0]}")
             out[name] = a if a.flags.c_contiguous else a.copy()   # (ascontiguousarray makes 0-d 1-d)
         return out
 
