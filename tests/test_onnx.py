@@ -314,6 +314,45 @@ def test_chained_reshapes_merge_and_a_reshape_to_the_same_shape_disappears():
             np.testing.assert_allclose(got, ref.asnumpy(), rtol=1e-6)
 
 
+def test_a_scale_and_shift_along_split_axes_move_above_the_view():
+    """x [2, 12, 5] viewed as [2, 3, 4, 5] and scaled and shifted per (3, 4) entry: the Mul and
+    Add run on x itself (their operands reshaped to [1, 12, 1]), so onnxruntime can fold them
+    into whatever made x (an ensemble's BatchNorm into its wide Conv). A scale that varies
+    along only part of a split axis (4 of the 12) keeps its place."""
+    from graphcell.compiler.onnx import lower
+    rng = np.random.default_rng(0)
+    s, t = rng.standard_normal((3, 4, 1)).astype(np.float32), rng.standard_normal((3, 4, 1)).astype(np.float32)
+    u = rng.standard_normal((4, 1)).astype(np.float32)
+
+    def moved(x, s, t):
+        return ops.reshape(x, (2, 3, 4, 5)) * s - t
+
+    def kept(x, u):
+        return ops.reshape(x, (2, 3, 4, 5)) * u
+
+    x = rng.standard_normal((2, 12, 5)).astype(np.float32)
+    for fn, args, order in ((moved, (x, s, t), ["Mul", "Sub", "Reshape"]), (kept, (x, u), ["Reshape", "Mul"])):
+        model = lower(ms.trace(fn, *[ms.Tensor(a) for a in args]).graph).model
+        onnx.checker.check_model(model, full_check=True)
+        on_x = [n.op_type for n in model.graph.node if n.op_type in ("Mul", "Sub", "Reshape") and "x" in _ancestors(model, n)]
+        assert on_x == order, fn.__name__
+        got = Session(model, providers=["cpu"])(*args)
+        np.testing.assert_allclose(got, fn(*[ms.Tensor(a) for a in args]).asnumpy(), rtol=1e-6)
+
+
+def _ancestors(model, node) -> set:
+    """The graph inputs `node` depends on."""
+    producer = {o: n for n in model.graph.node for o in n.output}
+    seen, stack = set(), list(node.input)
+    while stack:
+        name = stack.pop()
+        if name in producer:
+            stack.extend(producer.pop(name).input)
+        else:
+            seen.add(name)
+    return seen
+
+
 def test_the_small_batch_ensemble_form_has_no_views_between_conv_and_pooling():
     """The stacked form pools [B, N*C, H, W], the layout its wide and grouped Convs produce, so
     the [B, N, C, H, W] views of the batch rules cancel: Conv -> Relu -> MaxPool -> Conv as in a

@@ -126,3 +126,19 @@ def test_batch_rule_matches_jax_vmap(name, data):
 @given(data=st.data())
 def test_conv_strategies_match_jax_vmap(strategy, data):
     _check("conv", data, strategy)
+
+
+def test_a_broadcast_operand_moves_to_the_activations_mapped_axis():
+    """x mapped at axis 1 (as after a wide convolution), a per-channel scale mapped at 0: the
+    scale is transposed to x's mapped axis, not x to the scale's, and x is never transposed."""
+    from graphcell.frontend.trace import trace
+    from graphcell.passes.vmap import vmap_graph
+    rng = np.random.default_rng(0)
+    x, s = rng.standard_normal((5, 4, 3, 6)).astype(np.float32), rng.standard_normal((4, 3, 1)).astype(np.float32)
+    member = trace(lambda a, b: a * b, ms.Tensor(x[:, 0]), ms.Tensor(s[0])).graph
+    graph = vmap_graph(member, [1, 0], [1], 4)
+    transposed = [n.inputs[0] for n in graph.nodes if n.primitive.name == "transpose"]
+    assert graph.inputs[0] not in transposed and graph.outputs[0].mapped_axis == 1
+    from graphcell.compiler.to_jax import graph_to_jax
+    (got,) = graph_to_jax(graph)(x, s)
+    np.testing.assert_allclose(got, jax.vmap(lambda a, b: a * b, in_axes=(1, 0), out_axes=1)(x, s), rtol=1e-6)

@@ -302,6 +302,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     emit_nodes(b, graph, names, dims_of, other_graph)
     keep = {names[v] for v in graph.outputs}
     shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
+    _binary_before_reshape(b, keep, shapes)
     _unary_before_reshape(b.nodes, keep, shapes)
     _merge_reshape_chains(b.nodes, keep, {t.name: t for t in b.initializers}, shapes)
 
@@ -396,6 +397,92 @@ def reshape_target(dims) -> tuple | None:
     if sum(isinstance(d, Sym) for d in dims) > 1:
         return None
     return tuple(-1 if isinstance(d, Sym) else int(d) for d in dims)
+
+
+_BINARY = {"Mul", "Add", "Sub", "Div"}
+
+
+def _axis_groups(merged: tuple, split: tuple) -> list | None:
+    """How a Reshape from `merged` to `split` splits axes: for each axis of `merged`, the
+    slice of `split` axes it becomes (their product is its size; -1, a dynamic dimension,
+    only as itself), or None when the Reshape does more than split axes."""
+    groups, k = [], 0
+    for size in merged:
+        start = k
+        if k >= len(split):
+            return None
+        if size == -1 or split[k] == -1:
+            if size != split[k]:
+                return None
+            k += 1
+        else:
+            product, k = split[k], k + 1
+            while product < size and k < len(split) and split[k] != -1:
+                product, k = product * split[k], k + 1
+            if product != size:
+                return None
+        groups.append(slice(start, k))
+    return groups if k == len(split) else None
+
+
+def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
+    """Rewrites Reshape -> Mul/Add/Sub/Div by a value that broadcasts along the Reshape's
+    split axes into the op on the unsplit value (its operand reshaped to match) -> Reshape.
+    An ensemble's stacked form views a Conv's [B, N*C, H, W] output as [B, N, C, H, W] and
+    multiplies and adds the members' BatchNorm scales there; moved above the view, the Mul and
+    Add meet the Conv and onnxruntime folds them into it, as it does for each member's Conv in
+    the per-member form. Values named in `keep` are never removed; the operand's Reshape is
+    a constant expression when the operand is (onnxruntime folds it at session creation)."""
+    nodes = b.nodes
+    uses: dict[str, int] = {}
+    for n in nodes:
+        for name in _all_inputs(n):
+            uses[name] = uses.get(name, 0) + 1
+    producer = {o: n for n in nodes for o in n.output}
+    out, dead = [], set()
+    for node in nodes:
+        if node.op_type not in _BINARY or len(node.input) != 2:
+            out.append(node)
+            continue
+        side = next((k for k in (0, 1) if (r := producer.get(node.input[k])) is not None and r.op_type == "Reshape"
+                     and uses.get(node.input[k]) == 1 and node.input[k] not in keep), None)
+        view = producer.get(node.input[side]) if side is not None else None
+        other = node.input[1 - side] if side is not None else None
+        merged, split = (shapes.get(view.input[0]), shapes.get(node.input[side])) if view is not None else (None, None)
+        operand = shapes.get(other) if other is not None else None
+        groups = _axis_groups(merged, split) if merged is not None and split is not None else None
+        if groups is None or operand is None or len(operand) > len(split) or -1 in operand:
+            out.append(node)
+            continue
+        aligned = (1,) * (len(split) - len(operand)) + tuple(operand)
+        small = []
+        for group in groups:
+            dims = aligned[group]
+            if all(d == 1 for d in dims):
+                small.append(1)
+            elif dims == split[group] and -1 not in dims:
+                small.append(int(np.prod(dims)))
+            else:
+                break
+        else:
+            moved = node.output[0] + "/before_reshape"
+            reshaped = b.unique(f"{other}/merged")
+            view_copy = onnx.NodeProto()
+            view_copy.CopyFrom(view)
+            view_copy.input[0] = moved
+            view_copy.output[:] = [node.output[0]]
+            op = onnx.NodeProto()
+            op.CopyFrom(node)
+            op.input[side], op.input[1 - side] = view.input[0], reshaped
+            op.output[:] = [moved]
+            out += [helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped), op, view_copy]
+            dead.add(id(view))
+            shapes[moved] = merged
+            producer[node.output[0]] = view_copy
+            uses[moved] = 1
+            continue
+        out.append(node)
+    nodes[:] = [n for n in out if id(n) not in dead]
 
 
 def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:

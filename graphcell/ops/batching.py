@@ -16,6 +16,8 @@ always-correct fallback: one application per member, stacked).
 """
 from __future__ import annotations
 
+import math
+
 
 # A rule may return `SPLIT` as an output's dim, with a list of per-member Tensors as the output:
 # the pass then keeps the members apart and applies the following nodes member by member
@@ -80,8 +82,12 @@ def broadcasting(prim):
     """N-ary ops with numpy broadcasting (binary arithmetic, comparisons, select).
 
     When every batched operand has its mapped axis at the same place and no unbatched operand
-    reaches that axis by trailing alignment, the op applies as is. Otherwise the batched
-    operands are brought to [N, 1.., rest] and unbatched ones stay (trailing alignment)."""
+    reaches that axis by trailing alignment, the op applies as is. Otherwise the other batched
+    operands are brought to the largest full-rank operand's mapped axis (a per-channel scale
+    moves, not the activation it scales: an ensemble's BatchNorm after a wide convolution
+    keeps the [B, N, C, H, W] layout, with no transpose of the activation and back), or, when
+    there is none, every batched operand to [N, 1.., rest]; unbatched ones stay (trailing
+    alignment)."""
     def rule(ctx, args, dims, **attrs):
         F = _F()
         rank = max(a.ndim - (d is not None) for a, d in zip(args, dims))  # per-member out rank
@@ -90,6 +96,17 @@ def broadcasting(prim):
             d, nd = next(iter(batched))
             if nd == rank + 1 and all(a.ndim < rank + 1 - d for a, dd in zip(args, dims) if dd is None):
                 return prim.bind(*args, **attrs), d
+        full = [(math.prod(a.shape), d) for a, d in zip(args, dims) if d is not None and a.ndim == rank + 1]
+        if full:
+            t = max(full)[1]
+            if all(a.ndim < rank + 1 - t for a, d in zip(args, dims) if d is None):
+                moved = []
+                for a, d in zip(args, dims):
+                    if d is not None and not (d == t and a.ndim == rank + 1):
+                        a = move(a, d, 0)
+                        a = move(F.reshape(a, (a.shape[0],) + (1,) * (rank + 1 - a.ndim) + a.shape[1:]), 0, t)
+                    moved.append(a)
+                return prim.bind(*moved, **attrs), t
         moved = []
         for a, d in zip(args, dims):
             if d is not None:
