@@ -8,7 +8,7 @@ import onnx
 import pytest
 
 import graphcell as ms
-from graphcell import nn
+from graphcell import nn, ops
 from graphcell.runtime import Session
 from tests.conftest import GOLDEN, golden_array, load_lenet
 
@@ -137,3 +137,36 @@ def test_a_batch_of_one_still_works_when_heads_reduce(nets, tmp_path):
     x = RNG.standard_normal((1, 1, 32, 32)).astype(np.float32)
     want = softmax(ms.vmap(nets, in_axes=None)(ms.Tensor(x)).asnumpy().astype(np.float64)).mean(0)
     np.testing.assert_allclose(sess(x), want, atol=1e-6)
+
+
+class _WideConvNet(nn.Cell):
+    """Convolutions of ~2.4 M multiply-adds per image: compute, not per-node overhead."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 16, 3, pad_mode="same")
+        self.b = nn.Conv2d(16, 16, 3, pad_mode="same")
+        self.fc = nn.Dense(16, 10)
+
+    def construct(self, x):
+        return self.fc(ops.mean(ops.relu(self.b(ops.relu(self.a(x)))), (2, 3)))
+
+
+def test_an_ensemble_of_big_convolutions_keeps_one_form(tmp_path):
+    """The stacked small-batch form only pays where onnxruntime's per-node overhead dominates
+    (LeNet5's small convolutions); with big ones the per-member form wins at batch 1 too, and
+    the file holds it alone."""
+    from graphcell.compiler.export import SMALL_FORM_MAX_CONV_MACS, _mean_conv_macs, to_onnx
+    ms.set_seed(5)
+    ensemble = ms.vmap(nn.CellList([_WideConvNet() for _ in range(2)]), in_axes=None)
+    x = np.random.default_rng(0).standard_normal((3, 3, 32, 32)).astype(np.float32)
+    exported = to_onnx(ensemble, ms.Tensor(x))
+    assert _mean_conv_macs(exported.traced.graph) > SMALL_FORM_MAX_CONV_MACS
+    assert "If" not in {n.op_type for n in exported.model.graph.node}
+    sess = Session(exported.model, providers=["cpu"])
+    for rows in (slice(0, 1), slice(0, 3)):
+        np.testing.assert_allclose(sess(x[rows]), ensemble(ms.Tensor(x[rows])).asnumpy(), atol=1e-5)
+    lenet = to_onnx(ms.vmap(nn.CellList([load_lenet(i) for i in range(2)]), in_axes=None),
+                    ms.Tensor(golden_array("minibatch.npy")))
+    assert _mean_conv_macs(lenet.traced.graph) < SMALL_FORM_MAX_CONV_MACS
+    assert "If" in {n.op_type for n in lenet.model.graph.node}

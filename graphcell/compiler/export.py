@@ -11,6 +11,7 @@ every dimension that differs is a multiple of the batch and becomes a named ONNX
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import time
@@ -234,6 +235,18 @@ def _params_of(traced: Traced) -> dict:
 # Batch sizes at most this run an ensemble's stacked form (measured: batch 1 only; see
 # ops/nn_prims.py and compiler/onnx_dispatch.py).
 SMALL_BATCH_MAX = 1
+# ...and only when a member's convolutions are small enough for onnxruntime's per-node
+# overhead to dominate at batch 1: measured (bench_onnx.py, bench_models.py, batch 1), LeNet5
+# (on average 0.18 M multiply-adds per convolution and row) runs 1.3x faster stacked; the small
+# BN ResNet (2.0 M) 1.18x slower stacked (825 vs 701 us at N=4, 3.9 vs 3.3 ms at N=16).
+SMALL_FORM_MAX_CONV_MACS = 1_000_000
+
+
+def _mean_conv_macs(graph) -> float:
+    """Multiply-adds per row of the average convolution in `graph` (per-member form)."""
+    macs = [math.prod(n.outputs[0].shape[1:]) * math.prod(n.inputs[1].shape[1:])
+            for n in graph.nodes if n.primitive.name in ("conv", "conv_bias")]
+    return sum(macs) / len(macs) if macs else 0.0
 
 
 def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced):
@@ -245,6 +258,8 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
     if not batch or not chose_by_target(traced.graph):
         return model   # single models, dense ensembles: the same graph for every target
+    if _mean_conv_macs(traced.graph) > SMALL_FORM_MAX_CONV_MACS:
+        return model   # big convolutions: the per-member form wins at batch 1 too
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
         small, small_other, small_dims, _ = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
