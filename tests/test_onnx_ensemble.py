@@ -81,7 +81,8 @@ def test_a_single_model_export_has_no_dispatch(tmp_path):
 
 def test_export_traces_the_small_batch_form_only_where_a_target_chose_a_lowering(nets, monkeypatch):
     """The stacked small-batch form differs from the per-member one only where the vmap pass
-    chose a convolution lowering by target: single models and dense ensembles skip its traces."""
+    chose a lowering by target: single models and a one-layer dense ensemble over a shared
+    input skip its traces."""
     from graphcell.compiler import export as export_module
     from graphcell.context import lowering_target
     targets = []
@@ -170,3 +171,26 @@ def test_an_ensemble_of_big_convolutions_keeps_one_form(tmp_path):
                     ms.Tensor(golden_array("minibatch.npy")))
     assert _mean_conv_macs(lenet.traced.graph) < SMALL_FORM_MAX_CONV_MACS
     assert "If" in {n.op_type for n in lenet.model.graph.node}
+
+
+def test_a_dense_ensemble_runs_each_members_gemms_from_batch_2_and_batched_matmuls_at_1():
+    """Hidden layers (per-member input and weights) are N Gemms with bias (and ReLU, fused by
+    onnxruntime) for batch >= 2, a batched MatMul in the batch-1 form; the first layer reads
+    the shared input once either way."""
+    ms.set_seed(2)
+    mlps = nn.CellList([nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 4)]) for _ in range(3)])
+    ensemble = ms.vmap(mlps, in_axes=None)
+    x = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
+    model = to_onnx_model(ensemble, x)
+    (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]
+    ops_of = {a.name: collections.Counter(n.op_type for n in a.g.node) for a in dispatch.attribute}
+    assert ops_of["else_branch"]["Gemm"] == 3 and ops_of["else_branch"]["MatMul"] == 1   # 3 members
+    assert ops_of["then_branch"]["Gemm"] == 0 and ops_of["then_branch"]["MatMul"] == 2
+    sess = Session(model, providers=["cpu"])
+    for rows in (slice(0, 1), slice(0, 5)):
+        np.testing.assert_allclose(sess(x[rows]), ensemble(ms.Tensor(x[rows])).asnumpy(), atol=1e-5)
+
+
+def to_onnx_model(fn, x):
+    from graphcell.compiler.export import to_onnx
+    return to_onnx(fn, ms.Tensor(x)).model

@@ -257,7 +257,7 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     from .onnx_dispatch import dispatch_on_batch
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
     if not batch or not chose_by_target(traced.graph):
-        return model   # single models, dense ensembles: the same graph for every target
+        return model   # single models, ensembles over one shared-input layer: one graph for every target
     if _mean_conv_macs(traced.graph) > SMALL_FORM_MAX_CONV_MACS:
         return model   # big convolutions: the per-member form wins at batch 1 too
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}

@@ -125,11 +125,11 @@ STRATEGY_NOTE = "conv_strategy="
 
 
 def chose_by_target(graph) -> bool:
-    """Whether the vmap pass chose a convolution lowering for `graph` (its nodes carry the
-    rule's `conv_strategy=` note, which survives inlining into an enclosing trace): the only
-    choice that differs between lowering targets, so a graph without one is the same graph
-    for every target."""
-    return any(STRATEGY_NOTE in node.source.scope for node in graph.nodes) or \
+    """Whether the vmap pass chose a lowering by target for `graph`: its nodes carry a rule's
+    `conv_strategy=` or `dot_strategy=` note, which survives inlining into an enclosing trace.
+    Those are the only choices that differ between targets, so a graph without one is the
+    same graph for every target."""
+    return any("_strategy=" in node.source.scope for node in graph.nodes) or \
         any(chose_by_target(sub) for sub in graph.subgraphs())
 
 
