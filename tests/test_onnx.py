@@ -353,10 +353,11 @@ def _ancestors(model, node) -> set:
     return seen
 
 
-def test_the_small_batch_ensemble_form_has_no_views_between_conv_and_pooling():
+def test_the_small_batch_ensemble_form_has_no_views_between_conv_and_pooling(monkeypatch):
     """The stacked form pools [B, N*C, H, W], the layout its wide and grouped Convs produce, so
     the [B, N, C, H, W] views of the batch rules cancel: Conv -> Relu -> MaxPool -> Conv as in a
     hand-built batched graph, one Reshape (the flatten) on the way to the dense layers."""
+    monkeypatch.setattr("graphcell.compiler.export.SMALL_FORM_MIN_MEMBERS", 2)  # 4 golden members
     nets = nn.CellList([load_lenet(i) for i in range(4)])
     model = to_onnx(ms.vmap(nets, in_axes=None), ms.Tensor(golden_array("minibatch.npy"))).model
     (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]

@@ -240,6 +240,11 @@ SMALL_BATCH_MAX = 1
 # (on average 0.18 M multiply-adds per convolution and row) runs 1.3x faster stacked; the small
 # BN ResNet (2.0 M) 1.18x slower stacked (825 vs 701 us at N=4, 3.9 vs 3.3 ms at N=16).
 SMALL_FORM_MAX_CONV_MACS = 1_000_000
+# ...and only for this many members or more: the If that chooses costs onnxruntime 15-18% at
+# batch 256 (its branches run slower than the same graph at top level: N=4 29.9 vs 25.8 ms,
+# N=16 69.5 vs 58.8 ms), while the stacked form gains 3% at batch 1 for N=4 and 22-40% for
+# N=16 and 64 (bench_onnx.py).
+SMALL_FORM_MIN_MEMBERS = 8
 
 
 def _mean_conv_macs(graph) -> float:
@@ -249,7 +254,8 @@ def _mean_conv_macs(graph) -> float:
     return sum(macs) / len(macs) if macs else 0.0
 
 
-def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced):
+def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced,
+                           n_members=None):
     """For a graph whose onnxruntime lowering depends on the batch size (a vmapped ensemble's
     convolutions), adds the stacked form for batch <= SMALL_BATCH_MAX behind an If."""
     from ..ir.core import graph_signature
@@ -258,8 +264,9 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
     if not batch or not chose_by_target(traced.graph):
         return model   # single models, ensembles over one shared-input layer: one graph for every target
-    if _mean_conv_macs(traced.graph) > SMALL_FORM_MAX_CONV_MACS:
-        return model   # big convolutions: the per-member form wins at batch 1 too
+    few = n_members is not None and n_members < SMALL_FORM_MIN_MEMBERS
+    if few or _mean_conv_macs(traced.graph) > SMALL_FORM_MAX_CONV_MACS:
+        return model   # few members or big convolutions: the per-member form alone
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
         small, small_other, small_dims, _ = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
@@ -298,13 +305,14 @@ def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, outpu
         input_names=arg_names, output_names=output_names, dims=d, other_graph=o.graph if o is not None else None)
     lowered = lower_traced(traced, other, dims)
     model = lowered.model
-    if spec and not params_as_inputs:
-        model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced)
     n_members = members
     if n_members is None and member_checkpoints is not None:
         n_members = len(member_checkpoints)
     if n_members is None and getattr(net, "ensemble", None) is not None:   # vmap(CellList)
         n_members = len(net.ensemble)
+    if spec and not params_as_inputs:
+        model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced,
+                                       n_members)
     props = {"graphcell.version": _version(), "graphcell.dynamic_axes": json.dumps(spec)}
     if n_members is not None:
         props["graphcell.members"] = str(int(n_members))
