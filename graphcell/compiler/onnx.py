@@ -434,37 +434,26 @@ def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
     the per-member form. Values named in `keep` are never removed; the operand's Reshape is
     a constant expression when the operand is (onnxruntime folds it at session creation)."""
     nodes = b.nodes
-    uses: dict[str, int] = {}
-    for n in nodes:
-        for name in _all_inputs(n):
-            uses[name] = uses.get(name, 0) + 1
+    uses = _use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
+
+    def single_use_view(name):
+        view = producer.get(name)
+        ok = view is not None and view.op_type == "Reshape" and uses.get(name) == 1 and name not in keep
+        return view if ok else None
+
     out, dead = [], set()
     for node in nodes:
         if node.op_type not in _BINARY or len(node.input) != 2:
             out.append(node)
             continue
-        side = next((k for k in (0, 1) if (r := producer.get(node.input[k])) is not None and r.op_type == "Reshape"
-                     and uses.get(node.input[k]) == 1 and node.input[k] not in keep), None)
-        view = producer.get(node.input[side]) if side is not None else None
-        other = node.input[1 - side] if side is not None else None
-        merged, split = (shapes.get(view.input[0]), shapes.get(node.input[side])) if view is not None else (None, None)
-        operand = shapes.get(other) if other is not None else None
-        groups = _axis_groups(merged, split) if merged is not None and split is not None else None
-        if groups is None or operand is None or len(operand) > len(split) or -1 in operand:
-            out.append(node)
-            continue
-        aligned = (1,) * (len(split) - len(operand)) + tuple(operand)
-        small = []
-        for group in groups:
-            dims = aligned[group]
-            if all(d == 1 for d in dims):
-                small.append(1)
-            elif dims == split[group] and -1 not in dims:
-                small.append(int(np.prod(dims)))
-            else:
-                break
-        else:
+        side = next((k for k in (0, 1) if single_use_view(node.input[k]) is not None), None)
+        small = None
+        if side is not None:
+            view, other = producer[node.input[side]], node.input[1 - side]
+            merged, split = shapes.get(view.input[0]), shapes.get(node.input[side])
+            small = _merged_operand_shape(merged, split, shapes.get(other))
+        if small is not None:
             moved = node.output[0] + "/before_reshape"
             reshaped = b.unique(f"{other}/merged")
             view_copy = onnx.NodeProto()
@@ -480,9 +469,31 @@ def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
             shapes[moved] = merged
             producer[node.output[0]] = view_copy
             uses[moved] = 1
-            continue
-        out.append(node)
+        else:
+            out.append(node)
     nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _merged_operand_shape(merged, split, operand) -> list | None:
+    """The shape that makes `operand` (broadcast against the `split` view of a `merged` value)
+    broadcast the same way against the merged value itself, or None when there is none: along
+    each group of split axes it must be all ones or the whole group."""
+    if merged is None or split is None or operand is None or len(operand) > len(split) or -1 in operand:
+        return None
+    groups = _axis_groups(merged, split)
+    if groups is None:
+        return None
+    aligned = (1,) * (len(split) - len(operand)) + tuple(operand)
+    small = []
+    for group in groups:
+        dims = aligned[group]
+        if all(d == 1 for d in dims):
+            small.append(1)
+        elif dims == split[group] and -1 not in dims:
+            small.append(int(np.prod(dims)))
+        else:
+            return None
+    return small
 
 
 def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:
@@ -491,10 +502,7 @@ def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:
     as [B, N, C, H, W] before its ReLU, and onnxruntime fuses Conv+Relu only when adjacent.
     Values named in `keep` (graph outputs) are never removed. `shapes` (ONNX name -> Reshape
     target form, see _reshape_target) learns the moved ops' outputs."""
-    uses: dict[str, int] = {}
-    for n in nodes:
-        for name in _all_inputs(n):
-            uses[name] = uses.get(name, 0) + 1
+    uses = _use_counts(nodes)
     producer = {o: i for i, n in enumerate(nodes) for o in n.output}
     pending = [i for i, n in enumerate(nodes) if n.op_type in _UNARY and len(n.input) == 1]
     while pending:   # an op moved above one Reshape may meet another (a chain of views)
@@ -530,10 +538,7 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     batch 1: 781 -> 701 us). Only when s2 is a constant whose entries do not depend on the
     inner Reshape's output (no 0, which ONNX reads as "copy the input's dimension", unless
     allowzero is set). Values named in `keep` (graph outputs) are never removed."""
-    uses: dict[str, int] = {}
-    for n in nodes:
-        for name in _all_inputs(n):
-            uses[name] = uses.get(name, 0) + 1
+    uses = _use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
     dropped = set()
     for node in nodes:
@@ -559,6 +564,15 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     if renames:
         for n in nodes:
             n.input[:] = [renames.get(i, i) for i in n.input]
+
+
+def _use_counts(nodes) -> dict:
+    """How many times each name is read (by the nodes and their subgraphs)."""
+    uses: dict[str, int] = {}
+    for n in nodes:
+        for name in _all_inputs(n):
+            uses[name] = uses.get(name, 0) + 1
+    return uses
 
 
 def _all_inputs(node) -> list:

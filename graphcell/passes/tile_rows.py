@@ -82,7 +82,7 @@ def _transpose(node: Node, axes):
 
 
 def _broadcast(node: Node, axes):
-    (x,), (a,) = node.inputs, axes
+    (a,) = axes
     return (node.attrs["dims"][a],)  # the rule checks shape[dims[a]] against the row size
 
 
@@ -150,7 +150,7 @@ def _pad(node: Node, axes):
 
 
 def _take(node: Node, axes):
-    (x, idx), (ax, ai), axis = node.inputs, axes, node.attrs["axis"]
+    idx, (ax, ai), axis = node.inputs[1], axes, node.attrs["axis"]
     if ax is not None and ai is None and ax != axis:   # rows of a table, fixed indices
         return (ax if ax < axis else ax + idx.ndim - 1,)
     if ax is None and ai is not None:                  # a fixed table, rows of indices (embeddings)
