@@ -66,7 +66,7 @@ class VmapFunction:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
         self.cache: dict = {}
         self._checked: set = set()  # signatures whose members were checked to share one graph
-        self._member_traces: dict = {}  # the last member trace, for the next lowering target
+        self._member_traces: dict = {}  # the last two member traces, for the next lowering target
         self.devices, self.mesh, self._meshes = devices, mesh, {}  # (axis size, mode) -> mesh (issue 10)
 
     @property

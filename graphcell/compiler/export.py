@@ -257,7 +257,9 @@ def _mean_conv_macs(graph) -> float:
 def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced,
                            n_members=None):
     """For a graph whose onnxruntime lowering depends on the batch size (a vmapped ensemble's
-    convolutions), adds the stacked form for batch <= SMALL_BATCH_MAX behind an If."""
+    convolutions or per-member matmuls), adds the stacked form for batch <= SMALL_BATCH_MAX
+    behind an If, where it pays: SMALL_FORM_MIN_MEMBERS members or more (when known) and
+    convolutions of at most SMALL_FORM_MAX_CONV_MACS on average."""
     from ..ir.core import graph_signature
     from ..ops.nn_prims import chose_by_target
     from .onnx_dispatch import dispatch_on_batch
