@@ -154,15 +154,21 @@ def main():
     rng = np.random.default_rng(0)
     rows, export_rows = [], []
     peak = matmul_gflops()
+    # Every file first, while no session has run: onnxruntime's worker threads spin for a while
+    # after each call and would slow whichever export came next (see README "Reading the numbers").
+    files = {}
     for n in ns:
         nets = make_nets(n)
         gc, gc_s = graphcell_file(nets, os.path.join(tmp, f"gc{n}.onnx"))
         th, th_s = torch_file(nets, os.path.join(tmp, f"torch{n}.onnx"))
         bt = session(batched_model(nets)) if n > 1 else None
         singles = [graphcell_file([net], os.path.join(tmp, f"one{n}_{i}.onnx"))[0] for i, net in enumerate(nets)]
+        files[n] = (gc, th, bt, singles)
         if n == 16:
             export_rows.append({"N": n, "graphcell export+session s": round(gc_s, 3),
                                 "torch.onnx.export+session s": round(th_s, 3), "ratio": round(gc_s / th_s, 2)})
+    for n in ns:
+        gc, th, bt, singles = files[n]
         for b in batches:
             x = rng.standard_normal((b, 1, 32, 32)).astype(np.float32)
             ref = th.run(None, {"x": x})[0]
