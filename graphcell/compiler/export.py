@@ -11,7 +11,6 @@ every dimension that differs is a multiple of the batch and becomes a named ONNX
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 import time
@@ -249,8 +248,9 @@ SMALL_FORM_MIN_MEMBERS = 8
 
 def _mean_conv_macs(graph) -> float:
     """Multiply-adds per row of the average convolution in `graph` (per-member form)."""
-    macs = [math.prod(n.outputs[0].shape[1:]) * math.prod(n.inputs[1].shape[1:])
-            for n in graph.nodes if n.primitive.name in ("conv", "conv_bias")]
+    from ..ir.views import node_flops
+    from ..ops.nn_prims import conv
+    macs = [node_flops(n) / 2 / n.outputs[0].shape[0] for n in graph.nodes if n.primitive is conv]
     return sum(macs) / len(macs) if macs else 0.0
 
 

@@ -29,6 +29,9 @@ from __future__ import annotations
 import math
 
 from ..ir.core import Graph, GraphBuilder, Node, TensorType, Value
+from ..ir.views import value_bytes
+from ..ops.elementwise import BINARY, UNARY
+from ..ops.reductions import REDUCERS
 from ..ops.tiling import tile_rows as tile_rows_p
 from .base import PassResult
 
@@ -165,13 +168,9 @@ def _take_along(node: Node, axes):
 
 
 ROW_RULES = {
-    **{name: _elementwise for name in (
-        "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "logistic", "sin", "cos", "erf",
-        "abs", "sign", "floor", "ceil", "round", "not", "is_finite", "cast", "stop_gradient",
-        "add", "sub", "mul", "div", "pow", "max", "min", "and", "or", "eq", "ne", "lt", "le", "gt",
-        "ge", "select")},
+    **{name: _elementwise for name in (*UNARY, *BINARY, "select", "cast", "stop_gradient")},
     "reshape": _reshape, "transpose": _transpose, "broadcast_in_dim": _broadcast,
-    **{name: _reduction for name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod")},
+    **{name: _reduction for name in REDUCERS},
     "argmax": _arg_reduction, "argmin": _arg_reduction,
     "dot_general": _dot, "conv": _conv,
     "reduce_window_max": _window, "reduce_window_sum": _window,
@@ -271,8 +270,8 @@ def at_rows(graph: Graph, axes: dict, rows: int, name: str | None = None) -> Gra
 
 def largest_row_bytes(graph: Graph, axes: dict, rows: int) -> int:
     """Bytes per row of the graph's largest intermediate with rows."""
-    return max((math.prod(v.shape) * v.dtype.np_dtype.itemsize // rows
-                for node in graph.nodes for v in node.outputs if axes[v] is not None), default=0)
+    return max((value_bytes(v) // rows for node in graph.nodes for v in node.outputs if axes[v] is not None),
+               default=0)
 
 
 def choose_tile(row_bytes: int, rows: int) -> int | None:
@@ -294,9 +293,10 @@ def choose_tile(row_bytes: int, rows: int) -> int | None:
     return tile if rows >= 2 * tile else None
 
 
-def plan_tile(graph: Graph, copies: int = 1) -> int | None:
-    """The tile the XLA pipeline will use for `graph` run as `copies` members of a vmap (the
-    vmap pass sizes its lowering choices by one tile's rows), or None if it will not tile."""
+def plan_tile(graph: Graph, copies: int = 1) -> tuple[int, int] | None:
+    """(tile, rows): the tile the XLA pipeline will use for `graph`'s rows run as `copies`
+    members of a vmap (the vmap pass sizes its lowering choices by one tile's rows), or None
+    if it will not tile."""
     seeds = batch_inputs(graph)
     if seeds is None:
         return None
@@ -305,7 +305,8 @@ def plan_tile(graph: Graph, copies: int = 1) -> int | None:
         axes = row_axes(graph, in_axes, rows)
     except NotRowwise:
         return None
-    return choose_tile(largest_row_bytes(graph, axes, rows) * copies, rows)
+    tile = choose_tile(largest_row_bytes(graph, axes, rows) * copies, rows)
+    return None if tile is None else (tile, rows)
 
 
 def tile_rows(graph: Graph) -> PassResult:

@@ -99,11 +99,11 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
     if target == "xla":
         # The XLA pipeline will run a row-wise result over a large batch tile by tile
         # (passes/tile_rows.py): make the size-dependent choices for one tile's rows.
-        from .tile_rows import batch_inputs, plan_tile
-        tile = plan_tile(graph, axis_size)
-        if tile is not None:
-            meta["row_tile"] = tile
-            ctx.row_fraction = tile / batch_inputs(graph)[1]
+        from .tile_rows import plan_tile
+        plan = plan_tile(graph, axis_size)
+        if plan is not None:
+            meta["row_tile"], rows = plan
+            ctx.row_fraction = plan[0] / rows
     split_min_elements = SPLIT_MIN_ELEMENTS[target] / ctx.row_fraction
     tracer = _PassTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
