@@ -69,12 +69,13 @@ def test_ensemble_metadata(shared_file):
 
 
 def test_the_file_holds_both_ensemble_forms_and_each_batch_size_takes_one(nets, shared_file):
-    """Batch 1 runs the stacked form (a wide and a grouped Conv); larger batches each member's
-    chain (two Convs per member). Both read the stacked weights, stored once."""
+    """Batch 1 runs the stacked form (a wide and a grouped Conv); larger batches one wide Conv
+    over the shared input, then each member's chain (one Conv per member). Both read the
+    stacked weights, stored once."""
     model = onnx.load(shared_file)
     (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]
     branches = {a.name: collections.Counter(n.op_type for n in a.g.node) for a in dispatch.attribute}
-    assert branches["then_branch"]["Conv"] == 2 and branches["else_branch"]["Conv"] == 2 * len(nets)
+    assert branches["then_branch"]["Conv"] == 2 and branches["else_branch"]["Conv"] == 1 + len(nets)
     params = sum(int(np.prod(p.shape)) for p in nets.get_parameters()) * 4
     assert params < os.path.getsize(shared_file) < 1.05 * params
     sess = Session(shared_file, providers=["cpu"])
@@ -218,3 +219,32 @@ def test_few_members_keep_the_per_member_form_alone(monkeypatch):
                                golden_array("vmap_in_axes_none.npy"), atol=1e-5, rtol=0)
     eight = export_module.to_onnx(ms.vmap(nn.CellList([load_lenet(i % 4) for i in range(8)]), in_axes=None), x)
     assert "If" in {n.op_type for n in eight.model.graph.node}
+
+
+class TwoConvs(nn.Cell):
+    def __init__(self, width):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, width, 3, pad_mode="valid", has_bias=True)
+        self.conv2 = nn.Conv2d(width, 4, 3, pad_mode="valid")
+        self.fc = nn.Dense(4 * 2 * 2, 3)
+
+    def construct(self, x):
+        return self.fc(ops.flatten(ops.relu(self.conv2(ops.relu(self.conv1(x))))))
+
+
+@pytest.mark.parametrize("width, convs", [(6, 1 + 3), (16, 3 + 3)])
+def test_a_narrow_convolution_over_the_shared_input_is_one_wide_conv(width, convs, monkeypatch):
+    """For onnxruntime, a first convolution with fewer output channels per member than its
+    blocked kernels fill (ONNX_WIDE_MAX_CHANNELS) runs once for every member, its bias fused;
+    a wider one stays per member, as does every convolution of per-member inputs."""
+    from graphcell.compiler import export as export_module
+    from graphcell.compiler.export import to_onnx
+    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    ensemble = ms.vmap(nn.CellList([TwoConvs(width) for _ in range(3)]), in_axes=None)
+    x = RNG.standard_normal((5, 3, 6, 6)).astype(np.float32)
+    model = to_onnx(ensemble, ms.Tensor(x)).model
+    ops_used = collections.Counter(n.op_type for n in model.graph.node)
+    assert ops_used["Conv"] == convs and "Add" not in ops_used
+    assert all(len(n.input) == 3 for n in model.graph.node if n.op_type == "Conv" and "conv1" in n.name)
+    np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-5)

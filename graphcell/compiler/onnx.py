@@ -302,9 +302,13 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     emit_nodes(b, graph, names, dims_of, other_graph)
     keep = {names[v] for v in graph.outputs}
     shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
+    constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
+    # Chains first, so that an op after several views sees the value they view.
+    _merge_reshape_chains(b.nodes, keep, constants(), shapes)
     _binary_before_reshape(b, keep, shapes)
+    _bias_into_conv(b, keep, shapes)
     _unary_before_reshape(b.nodes, keep, shapes)
-    _merge_reshape_chains(b.nodes, keep, {t.name: t for t in b.initializers}, shapes)
+    _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])
@@ -466,12 +470,54 @@ def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
             op.output[:] = [moved]
             out += [helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped), op, view_copy]
             dead.add(id(view))
-            shapes[moved] = merged
+            shapes[moved], shapes[reshaped] = merged, tuple(small)
             producer[node.output[0]] = view_copy
             uses[moved] = 1
         else:
             out.append(node)
     nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _bias_into_conv(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
+    """Add(Conv(x, w), bias) becomes Conv(x, w, bias) where the Conv has no bias and no other
+    use and the bias is one value per output channel ([1, C, 1...] or [C, 1...]): a vmapped
+    ensemble's wide convolution meets its members' biases only after `_binary_before_reshape`
+    moved their Add above the [B, N, C, H, W] view, so the bias fusion table never saw them."""
+    nodes = b.nodes
+    uses = _use_counts(nodes)
+    producer = {o: n for n in nodes for o in n.output}
+    out, dead = [], set()
+    for node in nodes:
+        conv = bias = None
+        if node.op_type == "Add" and len(node.input) == 2:
+            for k in (0, 1):
+                candidate = producer.get(node.input[k])
+                if (candidate is not None and candidate.op_type == "Conv" and len(candidate.input) == 2
+                        and uses.get(node.input[k]) == 1 and node.input[k] not in keep):
+                    conv, bias = candidate, node.input[1 - k]
+                    break
+        out_shape, bias_shape = (shapes.get(conv.output[0]), shapes.get(bias)) if conv is not None else (None, None)
+        if out_shape is None or bias_shape is None or not _per_channel(bias_shape, out_shape):
+            out.append(node)
+            continue
+        channels = out_shape[1]
+        flat = b.unique(f"{bias}/per_channel")
+        fused = onnx.NodeProto()
+        fused.CopyFrom(conv)
+        fused.input.append(flat)
+        fused.output[:] = [node.output[0]]
+        out += [helper.make_node("Reshape", [bias, b.ints([channels])], [flat], name=flat), fused]
+        dead.add(id(conv))
+    nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _per_channel(bias: tuple, out: tuple) -> bool:
+    """Whether `bias` broadcasts against a Conv output of shape `out` ([B, C, spatial...]) as
+    one value per channel, adding no axis and no batch."""
+    if len(out) < 3 or out[1] == -1 or len(bias) > len(out):
+        return False
+    aligned = (1,) * (len(out) - len(bias)) + tuple(bias)
+    return aligned[0] == 1 and aligned[1] == out[1] and all(d == 1 for d in aligned[2:])
 
 
 def _merged_operand_shape(merged, split, operand) -> list | None:

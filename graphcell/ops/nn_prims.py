@@ -98,21 +98,32 @@ GROUPED_MAX_BATCH = {1: 0, 4: 0, 16: 0, 64: 0}
 #   onnx          every convolution with per-member weights unrolled, the members' chains
 #                 apart to the end (batching.SPLIT_MIN_ELEMENTS["onnx"] is 0): the form of a
 #                 torch.onnx export of N models. batch 8: 3.7 / 15.0 (stacked: 4.4 / 22.6),
-#                 batch 256: 90 / 268 (stacked: 155 / 307).
+#                 batch 256: 90 / 268 (stacked: 155 / 307). Except a narrow convolution over
+#                 a shared input (see ONNX_WIDE_MAX_CHANNELS).
 #   onnx-batched  one wide convolution over a shared input, grouped ones after it, stacked
 #                 dense layers: fewer, larger nodes. batch 1: 0.79 / 3.0 (unrolled: 1.05 / 5.0).
 ONNX_CONV = {"onnx": ("unrolled", "unrolled"), "onnx-batched": ("wide", "grouped")}  # (shared, per-member input)
+# A convolution over a shared input with fewer output channels per member than onnxruntime's
+# blocked (NCHWc) kernels fill, 16 with AVX-512, is one wide convolution for the onnx target
+# too: each member's own would be a GEMM of a few rows, followed by a reorder out of the
+# blocked layout on the largest activation. LeNet5's conv1 (6 channels), wide then each
+# member's chain, against all unrolled, median ms: N=16 batch 32 9.4 vs 15.7, batch 256 39 vs
+# 60; N=64 batch 256 150 vs 250. The small ResNet's 16-channel stem lost as wide (N=4 batch
+# 256: 1.47x torch.onnx's time, the members' slices of its full-size output cost more).
+ONNX_WIDE_MAX_CHANNELS = 15
 
 
 def choose_conv_strategy(forced, shared_input: bool, n: int, batch: int, member_out: int,
-                         target: str = "xla") -> str:
-    """The lowering for N members, a per-member batch and per-member output size: forced
-    (vmap's conv_strategy or the context's) when it applies, else measured for the target.
-    In XLA a shared input takes one wide convolution unless each member's output is large
-    enough to stay split (unrolled keeps the per-member loop's peak memory: wide holds all N
-    outputs at once)."""
+                         out_channels: int, target: str = "xla") -> str:
+    """The lowering for N members, a per-member batch, per-member output size and output
+    channels: forced (vmap's conv_strategy or the context's) when it applies, else measured
+    for the target. In XLA a shared input takes one wide convolution unless each member's
+    output is large enough to stay split (unrolled keeps the per-member loop's peak memory:
+    wide holds all N outputs at once)."""
     if forced is not None and not (forced == "wide" and not shared_input):
         return forced
+    if target == "onnx" and shared_input and out_channels <= ONNX_WIDE_MAX_CHANNELS:
+        return "wide"
     if target in ONNX_CONV:
         return ONNX_CONV[target][0 if shared_input else 1]
     if shared_input:
@@ -149,10 +160,10 @@ def _conv_batch(ctx, args, dims, **attrs):
     # Sizes as one program will run them (a tile's rows when the XLA pipeline tiles the batch).
     batch = max(1, round((x.shape[1] if dx == 0 else x.shape[0]) * ctx.row_fraction))
     member_out = math.prod(ctx.node.outputs[0].shape) * ctx.row_fraction if ctx.node is not None else 0
-    strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out, ctx.target)
-    ctx.annotate(STRATEGY_NOTE + strategy)
     w = batching.move(w, dw, 0)                                   # [N, O, C/g, k...]
     out_ch, kernel = w.shape[1], w.shape[2:]
+    strategy = choose_conv_strategy(ctx.conv_strategy, dx is None, n, batch, member_out, out_ch, ctx.target)
+    ctx.annotate(STRATEGY_NOTE + strategy)
     if strategy == "unrolled":  # members stay apart (SPLIT): the pass restacks them when small
         return [conv.bind(batching.member(x, dx, i), batching.member(w, 0, i), **attrs)
                 for i in range(n)], batching.SPLIT
