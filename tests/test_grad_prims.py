@@ -87,6 +87,12 @@ add("conv", [f32(2, 4, 9, 9), f32(6, 2, 3, 3)], 1e-4, **conv_attrs((1, 2), ((1, 
 add("conv", [f32(1, 2, 5, 5), f32(3, 2, 2, 2)], 1e-4, **conv_attrs(lhs=(2, 1), padding=((1, 1), (0, 0))))
 add("conv", [f32(4, 3, 6, 6), f32(4, 3, 3, 3)], 1e-4, **conv_attrs(batch_groups=2))
 add("conv", [f32(1, 1, 32, 32), f32(6, 1, 5, 5)], 1e-4, **conv_attrs())
+ct_attrs = lambda lhs_shape, strides=(1, 1), padding=((0, 0), (0, 0)), rhs=(1, 1), groups=1: dict(  # noqa: E731
+    lhs_shape=lhs_shape, strides=strides, padding=padding, rhs_dilation=rhs, groups=groups)
+add("conv_transpose", [f32(2, 4, 6, 6), f32(4, 3, 3, 3)], 1e-4, **ct_attrs((8, 8)))
+add("conv_transpose", [f32(2, 4, 5, 3), f32(4, 3, 3, 2)], 1e-4, **ct_attrs((9, 8), (2, 3), ((1, 2), (0, 1))))
+add("conv_transpose", [f32(2, 6, 7, 5), f32(6, 2, 3, 3)], 1e-4,
+    **ct_attrs((9, 9), (1, 2), ((1, 1), (2, 0)), rhs=(2, 1), groups=2))
 add("linear", [f32(3, 4), f32(5, 4), f32(5)], contract=((1,), (1,)))
 add("conv_bias", [f32(2, 3, 8, 8), f32(4, 3, 3, 3), f32(4)], 1e-4, **conv_attrs())
 pool = dict(window=(1, 1, 2, 2), strides=(1, 1, 2, 2), padding=((0, 0), (0, 0), (0, 0), (0, 0)))

@@ -36,3 +36,67 @@ def test_ten_training_steps_in_onnxruntime_match_mindspore():
     trained = read_ckpt_file(GOLDEN / "net0_trained.ckpt")
     w = state["adam_optim.loss_fn._backbone.fc3.weight"]
     np.testing.assert_allclose(w, trained["fc3.weight"], atol=5e-5)
+
+
+def _ensemble_step(n):
+    from graphcell import nn
+    return ms.vmap(nn.CellList([TrainOneStepNet(load_lenet(i), lr) for i, lr in zip(range(n), [1e-2, 1e-3, 2e-3])]))
+
+
+def test_an_ensemble_training_step_in_onnxruntime_matches_xla():
+    """vmap of the seed's step, exported: two steps in onnxruntime equal two XLA steps (losses
+    and every updated parameter). Its graph is the lean one: each member's conv2 input gradient
+    a ConvTranspose, one MaxPool with Indices per pooling, and an Adam update that runs once
+    on the stacks (as many nodes for 3 members as for 2)."""
+    import collections
+    images, labels = golden_array("train_images.npy"), golden_array("train_labels.npy")
+    adam_nodes = {}
+    for n in (2, 3):
+        step = _ensemble_step(n)
+        x, y = ms.Tensor(images[:n]), ms.Tensor(labels[:n])   # member i's minibatch: images[i]
+        exported = to_onnx(step, x, y, dynamic_axes=False, params_as_inputs=True)
+        ops = collections.Counter(node.op_type for node in exported.model.graph.node)
+        with_indices = sum(node.op_type == "MaxPool" and len(node.output) == 2 for node in exported.model.graph.node)
+        assert ops["ConvTranspose"] == n and with_indices == 2 * n, ops
+        adam_nodes[n] = sum("adam_optim" in node.name for node in exported.model.graph.node)
+    assert adam_nodes[2] == adam_nodes[3], adam_nodes
+
+    session = ort.InferenceSession(exported.model.SerializeToString(), providers=["CPUExecutionProvider"])
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = [o.name for o in session.get_outputs()]
+    state = {name: np.asarray(p._payload) for name, p in zip(inputs[2:], exported.traced.params)}
+    reference = _ensemble_step(3)
+    xk, yk = images[:3], labels[:3]
+    for _ in range(2):
+        results = session.run(None, {inputs[0]: xk, inputs[1]: yk, **state})
+        state.update({name[:-len(".new")]: value for name, value in zip(outputs[1:], results[1:])})
+        want = reference(ms.Tensor(xk), ms.Tensor(yk)).asnumpy()
+        np.testing.assert_allclose(results[0], want, rtol=1e-5, atol=1e-6)
+    from graphcell.frontend.ensemble import postfix_name
+    compared = set()
+    for i, member in enumerate(reference.ensemble.members):   # each member's Parameters read their slice
+        for p in member.get_parameters():
+            if postfix_name(p.name) not in state:   # a step counter the graph does not update
+                continue
+            # atol as for the single model above: Adam's first steps move a weight by about lr
+            # whatever the gradient's size, so float32 rounding of a tiny gradient shows.
+            np.testing.assert_allclose(state[postfix_name(p.name)][i], p.asnumpy(), rtol=1e-4, atol=5e-5,
+                                       err_msg=p.name)
+            compared.add(postfix_name(p.name))
+    assert {"loss_fn._backbone.conv1.weight", "adam_optim.moment1.loss_fn._backbone.fc3.bias"} <= compared, compared
+
+
+def test_the_gradient_of_max_pooling_reuses_the_forward_pool():
+    """value_and_grad through MaxPool: the forward values and the gradient's Indices come from
+    one MaxPool node; outputs equal the XLA path's."""
+    import collections
+    from graphcell import nn, ops
+    pool = nn.MaxPool2d(2, 2)
+    f = ms.value_and_grad(lambda x: (pool(ops.relu(x)) * 3.0).sum())
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    model = to_onnx(f, ms.Tensor(x), dynamic_axes=False).model
+    assert collections.Counter(n.op_type for n in model.graph.node)["MaxPool"] == 1
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {session.get_inputs()[0].name: x})
+    for g, want in zip(got, f(ms.Tensor(x))):
+        np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-5, atol=1e-5)

@@ -193,6 +193,22 @@ def test_conv_lhs_dilation_is_a_transposed_conv():
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("case", CONV_CASES + [((2, 3, 10, 9), (4, 3, 3, 2), (2, 3), ((1, 2), (0, 1)), (1, 1), 1)])
+def test_conv_transpose_is_the_input_gradient_of_torch_conv(case):
+    """conv_transpose against torch autograd's input gradient of conv2d (strides that skip
+    input rows at the end included: the last case)."""
+    xs, ws, stride, padding, dilation, groups = case
+    x, w = rand(xs, np.float64), rand(ws, np.float64)
+    tx = torch.from_numpy(x).requires_grad_()
+    out = TF.conv2d(TF.pad(tx, (padding[1][0], padding[1][1], padding[0][0], padding[0][1])),
+                    torch.from_numpy(w), stride=stride, dilation=dilation, groups=groups)
+    ct = rand(tuple(out.shape), np.float64)
+    (want,) = torch.autograd.grad(out, tx, torch.from_numpy(ct))
+    attrs = dict(lhs_shape=xs[2:], strides=stride, padding=padding, rhs_dilation=dilation, groups=groups)
+    for jit in (True, False):
+        np.testing.assert_allclose(run("conv_transpose", [ct, w], attrs, jit), want.numpy(), rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("padding,lhs_dilation", [(((-1, 1), (0, -2)), (1, 1)), (((1, -1), (-2, 2)), (2, 1))])
 def test_conv_with_negative_padding_crops(padding, lhs_dilation, dtype):
@@ -254,7 +270,7 @@ def test_every_primitive_is_covered_here():
         "pow", "and", "or", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
-        "stop_gradient", "dot_general", "conv", "reduce_window_max", "reduce_window_sum",
+        "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py

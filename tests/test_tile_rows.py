@@ -107,6 +107,11 @@ ROW_WISE = {
           %4:f32[6,8] = reshape(%3) {shape=(6,8)}
           return %4
         }""",
+    "input_gradient_convolution": """
+        graph f(%ct: f32[6,2,4,4], %w: f32[2,1,3,3] param) {
+          %0:f32[6,1,6,6] = conv_transpose(%ct, %w) {groups=1, lhs_shape=(6,6), padding=((0,0),(0,0)), rhs_dilation=(1,1), strides=(1,1)}
+          return %0
+        }""",
     "rows_moved_by_transpose_and_reshape": """
         graph f(%x: f32[6,2,3]) {
           %0:f32[3,6,2] = transpose(%x) {perm=(2,0,1)}

@@ -305,6 +305,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
     # Chains first, so that an op after several views sees the value they view.
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
+    _share_max_pools(b.nodes, keep)
     _binary_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
     _unary_before_reshape(b.nodes, keep, shapes)
@@ -476,6 +477,36 @@ def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
         else:
             out.append(node)
     nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _share_max_pools(nodes: list, keep: set) -> None:
+    """One MaxPool where a training step has two of one input: the forward pass's (values)
+    and the gradient's (values and Indices, see onnx_rules.reduce_window_max_grad). The
+    two-output node moves up to the first one's place and serves both."""
+    first: dict = {}
+    renames, dead = {}, set()   # dead: positions
+    for i, node in enumerate(list(nodes)):
+        if node.op_type != "MaxPool":
+            continue
+        key = (node.input[0], tuple(a.SerializeToString() for a in sorted(node.attribute, key=lambda a: a.name)))
+        if key not in first:
+            first[key] = i
+            continue
+        j = first[key]
+        earlier = nodes[j]
+        if earlier.output[0] in keep or node.output[0] in keep:
+            continue
+        if len(earlier.output) == 1 and len(node.output) == 2:   # the forward pool came first
+            renames[earlier.output[0]] = node.output[0]
+            nodes[j] = node
+            dead.add(i)
+        elif len(node.output) == 1:                                 # any other repeat of values
+            renames[node.output[0]] = earlier.output[0]
+            dead.add(i)
+    if renames:
+        nodes[:] = [n for i, n in enumerate(nodes) if i not in dead]
+        for n in nodes:
+            n.input[:] = [renames.get(i, i) for i in n.input]
 
 
 def _bias_into_conv(b: "OnnxBuilder", keep: set, shapes: dict) -> None:

@@ -386,6 +386,17 @@ def conv(ctx, x, w, bias=None, *, strides, padding, lhs_dilation, rhs_dilation, 
                   pads=pads, kernel_shape=list(ctx.in_types[1].shape[2:]))
 
 
+def conv_transpose(ctx, ct, w, *, lhs_shape, strides, padding, rhs_dilation, groups):
+    """A convolution's input gradient: ConvTranspose with the forward convolution's strides,
+    dilations and pads, and as output padding the rows the forward stride skipped at the end."""
+    ys, ks = ctx.in_types[0].shape[2:], ctx.in_types[1].shape[2:]
+    skipped = [(x + lo + hi - d * (k - 1) - 1) - s * (y - 1)
+               for x, (lo, hi), d, k, s, y in zip(lhs_shape, padding, rhs_dilation, ks, strides, ys)]
+    return ctx.op("ConvTranspose", ct, w, strides=list(strides), dilations=list(rhs_dilation), group=groups,
+                  pads=[lo for lo, _ in padding] + [hi for _, hi in padding], output_padding=skipped,
+                  kernel_shape=list(ks))
+
+
 def _dilate(ctx, x, dims, axis, d):
     """Inserts d - 1 zeros between the elements of `axis`: [.., H, ..] -> [.., (H-1)*d+1, ..]."""
     y = unsqueeze(ctx, x, [axis + 1])
@@ -623,7 +634,7 @@ RULES = {
     "concatenate": concatenate, "slice": slice_rule, "pad": pad,
     "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
     # linear algebra, nn
-    "dot_general": dot_general, "conv": in_float32(conv),
+    "dot_general": dot_general, "conv": in_float32(conv), "conv_transpose": in_float32(conv_transpose),
     "linear": linear, "conv_bias": in_float32(conv_bias),   # a Gemm / Conv with its bias
     "reduce_window_max": reduce_window_max, "reduce_window_sum": reduce_window_sum,
     "reduce_window_max_grad": reduce_window_max_grad,

@@ -120,7 +120,7 @@ def _dot(node: Node, axes):
 
 
 def _conv(node: Node, axes):
-    if axes[0] != 0 or any(a is not None for a in axes[1:]) or node.attrs["batch_groups"] != 1:
+    if axes[0] != 0 or any(a is not None for a in axes[1:]) or node.attrs.get("batch_groups", 1) != 1:
         raise NotRowwise  # rows in the weights, or the weight-gradient form
     return (0,)
 
@@ -172,7 +172,7 @@ ROW_RULES = {
     "reshape": _reshape, "transpose": _transpose, "broadcast_in_dim": _broadcast,
     **{name: _reduction for name in REDUCERS},
     "argmax": _arg_reduction, "argmin": _arg_reduction,
-    "dot_general": _dot, "conv": _conv,
+    "dot_general": _dot, "conv": _conv, "conv_transpose": _conv,
     "reduce_window_max": _window, "reduce_window_sum": _window,
     "concatenate": _concatenate, "slice": _slice, "pad": _pad,
     "take": _take, "take_along_axis": _take_along,

@@ -25,7 +25,7 @@ import math
 
 from ..frontend.tracer import Tracer
 from ..ir.core import Graph, SourceInfo, TensorType
-from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS
+from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS, STACK_PARAMETER_SHAPED
 from ..tensor import Tensor
 
 RANDOMNESS = ("different", "same", "error")
@@ -105,6 +105,8 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
             meta["row_tile"], rows = plan
             ctx.row_fraction = plan[0] / rows
     split_min_elements = SPLIT_MIN_ELEMENTS[target] / ctx.row_fraction
+    gradient_shapes = {tuple(v.shape) for v, ax in zip(graph.inputs, in_axes)
+                       if ax is not None and v.kind == "param"} if STACK_PARAMETER_SHAPED[target] else set()
     tracer = _PassTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
     env = {}
@@ -128,7 +130,8 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
                 ins = [_stacked(v, d) for v, d in ins]
                 outs, out_dims = _apply_rule(ctx, node, ins, tuple(d for _, d in ins))
             for old, new, d in zip(node.outputs, outs, out_dims):
-                if d == SPLIT and math.prod(old.shape) * axis_size < split_min_elements:
+                if d == SPLIT and (math.prod(old.shape) * axis_size < split_min_elements
+                                   or tuple(old.shape) in gradient_shapes):
                     new, d = _stacked(new, d)
                 if d is not None and d != SPLIT:
                     new.mapped_axis = d
