@@ -305,6 +305,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
     # Chains first, so that an op after several views sees the value they view.
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
+    _merge_duplicates(b.nodes, keep)
     _share_max_pools(b.nodes, keep)
     _binary_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
@@ -479,34 +480,72 @@ def _binary_before_reshape(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
     nodes[:] = [n for n in out if id(n) not in dead]
 
 
+_NONDETERMINISTIC = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial",
+                     "Bernoulli"}
+
+
+def _merge_duplicates(nodes: list, keep: set) -> None:
+    """One node per (op, inputs, attributes): a training step traces its forward twice (for
+    the loss and inside grad), and a max-pool gradient pads its input as the forward pool
+    did; merged, the two pools meet in `_share_max_pools`. Nodes with subgraphs, random ops
+    and nodes writing graph outputs stay."""
+    seen, renames, out = {}, {}, []
+    for node in nodes:
+        node.input[:] = [renames.get(i, i) for i in node.input]
+        mergeable = (node.op_type not in _NONDETERMINISTIC and not any(o in keep for o in node.output)
+                     and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+                                 for a in node.attribute))
+        if not mergeable:
+            out.append(node)
+            continue
+        key = (node.domain, node.op_type, tuple(node.input), len(node.output), _attrs_key(node))
+        first = seen.setdefault(key, node)
+        if first is node:
+            out.append(node)
+        else:
+            renames.update(zip(node.output, first.output))
+    if renames:
+        nodes[:] = out
+        for n in nodes:   # subgraphs read outer values by name too
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    _rename_reads(a.g, renames)
+
+
+def _rename_reads(graph: onnx.GraphProto, renames: dict) -> None:
+    for n in graph.node:
+        n.input[:] = [renames.get(i, i) for i in n.input]
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                _rename_reads(a.g, renames)
+
+
 def _share_max_pools(nodes: list, keep: set) -> None:
     """One MaxPool where a training step has two of one input: the forward pass's (values)
-    and the gradient's (values and Indices, see onnx_rules.reduce_window_max_grad). The
-    two-output node moves up to the first one's place and serves both."""
-    first: dict = {}
+    and an overlapping window's gradient (values and Indices, see onnx_rules.
+    reduce_window_max_grad). The two-output node moves up to the first one's place and serves
+    both (after `_merge_duplicates`, which leaves no two equal nodes)."""
+    values: dict = {}
     renames, dead = {}, set()   # dead: positions
     for i, node in enumerate(list(nodes)):
-        if node.op_type != "MaxPool":
+        if node.op_type != "MaxPool" or node.output[0] in keep:
             continue
-        key = (node.input[0], tuple(a.SerializeToString() for a in sorted(node.attribute, key=lambda a: a.name)))
-        if key not in first:
-            first[key] = i
-            continue
-        j = first[key]
-        earlier = nodes[j]
-        if earlier.output[0] in keep or node.output[0] in keep:
-            continue
-        if len(earlier.output) == 1 and len(node.output) == 2:   # the forward pool came first
-            renames[earlier.output[0]] = node.output[0]
+        key = (node.input[0], _attrs_key(node))
+        if len(node.output) == 1:
+            values.setdefault(key, i)
+        elif key in values:
+            j = values.pop(key)
+            renames[nodes[j].output[0]] = node.output[0]
             nodes[j] = node
-            dead.add(i)
-        elif len(node.output) == 1:                                 # any other repeat of values
-            renames[node.output[0]] = earlier.output[0]
             dead.add(i)
     if renames:
         nodes[:] = [n for i, n in enumerate(nodes) if i not in dead]
         for n in nodes:
             n.input[:] = [renames.get(i, i) for i in n.input]
+
+
+def _attrs_key(node) -> tuple:
+    return tuple(a.SerializeToString() for a in sorted(node.attribute, key=lambda a: a.name))
 
 
 def _bias_into_conv(b: "OnnxBuilder", keep: set, shapes: dict) -> None:
