@@ -561,7 +561,8 @@ def _windows_tile(layout: "PoolLayout", dims) -> bool:
     each element in one (SpaceToDepth's blocks)."""
     return (len(layout.window) == 2 and layout.window[0] == layout.window[1] == layout.strides[0]
             == layout.strides[1] and not any(layout.lo) and not any(layout.hi)
-            and all(isinstance(d, int) and d % layout.window[0] == 0 for d in dims[2:]))
+            and all(isinstance(d, int) and d % layout.window[0] == 0 for d in dims[2:])
+            and sum(isinstance(d, Sym) for d in dims[:2]) <= 1)
 
 
 def _max_grad_by_mask(ctx, layout: "PoolLayout", xl: str, gl: str, dims) -> str:
@@ -578,8 +579,9 @@ def _max_grad_by_mask(ctx, layout: "PoolLayout", xl: str, gl: str, dims) -> str:
     blocks = reshape(ctx, ctx.op("SpaceToDepth", xl, blocksize=k), [n, k * k, c, h // k, w // k])
     per_window = [n, 1, c, h // k, w // k]
     won = ctx.op("Cast", ctx.op("Equal", blocks, reshape(ctx, pooled, per_window)), to=dtype)
-    winners_so_far = ctx.op("CumSum", won, ctx.ints(1))
-    first = ctx.op("Mul", won, ctx.op("Cast", ctx.op("Equal", winners_so_far, ctx.const(np.ones((), ctx.in_types[0].dtype.np_dtype))), to=dtype))
+    one = ctx.const(np.ones((), ctx.in_types[0].dtype.np_dtype))
+    first_winner = ctx.op("Equal", ctx.op("CumSum", won, ctx.ints(1)), one)
+    first = ctx.op("Mul", won, ctx.op("Cast", first_winner, to=dtype))
     spread = ctx.op("Mul", first, reshape(ctx, gl, per_window))
     return ctx.op("DepthToSpace", reshape(ctx, spread, [n, k * k * c, h // k, w // k]), blocksize=k, mode="DCR")
 
