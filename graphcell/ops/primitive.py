@@ -6,6 +6,8 @@ A `Primitive` carries
 - `onnx_rule(ctx, *input_names, **attrs) -> names`, filled by the ONNX backend's tables,
 - `batch_rule(ctx, args, dims, **attrs) -> (outs, out_dims)` for the vmap pass,
 - `vjp_rule(ctx, cts, primals, outs, **attrs) -> input cotangents` for autodiff,
+- `row_rule`, filled by the row-tiling pass's table (`passes/tile_rows.py`): where a node
+  keeps its inputs' rows, and its attrs at another row count,
 - flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`, `deterministic`
   (False: draws random bits from a key operand), `eager_jit` (False: PYNATIVE mode calls the
   impl directly instead of a cached `jax.jit` of it, for impls that cannot or should not be
@@ -53,6 +55,7 @@ class Primitive:
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
         self.onnx_rule: Callable | None = None
+        self.row_rule = None
         PRIMITIVES[name] = self
 
     def __repr__(self):

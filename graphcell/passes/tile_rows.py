@@ -27,9 +27,11 @@ a requirement.
 from __future__ import annotations
 
 import math
+from typing import Callable, NamedTuple
 
 from ..ir.core import Graph, GraphBuilder, Node, TensorType, Value
 from ..ir.views import value_bytes
+from ..ops import PRIMITIVES
 from ..ops.elementwise import BINARY, UNARY
 from ..ops.reductions import REDUCERS
 from ..ops.tiling import tile_rows as tile_rows_p
@@ -54,8 +56,15 @@ class NotRowwise(Exception):
 
 
 # -- the analysis: where each value keeps its rows ---------------------------------------------
-# A rule gets the node and each input's row axis (None: the same for every row) and returns
-# each output's row axis, or raises NotRowwise. Only called when some input has rows.
+
+class RowRule(NamedTuple):
+    """A primitive's row rule (its `row_rule` slot). `out_axes(node, axes)` gets each input's
+    row axis (None: the same for every row; called only when some input has rows) and returns
+    each output's, or raises NotRowwise. `resize(node, axes, rows)`, for primitives whose attrs
+    spell out the row count, gives the attrs at `rows` rows (`axes`: every value's row axis)."""
+    out_axes: Callable
+    resize: Callable | None = None
+
 
 def _elementwise(node: Node, axes):
     (out,) = node.outputs
@@ -78,6 +87,11 @@ def _reshape(node: Node, axes):
         if math.prod(out.shape[:o]) == before and out.shape[o] == x.shape[a]:
             return (o,)
     raise NotRowwise
+
+
+def _resize_shape(node: Node, axes: dict, rows: int) -> dict:
+    o, shape = axes[node.outputs[0]], node.attrs["shape"]
+    return {**node.attrs, "shape": shape[:o] + (rows,) + shape[o + 1:]}
 
 
 def _transpose(node: Node, axes):
@@ -119,10 +133,17 @@ def _dot(node: Node, axes):
     raise NotRowwise  # rows contracted, or paired with a row-free batch axis
 
 
-def _conv(node: Node, axes):
-    if axes[0] != 0 or any(a is not None for a in axes[1:]) or node.attrs.get("batch_groups", 1) != 1:
-        raise NotRowwise  # rows in the weights, or the weight-gradient form
+def _images(node: Node, axes):
+    """Convolutions: rows are the images (axis 0 of the first operand), the weights row-free."""
+    if axes[0] != 0 or any(a is not None for a in axes[1:]):
+        raise NotRowwise
     return (0,)
+
+
+def _conv(node: Node, axes):
+    if node.attrs["batch_groups"] != 1:
+        raise NotRowwise  # the weight-gradient form sums over images
+    return _images(node, axes)
 
 
 def _window(node: Node, axes):
@@ -143,6 +164,11 @@ def _slice(node: Node, axes):
     if (attrs["start"][a], attrs["limit"][a], attrs["strides"][a]) != (0, x.shape[a], 1):
         raise NotRowwise
     return (a,)
+
+
+def _resize_slice(node: Node, axes: dict, rows: int) -> dict:
+    a, limit = axes[node.inputs[0]], node.attrs["limit"]
+    return {**node.attrs, "limit": limit[:a] + (rows,) + limit[a + 1:]}
 
 
 def _pad(node: Node, axes):
@@ -168,15 +194,19 @@ def _take_along(node: Node, axes):
 
 
 ROW_RULES = {
-    **{name: _elementwise for name in (*UNARY, *BINARY, "select", "cast", "stop_gradient")},
-    "reshape": _reshape, "transpose": _transpose, "broadcast_in_dim": _broadcast,
-    **{name: _reduction for name in REDUCERS},
-    "argmax": _arg_reduction, "argmin": _arg_reduction,
-    "dot_general": _dot, "conv": _conv, "conv_transpose": _conv,
-    "reduce_window_max": _window, "reduce_window_sum": _window,
-    "concatenate": _concatenate, "slice": _slice, "pad": _pad,
-    "take": _take, "take_along_axis": _take_along,
+    **{name: RowRule(_elementwise) for name in (*UNARY, *BINARY, "select", "cast", "stop_gradient")},
+    "reshape": RowRule(_reshape, _resize_shape), "transpose": RowRule(_transpose),
+    "broadcast_in_dim": RowRule(_broadcast, _resize_shape),
+    **{name: RowRule(_reduction) for name in REDUCERS},
+    "argmax": RowRule(_arg_reduction), "argmin": RowRule(_arg_reduction),
+    "dot_general": RowRule(_dot), "conv": RowRule(_conv), "conv_transpose": RowRule(_images),
+    "reduce_window_max": RowRule(_window), "reduce_window_sum": RowRule(_window),
+    "concatenate": RowRule(_concatenate), "slice": RowRule(_slice, _resize_slice), "pad": RowRule(_pad),
+    "take": RowRule(_take), "take_along_axis": RowRule(_take_along),
 }
+
+for _name, _rule in ROW_RULES.items():
+    PRIMITIVES[_name].row_rule = _rule
 
 
 def batch_inputs(graph: Graph) -> tuple[list, int] | None:
@@ -209,10 +239,10 @@ def row_axes(graph: Graph, in_axes: list, rows: int) -> dict:
         if all(a is None for a in ins):
             outs = (None,) * len(node.outputs)
         else:
-            rule = ROW_RULES.get(node.primitive.name)
+            rule = node.primitive.row_rule
             if rule is None:
                 raise NotRowwise
-            outs = rule(node, ins)
+            outs = rule.out_axes(node, ins)
             if any(v.shape[a] != rows for v, a in zip(node.outputs, outs)):
                 raise NotRowwise  # e.g. a broadcast that creates the row axis from size 1
         axes.update(zip(node.outputs, outs))
@@ -230,19 +260,6 @@ def _resized(t: TensorType, axis, rows: int) -> TensorType:
     return TensorType(t.shape[:axis] + (rows,) + t.shape[axis + 1:], t.dtype)
 
 
-def _attrs_at(node: Node, axes: dict, rows: int) -> dict:
-    """The attrs that spell out the row count, rewritten for `rows`."""
-    name, attrs = node.primitive.name, node.attrs
-    if name in ("reshape", "broadcast_in_dim"):
-        o = axes[node.outputs[0]]
-        shape = attrs["shape"]
-        return {**attrs, "shape": shape[:o] + (rows,) + shape[o + 1:]}
-    if name == "slice" and axes[node.inputs[0]] is not None:
-        a = axes[node.inputs[0]]
-        return {**attrs, "limit": attrs["limit"][:a] + (rows,) + attrs["limit"][a + 1:]}
-    return attrs
-
-
 def at_rows(graph: Graph, axes: dict, rows: int, name: str | None = None) -> Graph:
     """`graph` rebuilt for `rows` rows (every row axis resized); each node's shape rule is run
     again and must agree, so a wrong row rule fails here rather than computing garbage."""
@@ -254,10 +271,10 @@ def at_rows(graph: Graph, axes: dict, rows: int, name: str | None = None) -> Gra
         env[v] = new
     for node in graph.nodes:
         ins = tuple(env[v] for v in node.inputs)
-        if any(axes[v] is not None for v in node.inputs):
-            outs = builder.add_node(node.primitive, ins, _attrs_at(node, axes, rows), node.source)
-        else:  # row-free: the same node
-            outs = builder.add_node(node.primitive, ins, node.attrs, node.source)
+        resize = node.primitive.row_rule.resize if node.primitive.row_rule is not None else None
+        rowed = any(axes[v] is not None for v in node.inputs)
+        attrs = resize(node, axes, rows) if rowed and resize is not None else node.attrs
+        outs = builder.add_node(node.primitive, ins, attrs, node.source)
         for old, new in zip(node.outputs, outs):
             if new.type != _resized(old.type, axes[old], rows):
                 raise NotRowwise
