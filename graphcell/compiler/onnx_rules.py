@@ -419,7 +419,7 @@ class PoolLayout:
     MaxPool / Conv see [N, C, spatial...]; `leave` undoes it for a result of shape `dims`.
     Extra leading axes fold into C, the first stays N: a vmapped ensemble's [B, N, C, H, W]
     pools as [B, N*C, H, W], the layout its wide or grouped Conv produced, so the two views
-    cancel (`onnx._merge_reshape_chains`) and MaxPool reads the Conv's output directly."""
+    cancel (`onnx_peepholes._merge_reshape_chains`) and MaxPool reads the Conv's output directly."""
 
     def __init__(self, ctx: LowerCtx, window, strides, padding):
         self.ctx = ctx

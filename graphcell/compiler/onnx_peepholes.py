@@ -1,0 +1,314 @@
+"""Peepholes on the lowered ONNX nodes, run by `onnx.lower` after the primitives' rules.
+
+onnxruntime runs every node it is given: a Reshape between a Conv and its ReLU costs a copy
+and blocks the Conv+Relu fusion, a duplicated pool runs twice. These rewrites work on the node
+list with the shapes the IR gave (`shapes`: ONNX name -> Reshape-target form, -1 for the one
+dynamic dimension), never remove a value named in `keep` (the graph's outputs), and leave
+everything else to onnxruntime's own optimisations.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from .onnx import OnnxBuilder, rename
+
+
+def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+    """Every peephole, in the order that lets each see the previous ones' results."""
+    constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
+    # Chains first, so that an op after several views sees the value they view.
+    _merge_reshape_chains(b.nodes, keep, constants(), shapes)
+    _merge_duplicates(b.nodes, keep)
+    _share_max_pools(b.nodes, keep)
+    _binary_before_reshape(b, keep, shapes)
+    _bias_into_conv(b, keep, shapes)
+    _unary_before_reshape(b.nodes, keep, shapes)
+    _merge_reshape_chains(b.nodes, keep, constants(), shapes)
+
+
+# Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
+# along the Reshape's split axes).
+_UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Elu", "Softplus"}
+_BINARY = {"Mul", "Add", "Sub", "Div"}
+
+
+def _axis_groups(merged: tuple, split: tuple) -> list | None:
+    """How a Reshape from `merged` to `split` splits axes: for each axis of `merged`, the
+    slice of `split` axes it becomes (their product is its size; -1, a dynamic dimension,
+    only as itself), or None when the Reshape does more than split axes."""
+    groups, k = [], 0
+    for size in merged:
+        start = k
+        if k >= len(split):
+            return None
+        if size == -1 or split[k] == -1:
+            if size != split[k]:
+                return None
+            k += 1
+        else:
+            product, k = split[k], k + 1
+            while product < size and k < len(split) and split[k] != -1:
+                product, k = product * split[k], k + 1
+            if product != size:
+                return None
+        groups.append(slice(start, k))
+    return groups if k == len(split) else None
+
+
+def _binary_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+    """Rewrites Reshape -> Mul/Add/Sub/Div by a value that broadcasts along the Reshape's
+    split axes into the op on the unsplit value (its operand reshaped to match) -> Reshape.
+    An ensemble's stacked form views a Conv's [B, N*C, H, W] output as [B, N, C, H, W] and
+    multiplies and adds the members' BatchNorm scales there; moved above the view, the Mul and
+    Add meet the Conv and onnxruntime folds them into it, as it does for each member's Conv in
+    the per-member form. Values named in `keep` are never removed; the operand's Reshape is
+    a constant expression when the operand is (onnxruntime folds it at session creation)."""
+    nodes = b.nodes
+    uses = _use_counts(nodes)
+    producer = {o: n for n in nodes for o in n.output}
+
+    def single_use_view(name):
+        view = producer.get(name)
+        ok = view is not None and view.op_type == "Reshape" and uses.get(name) == 1 and name not in keep
+        return view if ok else None
+
+    out, dead = [], set()
+    for node in nodes:
+        if node.op_type not in _BINARY or len(node.input) != 2:
+            out.append(node)
+            continue
+        side = next((k for k in (0, 1) if single_use_view(node.input[k]) is not None), None)
+        small = None
+        if side is not None:
+            view, other = producer[node.input[side]], node.input[1 - side]
+            merged, split = shapes.get(view.input[0]), shapes.get(node.input[side])
+            small = _merged_operand_shape(merged, split, shapes.get(other))
+        if small is not None:
+            moved = node.output[0] + "/before_reshape"
+            reshaped = b.unique(f"{other}/merged")
+            view_copy = onnx.NodeProto()
+            view_copy.CopyFrom(view)
+            view_copy.input[0] = moved
+            view_copy.output[:] = [node.output[0]]
+            op = onnx.NodeProto()
+            op.CopyFrom(node)
+            op.input[side], op.input[1 - side] = view.input[0], reshaped
+            op.output[:] = [moved]
+            out += [helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped), op, view_copy]
+            dead.add(id(view))
+            shapes[moved], shapes[reshaped] = merged, tuple(small)
+            producer[node.output[0]] = view_copy
+            uses[moved] = 1
+        else:
+            out.append(node)
+    nodes[:] = [n for n in out if id(n) not in dead]
+
+
+_NONDETERMINISTIC = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial",
+                     "Bernoulli"}
+
+
+def _merge_duplicates(nodes: list, keep: set) -> None:
+    """One node per (op, inputs, attributes): a training step traces its forward twice (for
+    the loss and inside grad), and a max-pool gradient pads its input as the forward pool
+    did; merged, the two pools meet in `_share_max_pools`. Nodes with subgraphs, random ops
+    and nodes writing graph outputs stay."""
+    seen, renames, out = {}, {}, []
+    for node in nodes:
+        node.input[:] = [renames.get(i, i) for i in node.input]
+        mergeable = (node.op_type not in _NONDETERMINISTIC and not any(o in keep for o in node.output)
+                     and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+                                 for a in node.attribute))
+        if not mergeable:
+            out.append(node)
+            continue
+        key = (node.domain, node.op_type, tuple(node.input), len(node.output), _attrs_key(node))
+        first = seen.setdefault(key, node)
+        if first is node:
+            out.append(node)
+        else:
+            renames.update(zip(node.output, first.output))
+    if renames:
+        nodes[:] = out
+        rename(nodes, renames)   # subgraphs read outer values by name too
+
+
+def _share_max_pools(nodes: list, keep: set) -> None:
+    """One MaxPool where a training step has two of one input: the forward pass's (values)
+    and an overlapping window's gradient (values and Indices, see onnx_rules.
+    reduce_window_max_grad). The two-output node moves up to the first one's place and serves
+    both (after `_merge_duplicates`, which leaves no two equal nodes)."""
+    values: dict = {}
+    renames, dead = {}, set()   # dead: positions
+    for i, node in enumerate(list(nodes)):
+        if node.op_type != "MaxPool" or node.output[0] in keep:
+            continue
+        key = (node.input[0], _attrs_key(node))
+        if len(node.output) == 1:
+            values.setdefault(key, i)
+        elif key in values:
+            j = values.pop(key)
+            renames[nodes[j].output[0]] = node.output[0]
+            nodes[j] = node
+            dead.add(i)
+    nodes[:] = [n for i, n in enumerate(nodes) if i not in dead]
+    rename(nodes, renames)
+
+
+def _attrs_key(node) -> tuple:
+    return tuple(a.SerializeToString() for a in sorted(node.attribute, key=lambda a: a.name))
+
+
+def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+    """Add(Conv(x, w), bias) becomes Conv(x, w, bias) where the Conv has no bias and no other
+    use and the bias is one value per output channel ([1, C, 1...] or [C, 1...]): a vmapped
+    ensemble's wide convolution meets its members' biases only after `_binary_before_reshape`
+    moved their Add above the [B, N, C, H, W] view, so the bias fusion table never saw them."""
+    nodes = b.nodes
+    uses = _use_counts(nodes)
+    producer = {o: n for n in nodes for o in n.output}
+    out, dead = [], set()
+    for node in nodes:
+        conv = bias = None
+        if node.op_type == "Add" and len(node.input) == 2:
+            for k in (0, 1):
+                candidate = producer.get(node.input[k])
+                if (candidate is not None and candidate.op_type == "Conv" and len(candidate.input) == 2
+                        and uses.get(node.input[k]) == 1 and node.input[k] not in keep):
+                    conv, bias = candidate, node.input[1 - k]
+                    break
+        out_shape, bias_shape = (shapes.get(conv.output[0]), shapes.get(bias)) if conv is not None else (None, None)
+        if out_shape is None or bias_shape is None or not _per_channel(bias_shape, out_shape):
+            out.append(node)
+            continue
+        channels = out_shape[1]
+        flat = b.unique(f"{bias}/per_channel")
+        fused = onnx.NodeProto()
+        fused.CopyFrom(conv)
+        fused.input.append(flat)
+        fused.output[:] = [node.output[0]]
+        out += [helper.make_node("Reshape", [bias, b.ints([channels])], [flat], name=flat), fused]
+        dead.add(id(conv))
+    nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _per_channel(bias: tuple, out: tuple) -> bool:
+    """Whether `bias` broadcasts against a Conv output of shape `out` ([B, C, spatial...]) as
+    one value per channel, adding no axis and no batch."""
+    if len(out) < 3 or out[1] == -1 or len(bias) > len(out):
+        return False
+    aligned = (1,) * (len(out) - len(bias)) + tuple(bias)
+    return aligned[0] == 1 and aligned[1] == out[1] and all(d == 1 for d in aligned[2:])
+
+
+def _merged_operand_shape(merged, split, operand) -> list | None:
+    """The shape that makes `operand` (broadcast against the `split` view of a `merged` value)
+    broadcast the same way against the merged value itself, or None when there is none: along
+    each group of split axes it must be all ones or the whole group."""
+    if merged is None or split is None or operand is None or len(operand) > len(split) or -1 in operand:
+        return None
+    groups = _axis_groups(merged, split)
+    if groups is None:
+        return None
+    aligned = (1,) * (len(split) - len(operand)) + tuple(operand)
+    small = []
+    for group in groups:
+        dims = aligned[group]
+        if all(d == 1 for d in dims):
+            small.append(1)
+        elif dims == split[group] and -1 not in dims:
+            small.append(int(np.prod(dims)))
+        else:
+            return None
+    return small
+
+
+def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:
+    """Rewrites Reshape -> unary op into unary op -> Reshape where the Reshape has no other use,
+    so the op meets what produced the Reshape's input: a vmapped ensemble's wide Conv is viewed
+    as [B, N, C, H, W] before its ReLU, and onnxruntime fuses Conv+Relu only when adjacent.
+    Values named in `keep` (graph outputs) are never removed. `shapes` (ONNX name -> Reshape
+    target form, see _reshape_target) learns the moved ops' outputs."""
+    uses = _use_counts(nodes)
+    producer = {o: i for i, n in enumerate(nodes) for o in n.output}
+    pending = [i for i, n in enumerate(nodes) if n.op_type in _UNARY and len(n.input) == 1]
+    while pending:   # an op moved above one Reshape may meet another (a chain of views)
+        i = pending.pop()
+        node = nodes[i]
+        j = producer.get(node.input[0])
+        if j is None or nodes[j].op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
+            continue
+        reshape, source = nodes[j], nodes[j].input[0]
+        moved = node.output[0] + "/before_reshape"
+        op = onnx.NodeProto()
+        op.CopyFrom(node)
+        op.input[:] = [source]
+        op.output[:] = [moved]
+        view = onnx.NodeProto()
+        view.CopyFrom(reshape)
+        view.input[0] = moved
+        view.output[:] = [node.output[0]]
+        nodes[j], nodes[i] = op, view
+        if source in shapes:
+            shapes[moved] = shapes[source]
+        producer[moved] = j
+        producer[node.output[0]] = i
+        uses[moved] = 1
+        pending.append(j)
+
+
+def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict) -> None:
+    """Reshape(Reshape(x, s1), s2) becomes Reshape(x, s2) where the inner Reshape has no other
+    use, and disappears when s2 is x's own shape (`shapes`): onnxruntime runs every Reshape it
+    is given (a vmapped ensemble's Conv output is viewed as [B, N, C, H, W] for its ReLU and
+    back as [B, N*C, H, W] for MaxPool: 8 Reshapes at batch 1 for LeNet5, none left; N=16,
+    batch 1: 781 -> 701 us). Only when s2 is a constant whose entries do not depend on the
+    inner Reshape's output (no 0, which ONNX reads as "copy the input's dimension", unless
+    allowzero is set). Values named in `keep` (graph outputs) are never removed."""
+    uses = _use_counts(nodes)
+    producer = {o: n for n in nodes for o in n.output}
+    dropped = set()
+    for node in nodes:
+        if node.op_type != "Reshape" or node.input[1] not in constants:
+            continue
+        allowzero = any(a.name == "allowzero" and a.i == 1 for a in node.attribute)
+        if not allowzero and 0 in numpy_helper.to_array(constants[node.input[1]]):
+            continue
+        inner = producer.get(node.input[0])
+        if inner is None or inner.op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
+            continue
+        node.input[0] = inner.input[0]   # inner may itself have been a merged Reshape: fine
+        dropped.add(id(inner))
+    # A Reshape of a value to its own shape: its readers read the value.
+    renames = {}
+    for node in nodes:
+        if (node.op_type == "Reshape" and id(node) not in dropped and node.output[0] not in keep
+                and node.input[1] in constants and shapes.get(node.input[0]) is not None
+                and tuple(numpy_helper.to_array(constants[node.input[1]]).tolist()) == shapes[node.input[0]]):
+            renames[node.output[0]] = node.input[0]
+            dropped.add(id(node))
+    nodes[:] = [n for n in nodes if id(n) not in dropped]
+    if renames:
+        for n in nodes:
+            n.input[:] = [renames.get(i, i) for i in n.input]
+
+
+def _use_counts(nodes) -> dict:
+    """How many times each name is read (by the nodes and their subgraphs)."""
+    uses: dict[str, int] = {}
+    for n in nodes:
+        for name in _all_inputs(n):
+            uses[name] = uses.get(name, 0) + 1
+    return uses
+
+
+def _all_inputs(node) -> list:
+    """A node's inputs and the outer names its subgraphs read."""
+    names = list(node.input)
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            for n in a.g.node:
+                names += _all_inputs(n)
+    return names
