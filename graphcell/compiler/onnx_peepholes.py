@@ -22,9 +22,8 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
     _merge_duplicates(b.nodes, keep)
     _share_max_pools(b.nodes, keep)
-    _binary_before_reshape(b, keep, shapes)
+    _elementwise_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
-    _unary_before_reshape(b.nodes, keep, shapes)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
 
@@ -57,14 +56,15 @@ def _axis_groups(merged: tuple, split: tuple) -> list | None:
     return groups if k == len(split) else None
 
 
-def _binary_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None:
-    """Rewrites Reshape -> Mul/Add/Sub/Div by a value that broadcasts along the Reshape's
-    split axes into the op on the unsplit value (its operand reshaped to match) -> Reshape.
-    An ensemble's stacked form views a Conv's [B, N*C, H, W] output as [B, N, C, H, W] and
-    multiplies and adds the members' BatchNorm scales there; moved above the view, the Mul and
-    Add meet the Conv and onnxruntime folds them into it, as it does for each member's Conv in
-    the per-member form. Values named in `keep` are never removed; the operand's Reshape is
-    a constant expression when the operand is (onnxruntime folds it at session creation)."""
+def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+    """Rewrites Reshape -> elementwise op into op -> Reshape where nothing else reads the
+    Reshape, so the op meets what produced the Reshape's input: a unary op (`_UNARY`) always,
+    a binary one (`_BINARY`) when its other operand broadcasts along the Reshape's split axes
+    (that operand is reshaped to match; a constant expression when it is one, which
+    onnxruntime folds at session creation). An ensemble's wide or grouped Conv is viewed as
+    [B, N, C, H, W] for the members' BatchNorm scales and biases and for the ReLU; moved above
+    the view they meet the Conv, and onnxruntime folds and fuses them into it, as it does for
+    each member's Conv in the per-member form. An op moved above one view may meet another."""
     nodes = b.nodes
     uses = _use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
@@ -74,35 +74,47 @@ def _binary_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None:
         ok = view is not None and view.op_type == "Reshape" and uses.get(name) == 1 and name not in keep
         return view if ok else None
 
+    def crossing(node):
+        """(side, view, other operand, its shape against the unsplit value) or None."""
+        if node.op_type in _UNARY and len(node.input) == 1:
+            view = single_use_view(node.input[0])
+            return (0, view, None, None) if view is not None else None
+        if node.op_type not in _BINARY or len(node.input) != 2:
+            return None
+        for side in (0, 1):
+            view, other = single_use_view(node.input[side]), node.input[1 - side]
+            if view is not None:
+                small = _merged_operand_shape(shapes.get(view.input[0]), shapes.get(node.input[side]),
+                                              shapes.get(other))
+                return (side, view, other, small) if small is not None else None
+        return None
+
     out, dead = [], set()
     for node in nodes:
-        if node.op_type not in _BINARY or len(node.input) != 2:
-            out.append(node)
-            continue
-        side = next((k for k in (0, 1) if single_use_view(node.input[k]) is not None), None)
-        small = None
-        if side is not None:
-            view, other = producer[node.input[side]], node.input[1 - side]
-            merged, split = shapes.get(view.input[0]), shapes.get(node.input[side])
-            small = _merged_operand_shape(merged, split, shapes.get(other))
-        if small is not None:
-            moved = node.output[0] + "/before_reshape"
-            reshaped = b.unique(f"{other}/merged")
+        operands, views = [], []   # emitted before / after the moved op
+        step = crossing(node)
+        while step is not None:
+            side, view, other, small = step
+            moved = b.unique(node.output[0] + "/before_reshape")
             view_copy = onnx.NodeProto()
             view_copy.CopyFrom(view)
-            view_copy.input[0] = moved
-            view_copy.output[:] = [node.output[0]]
+            view_copy.input[0], view_copy.output[:] = moved, [node.output[0]]
             op = onnx.NodeProto()
             op.CopyFrom(node)
-            op.input[side], op.input[1 - side] = view.input[0], reshaped
-            op.output[:] = [moved]
-            out += [helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped), op, view_copy]
+            op.input[side], op.output[:] = view.input[0], [moved]
+            if other is not None:
+                reshaped = b.unique(f"{other}/merged")
+                operands.append(helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped))
+                op.input[1 - side] = reshaped
+                shapes[reshaped] = tuple(small)
+            if view.input[0] in shapes:
+                shapes[moved] = shapes[view.input[0]]
             dead.add(id(view))
-            shapes[moved], shapes[reshaped] = merged, tuple(small)
-            producer[node.output[0]] = view_copy
-            uses[moved] = 1
-        else:
-            out.append(node)
+            views.insert(0, view_copy)
+            producer[moved], producer[node.output[0]], uses[moved] = op, view_copy, 1
+            node = op
+            step = crossing(node)
+        out += operands + [node] + views
     nodes[:] = [n for n in out if id(n) not in dead]
 
 
@@ -164,7 +176,7 @@ def _attrs_key(node) -> tuple:
 def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     """Add(Conv(x, w), bias) becomes Conv(x, w, bias) where the Conv has no bias and no other
     use and the bias is one value per output channel ([1, C, 1...] or [C, 1...]): a vmapped
-    ensemble's wide convolution meets its members' biases only after `_binary_before_reshape`
+    ensemble's wide convolution meets its members' biases only after `_elementwise_before_reshape`
     moved their Add above the [B, N, C, H, W] view, so the bias fusion table never saw them."""
     nodes = b.nodes
     uses = _use_counts(nodes)
@@ -223,40 +235,6 @@ def _merged_operand_shape(merged, split, operand) -> list | None:
         else:
             return None
     return small
-
-
-def _unary_before_reshape(nodes: list, keep: set, shapes: dict) -> None:
-    """Rewrites Reshape -> unary op into unary op -> Reshape where the Reshape has no other use,
-    so the op meets what produced the Reshape's input: a vmapped ensemble's wide Conv is viewed
-    as [B, N, C, H, W] before its ReLU, and onnxruntime fuses Conv+Relu only when adjacent.
-    Values named in `keep` (graph outputs) are never removed. `shapes` (ONNX name -> Reshape
-    target form, see _reshape_target) learns the moved ops' outputs."""
-    uses = _use_counts(nodes)
-    producer = {o: i for i, n in enumerate(nodes) for o in n.output}
-    pending = [i for i, n in enumerate(nodes) if n.op_type in _UNARY and len(n.input) == 1]
-    while pending:   # an op moved above one Reshape may meet another (a chain of views)
-        i = pending.pop()
-        node = nodes[i]
-        j = producer.get(node.input[0])
-        if j is None or nodes[j].op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
-            continue
-        reshape, source = nodes[j], nodes[j].input[0]
-        moved = node.output[0] + "/before_reshape"
-        op = onnx.NodeProto()
-        op.CopyFrom(node)
-        op.input[:] = [source]
-        op.output[:] = [moved]
-        view = onnx.NodeProto()
-        view.CopyFrom(reshape)
-        view.input[0] = moved
-        view.output[:] = [node.output[0]]
-        nodes[j], nodes[i] = op, view
-        if source in shapes:
-            shapes[moved] = shapes[source]
-        producer[moved] = j
-        producer[node.output[0]] = i
-        uses[moved] = 1
-        pending.append(j)
 
 
 def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict) -> None:
