@@ -130,6 +130,18 @@ def test_bad_position_and_has_aux_without_tuple():
         grad(lambda x: x * 2, has_aux=True)(_x(3))
 
 
+# -- kinks: MindSpore's ReluGrad / ReLU6Grad, torch's autograd ------------------------------------
+
+@pytest.mark.parametrize("cell,torch_fn", [(nn.ReLU(), "relu"), (nn.ReLU6(), "relu6")])
+def test_relu_gradients_are_zero_at_the_kinks_as_mindspore_and_torch(cell, torch_fn):
+    torch = pytest.importorskip("torch")
+    x = np.array([-2.0, -0.0, 0.0, 1e-7, 3.0, 6.0, 6.5], np.float32)
+    want = torch.tensor(x, requires_grad=True)
+    getattr(torch.nn.functional, torch_fn)(want).sum().backward()
+    for fn in (grad(lambda v: cell(v).sum()), ms.jit(grad(lambda v: cell(v).sum()))):
+        np.testing.assert_array_equal(fn(T(x)).asnumpy(), want.grad.numpy())
+
+
 # -- the pass on composites ---------------------------------------------------------------------
 
 def _finite_difference(fn, x, eps=1e-6):

@@ -47,6 +47,10 @@ for op in ["add", "sub", "mul", "div", "max", "min"]:
     add(op, [f32(3, 4), f32(4) + 3.0 if op == "div" else f32(4)])
     add(op, [f32(3, 1), pos(1, 4)])
 add("max", [np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 0.0, 3.0], np.float32)])  # ties
+add("relu", [f32(3, 4)])
+add("relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0, as jax.nn.relu and MindSpore
+add("relu6", [f32(3, 4) * 4.0 + 2.0])
+add("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)])  # 0 at both kinks
 add("pow", [pos(3, 4), f32(3, 4)])
 add("pow", [pos(3, 4), np.float32(2.0) * np.ones((), np.float32)])
 add("select", [rng.uniform(size=(3, 4)) > 0.5, f32(3, 4), f32(1, 4)])

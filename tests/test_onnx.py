@@ -163,12 +163,12 @@ def test_bias_fusion_for_conv_and_dense():
 
 
 def test_unsupported_ops_are_listed_at_once_with_their_cells(monkeypatch):
-    monkeypatch.setattr(PRIMITIVES["max"], "onnx_rule", None)
+    monkeypatch.setattr(PRIMITIVES["relu"], "onnx_rule", None)
     monkeypatch.setattr(PRIMITIVES["dot_general"], "onnx_rule", None)
     with pytest.raises(OnnxExportError) as info:
         to_onnx(load_lenet(0), ms.Tensor(images(2)), dynamic_axes=False)
     message = str(info.value)
-    assert "max in Cell 'relu'" in message
+    assert "relu in Cell 'relu'" in message
     for cell in ("fc1", "fc2", "fc3"):
         assert f"dot_general in Cell '{cell}'" in message
 
@@ -379,14 +379,14 @@ def test_check_reports_agreement():
 
 
 def test_check_names_the_first_diverging_node(monkeypatch):
-    # A deliberately wrong rule for the bias add of fc2 only: check must point at it.
-    rule = PRIMITIVES["min"].onnx_rule
-    good = PRIMITIVES["max"].onnx_rule
-    monkeypatch.setattr(PRIMITIVES["max"], "onnx_rule",
-                        lambda ctx, a, b: (rule if ctx.scope == "relu" and ctx.in_types[0].shape == (3, 84)
-                                           else good)(ctx, a, b))
+    # A deliberately wrong rule for the ReLU after fc2 only: check must point at it.
+    rule = PRIMITIVES["neg"].onnx_rule
+    good = PRIMITIVES["relu"].onnx_rule
+    monkeypatch.setattr(PRIMITIVES["relu"], "onnx_rule",
+                        lambda ctx, a: (rule if ctx.scope == "relu" and ctx.in_types[0].shape == (3, 84)
+                                        else good)(ctx, a))
     report = ms.check(load_lenet(0), ms.Tensor(golden_array("minibatch.npy")))
     assert not report.ok
     assert report.first_divergence["scope"] == "relu"
-    assert "f32[3,84] = max" in report.first_divergence["text"]
+    assert "f32[3,84] = relu" in report.first_divergence["text"]
     assert report.outputs[0]["onnx"] > 1e-3 and report.outputs[0]["xla"] < 1e-5

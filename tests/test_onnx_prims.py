@@ -45,7 +45,7 @@ def conv_attrs(nsp=2, strides=None, padding=None, lhs=None, rhs=None, groups=1, 
 
 
 KEY = np.array([7, 42], np.uint32)
-UNARY = ["neg", "exp", "tanh", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil", "round",
+UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil", "round",
          "expm1"]
 BINARY = ["add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"]
 
@@ -58,6 +58,8 @@ RECORDS = [
     *[rec(n, [r(2, 3, 4)], id=f"{n}-f32") for n in UNARY],
     *[rec(n, [r(2, 5, dtype=F64)], id=f"{n}-f64") for n in ["neg", "exp", "tanh", "erf", "abs", "sign", "round"]],
     rec("abs", [r(6, dtype=I32)], id="abs-i32"),
+    rec("relu", [r(6, dtype=I32)], id="relu-i32"),
+    rec("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.5], F32)], id="relu6-f32-edges"),
     rec("log", [pos(3, 4)]), rec("sqrt", [pos(3, 4)]), rec("rsqrt", [pos(3, 4)]),
     rec("log1p", [np.array([1e-9, -1e-7, 0.5, -0.5, 3.0, 0.0], F32)]),
     rec("expm1", [np.array([1e-9, -1e-7, 0.5, -0.5, 3.0, 0.0, -30.0], F32)], id="expm1-small"),

@@ -183,6 +183,10 @@ def maximum(ctx, x, y):
     return via(int32, binary("Max"))(ctx, x, y)
 
 
+def relu6(ctx, x):
+    return ctx.op("Clip", x, scalar(ctx, 0), scalar(ctx, 6))
+
+
 def select(ctx, p, x, y):
     return ctx.op("Where", p, x, y)
 
@@ -655,7 +659,7 @@ RULES = {
     "stop_gradient": unary("Identity"),
     # elementwise unary
     "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
-    "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
+    "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "relu": unary("Relu"), "relu6": relu6, "sin": unary("Sin"), "cos": unary("Cos"),
     "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,

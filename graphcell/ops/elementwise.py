@@ -33,10 +33,13 @@ UNARY: dict[str, Primitive] = {}
 BINARY: dict[str, Primitive] = {}
 
 
-def unary(name: str, fn, *, floats_only: bool = False, out_dtype: DType | None = None) -> Primitive:
+def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False,
+          out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType) -> TensorType:
         if floats_only:
             check(x.dtype.is_floating, f"{name} needs a floating-point tensor, got {x}")
+        if numbers_only:
+            check(x.dtype is not bool_, f"{name} needs a numeric tensor, got {x}")
         return TensorType(x.shape, out_dtype or x.dtype)
     prim = Primitive(name, rule, fn)
     prim.def_batch(batching.vectorized(prim))
@@ -73,6 +76,11 @@ ceil = unary("ceil", jnp.ceil, floats_only=True)
 round_ = unary("round", jnp.round, floats_only=True)  # half to even, as numpy and ONNX
 logical_not = unary("not", jnp.logical_not)
 is_finite = unary("is_finite", jnp.isfinite, floats_only=True, out_dtype=bool_)
+# Their own primitives, not max(x, 0) and a clamp: the gradient is 0 at the kinks (MindSpore's
+# ReluGrad and ReLU6Grad, jax.nn.relu and relu6, torch), where max's balanced rule sends half,
+# and the backward pass is a mask, not max's nine ops.
+relu = unary("relu", jax.nn.relu, numbers_only=True)
+relu6 = unary("relu6", jax.nn.relu6, floats_only=True)
 
 add = binary("add", jnp.add)
 sub = binary("sub", jnp.subtract)
@@ -123,6 +131,15 @@ _unary_vjp(logistic, lambda x, y: F.mul(y, F.sub(1.0, y)))
 _unary_vjp(sin, lambda x, y: F.cos(x))
 _unary_vjp(cos, lambda x, y: F.neg(F.sin(x)))
 _unary_vjp(erf, lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), 2.0 / math.sqrt(math.pi)))
+
+
+# A mask product rather than a select: the same numbers for every finite cotangent (an inf or
+# NaN one where the input is <= 0 gives NaN, not 0), and onnxruntime's Where kernel is 8x
+# slower than Greater+Cast+Mul (the LeNet5 ensemble step, N=4: 27 -> 37 ms with Where).
+_unary_vjp(relu, lambda x, y: F.cast(F.greater(y, 0), y.dtype))
+_unary_vjp(relu6, lambda x, y: F.cast(F.logical_and(F.greater(x, 0), F.less(x, 6)), y.dtype))
+
+
 # As jax: |x|' = 1 at 0.
 _unary_vjp(abs_, lambda x, y: F.select(F.greater_equal(x, 0), F.ones_like(x), F.full_like(x, -1.0)))
 for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, eq, ne, lt, le, gt, ge):

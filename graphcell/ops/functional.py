@@ -560,12 +560,12 @@ def bmm(x, y):
 # -- neural-network functions ---------------------------------------------------------------
 
 def relu(x):
-    x = as_tensor(x)
-    return maximum(x, 0)
+    return ew.relu.bind(as_tensor(x))
 
 
 def relu6(x):
-    return clamp(as_tensor(x), 0, 6)
+    x = as_tensor(x)
+    return ew.relu6.bind(x) if x.dtype.is_floating else clamp(x, 0, 6)
 
 
 def leaky_relu(x, alpha=0.2):
