@@ -121,10 +121,36 @@ def test_a_second_ensemble_adopts_the_members_and_the_first_rebuilds(nets):
     np.testing.assert_allclose(second(x).asnumpy(), expected, atol=1e-5)
     jitted = ms.jit(first)
     np.testing.assert_allclose(jitted(x).asnumpy(), expected, atol=1e-5)
+    traces = jitted.cache_size, first.cache_size, second.cache_size
     nets[1].fc3.bias.set_data(np.zeros(10, np.float32))
-    second(x)                                                    # adopts again: jitted must retrace
+    second(x)                                                    # adopts again
     expected = np.stack([n(x).asnumpy() for n in nets])
-    np.testing.assert_allclose(jitted(x).asnumpy(), expected, atol=1e-5)
+    np.testing.assert_allclose(jitted(x).asnumpy(), expected, atol=1e-5)  # reading first's stacks re-adopts
+    assert nets[1].fc3.bias._home.ensemble is first.ensemble
+    assert (jitted.cache_size, first.cache_size, second.cache_size) == traces   # nothing retraced
+
+
+def test_training_and_evaluating_ensembles_alternate_without_retracing():
+    """A training ensemble and an evaluation ensemble over the same LeNet5s, called in turn
+    (train a step, evaluate, ...): each sees the other's latest weights, and neither retraces."""
+    from tests.models.train_step import TrainOneStepNet
+    rng = np.random.default_rng(0)
+    images = Tensor(rng.standard_normal((4, 8, 1, 32, 32)).astype(np.float32))
+    labels = Tensor(rng.integers(0, 10, (4, 8)).astype(np.int32))
+    x = Tensor(golden_array("minibatch.npy"))
+    nets, reference_nets = [load_lenet(i) for i in range(4)], [load_lenet(i) for i in range(4)]
+    train = ms.vmap(nn.CellList([TrainOneStepNet(n, 1e-2) for n in nets]))
+    evaluate = ms.vmap(nn.CellList(nets), in_axes=None)
+    evaluate_jitted = ms.jit(lambda v: evaluate(v) * 1.0)   # a graph that inlined the ensemble
+    reference = ms.vmap(nn.CellList([TrainOneStepNet(n, 1e-2) for n in reference_nets]))
+    for _ in range(3):
+        np.testing.assert_allclose(train(images, labels).asnumpy(), reference(images, labels).asnumpy(), rtol=1e-6)
+        expected = np.stack([n(x).asnumpy() for n in reference_nets])
+        np.testing.assert_allclose(evaluate(x).asnumpy(), expected, atol=1e-5)
+        np.testing.assert_allclose(train(images, labels).asnumpy(), reference(images, labels).asnumpy(), rtol=1e-6)
+        expected = np.stack([n(x).asnumpy() for n in reference_nets])
+        np.testing.assert_allclose(evaluate_jitted(x).asnumpy(), expected, atol=1e-5)
+    assert train.cache_size == evaluate.cache_size == evaluate_jitted.cache_size == 1
 
 
 class Counter(nn.Cell):

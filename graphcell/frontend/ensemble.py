@@ -7,7 +7,9 @@ vmapped step then reads and writes the stacked Parameters only and copies nothin
 
 Another ensemble over the same Cells may adopt them later (the seed runs `vmap(train_nets)`
 and then `vmap(nets)`): it reads the current values, re-homes the members, and marks the old
-ensemble as not owning them; the old one re-adopts (one copy) the next time it is called.
+ensemble as not owning them; the old one re-adopts (one copy) the next time its stacks are
+read: by its vmapped callable, or by any compiled graph that inlined it (`StackedParameter`),
+so alternating two ensembles over the same Cells retraces nothing.
 """
 from __future__ import annotations
 
@@ -28,10 +30,31 @@ def postfix_name(name: str) -> str:
     return _INDEX_PREFIX.sub("", name, count=1)
 
 
+class StackedParameter(Parameter):
+    """An ensemble's stacked Parameter. Reading its value first makes its ensemble the members'
+    home again if another ensemble adopted them since, so a graph traced against these stacks
+    (a vmapped step, or a jitted function that called it) stays valid and reads current values."""
+    __slots__ = ("_ensemble",)
+
+    def __init__(self, array, ensemble: "Ensemble", **kwargs):
+        super().__init__(array, **kwargs)
+        self._ensemble = ensemble
+
+    @property
+    def _payload(self):
+        if not self._ensemble.owns:
+            self._ensemble.ensure_home()
+        return self._array
+
+    @_payload.setter
+    def _payload(self, array):
+        self._array = array
+
+
 class StackSlot:
     """The home of one parameter's N member copies: a stacked Parameter of shape [N, ...]."""
 
-    def __init__(self, ensemble: "Ensemble", stacked: Parameter):
+    def __init__(self, ensemble: "Ensemble", stacked: StackedParameter):
         self.ensemble = ensemble
         self.stacked = stacked
         self._slices: tuple = (None, {})  # (the stacked array they came from, {i: slice})
@@ -40,7 +63,7 @@ class StackSlot:
         # Reading a member's shape or dtype reads its array, so slices are cached until the
         # stack changes. Slicing eagerly with jax compiles one program per shape (and index):
         # on the CPU a numpy view copied once compiles nothing.
-        stack = self.stacked._payload
+        stack = self.stacked._array   # this slot is the member's home: its array is current
         source, slices = self._slices
         if source is not stack:
             slices = {}
@@ -50,7 +73,7 @@ class StackSlot:
         return slices[i]
 
     def write_member(self, i: int, array) -> None:
-        self.stacked._payload = _write_slice(self.stacked._payload, i, jnp.asarray(array))
+        self.stacked._array = _write_slice(self.stacked._array, i, jnp.asarray(array))
 
 
 def _stack(arrays: list):
@@ -82,14 +105,15 @@ class Ensemble:
             raise ValueError("vmap: the CellList is empty")
         self.member_params = [list(c.get_parameters()) for c in self.members]
         check_same_parameters(self.member_params)
+        self.owns = False
         self.slots: list[StackSlot] = []
         self._slot_of: dict[int, StackSlot] = {}   # id(member-0 Parameter) -> slot
         arrays = self._current_stacks()
         for p0, array in zip(self.member_params[0], arrays):
-            slot = StackSlot(self, Parameter(array, name=postfix_name(p0.name), requires_grad=p0.requires_grad))
+            slot = StackSlot(self, StackedParameter(array, self, name=postfix_name(p0.name),
+                                                    requires_grad=p0.requires_grad))
             self.slots.append(slot)
             self._slot_of[id(p0)] = slot
-        self.owns = False
         self.mesh = None  # set by place(): the 1-D `ensemble` mesh the stacks are split over
         self._adopt(arrays)
 
@@ -109,8 +133,8 @@ class Ensemble:
         if mesh is None:
             return
         for slot in self.slots:
-            array = slot.stacked._payload
-            slot.stacked._payload = place(array, ensemble_sharding(mesh, array.ndim))
+            array = slot.stacked._array
+            slot.stacked._array = place(array, ensemble_sharding(mesh, array.ndim))
 
     def _current_stacks(self) -> list:
         return [_stack([ps[j]._payload for ps in self.member_params]) for j in range(len(self.member_params[0]))]
@@ -122,10 +146,8 @@ class Ensemble:
             self._adopt(self._current_stacks())
 
     def _adopt(self, arrays) -> None:
-        from ..compiler.jit import bump_config_epoch
         for slot, array in zip(self.slots, arrays):
-            slot.stacked._payload = array
-        self.place(self.mesh)  # re-adopted stacks go back onto the ensemble mesh
+            slot.stacked._array = array
         for i, params in enumerate(self.member_params):
             for slot, p in zip(self.slots, params):
                 old = p._home
@@ -133,7 +155,7 @@ class Ensemble:
                     old.ensemble.owns = False
                 p._home, p._home_index = slot, i
         self.owns = True
-        bump_config_epoch()  # jitted code traced against the old stacks must retrace
+        self.place(self.mesh)  # re-adopted stacks go back onto the ensemble mesh
 
 
 def check_same_parameters(member_params: list[list[Parameter]]) -> None:
