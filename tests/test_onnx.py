@@ -162,6 +162,33 @@ def test_bias_fusion_for_conv_and_dense():
     np.testing.assert_allclose(out, net(x).asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_leaky_relu_is_one_leakyrelu_node_and_other_selects_stay_where():
+    """functional.leaky_relu is select(x >= 0, x, x * a): ONNX's LeakyRelu exactly (which
+    onnxruntime fuses into the Conv; its Where is ~8x slower than an elementwise op), with
+    the compare and the product left unused dropped from the file."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.act = nn.LeakyReLU(0.3)
+
+        def construct(self, x, y):
+            h = self.act(self.conv(x))
+            # not a LeakyReLU: the product is of another tensor
+            return h, ops.select(ops.greater_equal(h, 0), h, ops.mul(y, 0.3))
+
+    net = Net()
+    x = ms.Tensor(RNG.standard_normal((2, 3, 5, 5)).astype(np.float32))
+    y = ms.Tensor(RNG.standard_normal((2, 4, 5, 5)).astype(np.float32))
+    model = to_onnx(net, x, y).model
+    ops_used = sorted(n.op_type for n in model.graph.node)
+    assert ops_used == ["Conv", "GreaterOrEqual", "LeakyRelu", "Mul", "Where"], ops_used
+    assert next(n for n in model.graph.node if n.op_type == "LeakyRelu").attribute[0].f == pytest.approx(0.3)
+    got = Session(model, providers=["cpu"]).run(x.asnumpy(), y.asnumpy())
+    for g, want in zip(got, net(x, y)):
+        np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_unsupported_ops_are_listed_at_once_with_their_cells(monkeypatch):
     monkeypatch.setattr(PRIMITIVES["relu"], "onnx_rule", None)
     monkeypatch.setattr(PRIMITIVES["dot_general"], "onnx_rule", None)

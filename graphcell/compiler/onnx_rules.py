@@ -188,7 +188,33 @@ def relu6(ctx, x):
 
 
 def select(ctx, p, x, y):
+    slope = _leaky_relu_slope(ctx.node)
+    if slope is not None:  # onnxruntime's Where is ~8x slower than an elementwise op, and blocks fusion
+        return ctx.op("LeakyRelu", x, alpha=slope)
     return ctx.op("Where", p, x, y)
+
+
+def _leaky_relu_slope(node) -> float | None:
+    """a, when `node` is select(x >= 0, x, x * a) (functional.leaky_relu) over floats:
+    ONNX's LeakyRelu exactly. The compare and the product it bypasses become unused, and the
+    lowering drops them (`onnx_peepholes._drop_unused`)."""
+    pred, x, y = node.inputs
+    compare, product = pred.producer, y.producer
+    if (compare is None or compare.primitive.name != "ge" or compare.inputs[0] is not x
+            or product is None or product.primitive.name != "mul" or not x.dtype.is_floating
+            or x.type != node.outputs[0].type or x not in product.inputs):
+        return None
+    zero, slope = compare.inputs[1], product.inputs[1] if product.inputs[0] is x else product.inputs[0]
+    zero_value, slope_value = _scalar_constant(zero), _scalar_constant(slope)
+    return float(slope_value) if zero_value == 0 and slope_value is not None else None
+
+
+def _scalar_constant(value):
+    """The value of a 0-d (or one-element) IR constant, else None."""
+    node = value.producer
+    if node is None or node.primitive.name != "constant" or node.attrs["value"].array.size != 1:
+        return None
+    return node.attrs["value"].array.reshape(()).item()
 
 
 # -- reductions -----------------------------------------------------------------------------------
