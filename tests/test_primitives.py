@@ -252,6 +252,23 @@ def test_max_pool_grad_against_torch():
     np.testing.assert_allclose(got, x.grad.numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,window", [((2, 3, 8, 6), (1, 1, 2, 2)), ((1, 2, 9, 6), (1, 1, 3, 3)),
+                                          ((4, 6), (2, 3)), ((2, 2, 4, 6, 4), (1, 2, 2, 3, 1))])
+def test_tiling_max_pool_grad_routes_to_the_first_maximum_as_xla(shape, window, dtype):
+    """Windows that tile the input take the argmax form (nn_prims._tiling_max_grad); XLA's
+    select-and-scatter is the reference, ties included (rounded values, ReLU zeros)."""
+    import jax
+    from graphcell.ops.nn_prims import _reduce_window_max
+    x = np.maximum(np.round(rand(shape, dtype, -2, 2)), 0)
+    attrs = dict(window=window, strides=window, padding=((0, 0),) * len(shape))
+    g = rand(tuple(d // k for d, k in zip(shape, window)), dtype)
+    _, vjp = jax.vjp(lambda a: _reduce_window_max(a, **attrs), x)
+    want = np.asarray(vjp(g)[0])
+    for jit in (True, False):
+        np.testing.assert_array_equal(run("reduce_window_max_grad", [x, g], attrs, jit), want)
+
+
 def test_random_primitives_are_deterministic_and_distributed():
     key = np.array([0, 42], np.uint32)
     a = run("random_uniform", [key], {"shape": (2000,), "dtype": ms.float32}, True)

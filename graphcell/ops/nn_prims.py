@@ -235,8 +235,28 @@ def _max_grad_rule(x: TensorType, g: TensorType, *, window, strides, padding) ->
 
 
 def _max_grad_impl(x, g, *, window, strides, padding):
+    if tuple(window) == tuple(strides) and not any(lo or hi for lo, hi in padding) \
+            and all(d % k == 0 for d, k in zip(x.shape, window)):
+        return _tiling_max_grad(x, g, window)
     _, vjp = jax.vjp(lambda a: _reduce_window_max(a, window=window, strides=strides, padding=padding), x)
     return vjp(g)[0]
+
+
+def _tiling_max_grad(x, g, window):
+    """The max-pool gradient where the windows tile x: each window's elements on a last axis,
+    argmax picks the first maximum (the element XLA's select-and-scatter picks among equals),
+    and the cotangent goes there. XLA's CPU select-and-scatter becomes iotas, a reduce-window
+    over (value, index) pairs and a scatter: LeNet5's first pool gradient at batch 32 takes
+    1.54 ms that way, 0.39 ms this way. (A NaN in a window: argmax picks it; select-and-
+    scatter picks the first element. Both are arbitrary for a NaN input.)"""
+    rank = x.ndim
+    split = tuple(v for d, k in zip(x.shape, window) for v in (d // k, k))   # [d0/k0, k0, d1/k1, k1, ...]
+    to_last = tuple(range(0, 2 * rank, 2)) + tuple(range(1, 2 * rank, 2))   # window offsets last
+    blocks = jnp.transpose(x.reshape(split), to_last).reshape(g.shape + (-1,))
+    winner = jnp.argmax(blocks, axis=-1)
+    routed = jnp.where(jnp.arange(blocks.shape[-1]) == winner[..., None], g[..., None], jnp.zeros((), g.dtype))
+    back = jnp.transpose(routed.reshape(g.shape + tuple(window)), np.argsort(to_last))
+    return back.reshape(x.shape)
 
 
 # The transpose of max pooling: routes each cotangent to the (first) max of its window.
