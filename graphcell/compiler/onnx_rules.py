@@ -685,7 +685,8 @@ RULES = {
     "stop_gradient": unary("Identity"),
     # elementwise unary
     "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
-    "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "relu": unary("Relu"), "relu6": relu6, "sin": unary("Sin"), "cos": unary("Cos"),
+    "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
+    "relu": unary("Relu"), "relu6": relu6,
     "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,
