@@ -45,8 +45,8 @@ def conv_attrs(nsp=2, strides=None, padding=None, lhs=None, rhs=None, groups=1, 
 
 
 KEY = np.array([7, 42], np.uint32)
-UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil", "round",
-         "expm1"]
+UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil",
+         "round", "expm1"]
 BINARY = ["add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"]
 
 RECORDS = [

@@ -31,8 +31,8 @@ def _erf(x):
 UNARY = {
     "neg": (np.negative, None), "exp": (np.exp, None), "log": (np.log, (0.1, 3)),
     "log1p": (np.log1p, (-0.5, 3)), "expm1": (np.expm1, None), "sqrt": (np.sqrt, (0.1, 3)),
-    "rsqrt": (lambda x: 1 / np.sqrt(x), (0.1, 3)), "tanh": (np.tanh, None), "relu": (lambda x: np.maximum(x, 0), None),
-    "relu6": (lambda x: np.clip(x, 0, 6), (-3, 9)),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), (0.1, 3)), "tanh": (np.tanh, None),
+    "relu": (lambda x: np.maximum(x, 0), None), "relu6": (lambda x: np.clip(x, 0, 6), (-3, 9)),
     "logistic": (lambda x: 1 / (1 + np.exp(-x)), None), "sin": (np.sin, None), "cos": (np.cos, None),
     "erf": (_erf, None), "abs": (np.abs, None), "sign": (np.sign, None), "floor": (np.floor, None),
     "ceil": (np.ceil, None), "round": (np.round, None),
