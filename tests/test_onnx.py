@@ -162,55 +162,54 @@ def test_bias_fusion_for_conv_and_dense():
     np.testing.assert_allclose(out, net(x).asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+class ConvAct(nn.Cell):
+    """A convolution and an activation, plus `extra(act_output, second_input)` as a second output."""
+
+    def __init__(self, act, extra):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.act = act
+        self.extra = extra
+
+    def construct(self, x, second):
+        h = self.act(self.conv(x))
+        return h, self.extra(self, h, second)
+
+
+def _export_and_run(net, *inputs):
+    model = to_onnx(net, *inputs).model
+    got = Session(model, providers=["cpu"]).run(*[t.asnumpy() for t in inputs])
+    return model, got, [t.asnumpy() for t in net(*inputs)]
+
+
 def test_leaky_relu_is_one_leakyrelu_node_and_other_selects_stay_where():
     """functional.leaky_relu is select(x >= 0, x, x * a): ONNX's LeakyRelu exactly (which
     onnxruntime fuses into the Conv; its Where is ~8x slower than an elementwise op), with
     the compare and the product left unused dropped from the file."""
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv = nn.Conv2d(3, 4, 3)
-            self.act = nn.LeakyReLU(0.3)
-
-        def construct(self, x, y):
-            h = self.act(self.conv(x))
-            # not a LeakyReLU: the product is of another tensor
-            return h, ops.select(ops.greater_equal(h, 0), h, ops.mul(y, 0.3))
-
-    net = Net()
+    # the second output is not a LeakyReLU: the product is of another tensor
+    net = ConvAct(nn.LeakyReLU(0.3), lambda self, h, y: ops.select(ops.greater_equal(h, 0), h, ops.mul(y, 0.3)))
     x = ms.Tensor(RNG.standard_normal((2, 3, 5, 5)).astype(np.float32))
     y = ms.Tensor(RNG.standard_normal((2, 4, 5, 5)).astype(np.float32))
-    model = to_onnx(net, x, y).model
+    model, got, want = _export_and_run(net, x, y)
     ops_used = sorted(n.op_type for n in model.graph.node)
     assert ops_used == ["Conv", "GreaterOrEqual", "LeakyRelu", "Mul", "Where"], ops_used
     assert next(n for n in model.graph.node if n.op_type == "LeakyRelu").attribute[0].f == pytest.approx(0.3)
-    got = Session(model, providers=["cpu"]).run(x.asnumpy(), y.asnumpy())
-    for g, want in zip(got, net(x, y)):
-        np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-5, atol=1e-6)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
 def test_elu_is_one_elu_node():
     """functional.elu is select(x > 0, x, expm1(min(x, 0)) * a): ONNX's Elu. onnxruntime
     computes a * (exp(x) - 1), within a few 1e-8 of expm1 near 0 (a LeNet-sized ELU conv net:
     37.5 -> 4.8 ms, expm1 alone was a dozen ONNX ops)."""
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv = nn.Conv2d(3, 4, 3)
-            self.act = nn.ELU(0.7)
-
-        def construct(self, x, near_zero):
-            return self.act(self.conv(x)), self.act(near_zero)
-
-    net = Net()
+    net = ConvAct(nn.ELU(0.7), lambda self, h, near_zero: self.act(near_zero))
     x = ms.Tensor(RNG.standard_normal((2, 3, 5, 5)).astype(np.float32))
     near_zero = ms.Tensor(np.array([-1e-8, -3e-6, -1e-3, 0.0, 1e-7, -2.0, 5.0], np.float32))
-    model = to_onnx(net, x, near_zero).model
+    model, got, want = _export_and_run(net, x, near_zero)
     assert sorted(n.op_type for n in model.graph.node) == ["Conv", "Elu", "Elu"]
     assert all(n.attribute[0].f == pytest.approx(0.7) for n in model.graph.node if n.op_type == "Elu")
-    got = Session(model, providers=["cpu"]).run(x.asnumpy(), near_zero.asnumpy())
-    for g, want in zip(got, net(x, near_zero)):
-        np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-6, atol=1e-7)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
 
 
 def test_unsupported_ops_are_listed_at_once_with_their_cells(monkeypatch):
