@@ -51,6 +51,10 @@ add("relu", [f32(3, 4)])
 add("relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0, as jax.nn.relu and MindSpore
 add("relu6", [f32(3, 4) * 4.0 + 2.0])
 add("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)])  # 0 at both kinks
+add("leaky_relu", [f32(3, 4)], alpha=0.3)
+add("leaky_relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)], alpha=0.3)  # 1 at 0, as jax.nn.leaky_relu
+add("elu", [f32(3, 4)], alpha=0.7)
+add("elu", [np.array([-2.0, 0.0, -0.0, 1.0], np.float32)], alpha=0.7)  # alpha at 0, as jax.nn.elu and torch
 add("pow", [pos(3, 4), f32(3, 4)])
 add("pow", [pos(3, 4), np.float32(2.0) * np.ones((), np.float32)])
 add("select", [rng.uniform(size=(3, 4)) > 0.5, f32(3, 4), f32(1, 4)])

@@ -60,6 +60,8 @@ RECORDS = [
     rec("abs", [r(6, dtype=I32)], id="abs-i32"),
     rec("relu", [r(6, dtype=I32)], id="relu-i32"),
     rec("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.5], F32)], id="relu6-f32-edges"),
+    rec("leaky_relu", [r(2, 3, 4)], alpha=0.3), rec("leaky_relu", [r(5, dtype=F64)], alpha=0.01, id="leaky_relu-f64"),
+    rec("elu", [np.array([-3.0, -1e-3, -1e-8, 0.0, 2.0], F32)], tol=1e-7, alpha=0.7),
     rec("log", [pos(3, 4)]), rec("sqrt", [pos(3, 4)]), rec("rsqrt", [pos(3, 4)]),
     rec("log1p", [np.array([1e-9, -1e-7, 0.5, -0.5, 3.0, 0.0], F32)]),
     rec("expm1", [np.array([1e-9, -1e-7, 0.5, -0.5, 3.0, 0.0, -30.0], F32)], id="expm1-small"),

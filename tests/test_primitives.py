@@ -283,8 +283,16 @@ def test_random_primitives_are_deterministic_and_distributed():
     assert f.shape == (2,) and not np.array_equal(f, key)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,torch_fn", [("leaky_relu", TF.leaky_relu), ("elu", TF.elu)])
+def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
+    x = np.concatenate([rand((11,), dtype, -3, 3), np.array([0.0, -0.0, -1e-8], dtype)])
+    close(run(name, [x], {"alpha": 0.3}, jit), torch_fn(torch.from_numpy(x), 0.3).numpy(), dtype)
+
+
 def test_every_primitive_is_covered_here():
-    covered = set(UNARY) | set(BINARY) | {
+    covered = set(UNARY) | set(BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",

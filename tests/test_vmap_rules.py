@@ -36,6 +36,7 @@ for _name in ew.BINARY:
     _dt = BOOL if _name in ("and", "or") else F32
     RECORDS[_name] = ([((2, 1, 3), _dt), ((4, 3), _dt)], {})
 RECORDS.update({
+    "leaky_relu": ([((2, 3), F32)], {"alpha": 0.3}), "elu": ([((2, 3), F32)], {"alpha": 0.7}),
     "select": ([((2, 3), BOOL), ((2, 3), F32), ((3,), F32)], {}),
     "cast": ([((2, 3), F32)], {"dtype": ms.int32}),
     "stop_gradient": ([((2, 3), F32)], {}),

@@ -25,34 +25,6 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _elementwise_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
-    _drop_unused(b.nodes, keep)
-
-
-def _drop_unused(nodes: list, keep: set) -> None:
-    """Drops nodes none of whose outputs is read (by a later node, a subgraph, or as a graph
-    output): what a rule bypassed, such as the compare and product under a LeakyRelu."""
-    read = set(keep)
-    kept = []
-    for node in reversed(nodes):
-        if not any(name in read for name in node.output if name):
-            continue
-        kept.append(node)
-        read.update(node.input)
-        read.update(_subgraph_reads(node))
-    nodes[:] = kept[::-1]
-
-
-def _subgraph_reads(node) -> set:
-    """The names an If/Loop/Scan node's bodies read (from the outer scope, or their own)."""
-    names = set()
-    for attr in node.attribute:
-        graphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
-        for graph in graphs:
-            names.update(graph_output.name for graph_output in graph.output)
-            for inner in graph.node:
-                names.update(inner.input)
-                names.update(_subgraph_reads(inner))
-    return names
 
 
 # Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
@@ -296,9 +268,7 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
             renames[node.output[0]] = node.input[0]
             dropped.add(id(node))
     nodes[:] = [n for n in nodes if id(n) not in dropped]
-    if renames:
-        for n in nodes:
-            n.input[:] = [renames.get(i, i) for i in n.input]
+    rename(nodes, renames)   # subgraphs read outer values by name too
 
 
 def _use_counts(nodes) -> dict:

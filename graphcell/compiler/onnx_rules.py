@@ -37,6 +37,10 @@ def unary(op_type: str):
     return lambda ctx, x: ctx.op(op_type, x)
 
 
+def unary_alpha(op_type: str):
+    return lambda ctx, x, *, alpha: ctx.op(op_type, x, alpha=alpha)
+
+
 def binary(op_type: str):
     return lambda ctx, x, y: ctx.op(op_type, x, y)
 
@@ -188,59 +192,7 @@ def relu6(ctx, x):
 
 
 def select(ctx, p, x, y):
-    # onnxruntime's Where is ~8x slower than an elementwise op and blocks the Conv fusion, so
-    # the activations written as selects lower to their ONNX ops.
-    slope = _leaky_relu_slope(ctx.node)
-    if slope is not None:
-        return ctx.op("LeakyRelu", x, alpha=slope)
-    alpha = _elu_alpha(ctx.node)
-    if alpha is not None:
-        return ctx.op("Elu", x, alpha=alpha)
     return ctx.op("Where", p, x, y)
-
-
-def _leaky_relu_slope(node) -> float | None:
-    """a, when `node` is select(x >= 0, x, x * a) (functional.leaky_relu) over floats:
-    ONNX's LeakyRelu exactly. The compare and the product it bypasses become unused, and the
-    lowering drops them (`onnx_peepholes._drop_unused`)."""
-    pred, x, y = node.inputs
-    compare, product = pred.producer, y.producer
-    if (compare is None or compare.primitive.name != "ge" or compare.inputs[0] is not x
-            or product is None or product.primitive.name != "mul" or not x.dtype.is_floating
-            or x.type != node.outputs[0].type or x not in product.inputs):
-        return None
-    zero, slope = compare.inputs[1], product.inputs[1] if product.inputs[0] is x else product.inputs[0]
-    zero_value, slope_value = _scalar_constant(zero), _scalar_constant(slope)
-    return float(slope_value) if zero_value == 0 and slope_value is not None else None
-
-
-def _elu_alpha(node) -> float | None:
-    """a, when `node` is select(x > 0, x, expm1(min(x, 0)) * a) (functional.elu) over floats:
-    ONNX's Elu (onnxruntime computes a * (exp(x) - 1): within float32 rounding of expm1, a
-    few 1e-8 near 0). Its compare, min, expm1 (a dozen ONNX ops) and product go unused."""
-    pred, x, y = node.inputs
-    compare, product = pred.producer, y.producer
-    if (compare is None or compare.primitive.name != "gt" or compare.inputs[0] is not x
-            or _scalar_constant(compare.inputs[1]) != 0 or not x.dtype.is_floating
-            or x.type != node.outputs[0].type or product is None or product.primitive.name != "mul"):
-        return None
-    for branch, scale in (product.inputs, product.inputs[::-1]):
-        expm1, alpha = branch.producer, _scalar_constant(scale)
-        if expm1 is None or expm1.primitive.name != "expm1" or alpha is None:
-            continue
-        clipped = expm1.inputs[0].producer
-        if (clipped is not None and clipped.primitive.name == "min" and x in clipped.inputs
-                and any(_scalar_constant(v) == 0 for v in clipped.inputs if v is not x)):
-            return float(alpha)
-    return None
-
-
-def _scalar_constant(value):
-    """The value of a 0-d (or one-element) IR constant, else None."""
-    node = value.producer
-    if node is None or node.primitive.name != "constant" or node.attrs["value"].array.size != 1:
-        return None
-    return node.attrs["value"].array.reshape(()).item()
 
 
 # -- reductions -----------------------------------------------------------------------------------
@@ -713,6 +665,7 @@ RULES = {
     "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
     "relu": unary("Relu"), "relu6": relu6,
+    "leaky_relu": unary_alpha("LeakyRelu"), "elu": unary_alpha("Elu"),
     "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,

@@ -570,11 +570,15 @@ def relu6(x):
 
 def leaky_relu(x, alpha=0.2):
     x = as_tensor(x)
+    if x.dtype.is_floating:
+        return ew.leaky_relu.bind(x, alpha=float(alpha))
     return select(greater_equal(x, 0), x, mul(x, alpha))
 
 
 def elu(x, alpha=1.0):
     x = as_tensor(x)
+    if x.dtype.is_floating:
+        return ew.elu.bind(x, alpha=float(alpha))
     return select(greater(x, 0), x, mul(expm1(minimum(x, 0)), alpha))
 
 
