@@ -248,3 +248,25 @@ def test_a_narrow_convolution_over_the_shared_input_is_one_wide_conv(width, conv
     assert all(len(n.input) == 3 for n in model.graph.node if n.op_type == "Conv" and "conv1" in n.name)
     np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+@pytest.mark.parametrize("in_axes", [None, 0])
+def test_members_take_their_weights_and_inputs_by_one_split_per_stacked_value(nets, in_axes, opset, monkeypatch):
+    """The per-member form reads each member's weights (and its part of a stacked input or of
+    the shared first convolution) through one Split per stacked value, not a Slice and a
+    Reshape per member: onnxruntime folds or runs every node it is given. Opset 17 splits by
+    the number of outputs, 18 by num_outputs."""
+    from graphcell.compiler import export as export_module
+    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    x = golden_array("minibatch.npy")
+    x = x if in_axes is None else np.stack([x[(np.arange(3) + k) % 3] for k in range(4)])
+    ensemble = ms.vmap(nets, in_axes=in_axes)
+    model = export_module.to_onnx(ensemble, ms.Tensor(x), opset=opset).model
+    onnx.checker.check_model(model, full_check=True)
+    ops_used = collections.Counter(n.op_type for n in model.graph.node)
+    stacked = 7 + (2 if in_axes == 0 else 1)   # conv2, fc1-3 weights and biases; conv1 and/or x
+    assert "Slice" not in ops_used and ops_used["Split"] == stacked
+    assert all(len(n.output) == 4 for n in model.graph.node if n.op_type == "Split")
+    np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-5)
