@@ -288,6 +288,15 @@ def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, outpu
             reduce=None, params_as_inputs=False, members=None, member_checkpoints=None,
             metadata=None) -> OnnxExport:
     """Traces `net(*inputs)` and lowers it to an in-memory ONNX model (see `export`)."""
+    from ..frontend.trace import paused_gc
+    with paused_gc():
+        return _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
+                        output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
+                        members=members, member_checkpoints=member_checkpoints, metadata=metadata)
+
+
+def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduce, params_as_inputs,
+             members, member_checkpoints, metadata) -> OnnxExport:
     t0 = time.perf_counter()
     fn = _with_head(net, reduce)
     leaves, structure = pytree.flatten((inputs, {}))

@@ -85,6 +85,12 @@ def _stack(arrays: list):
     return jnp.stack([jnp.asarray(a) for a in arrays])
 
 
+def _copy(stack):
+    if all(d.platform == "cpu" for d in stack.devices()):
+        return jax.device_put(np.array(stack))   # see _stack
+    return jnp.copy(stack)
+
+
 def _member_slice(stack, i: int):
     if all(d.platform == "cpu" for d in stack.devices()):
         return host_to_device(np.asarray(stack)[i])
@@ -137,7 +143,16 @@ class Ensemble:
             slot.stacked._array = place(array, ensemble_sharding(mesh, array.ndim))
 
     def _current_stacks(self) -> list:
-        return [_stack([ps[j]._payload for ps in self.member_params]) for j in range(len(self.member_params[0]))]
+        stacks = []
+        for j in range(len(self.member_params[0])):
+            params = [ps[j] for ps in self.member_params]
+            home = params[0]._home
+            if home is not None and all(p._home is home and p._home_index == i for i, p in enumerate(params)) \
+                    and len(home.ensemble) == len(params):
+                stacks.append(_copy(home.stacked._array))   # another ensemble of these members, in order
+            else:
+                stacks.append(_stack([p._payload for p in params]))
+        return stacks
 
     def ensure_home(self) -> None:
         """Makes the stacks the home of every member parameter again if another ensemble

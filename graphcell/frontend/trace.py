@@ -2,6 +2,8 @@
 the Graph plus the Python objects its inputs and outputs stand for."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -51,9 +53,29 @@ def _arg_names(fn, n_leaves_per_arg: list[int]) -> list[str]:
     return out
 
 
+@contextlib.contextmanager
+def paused_gc():
+    """Python's cyclic garbage collector off for a trace or an export: they allocate thousands
+    of small objects, which trigger full collections, and a full collection walks every
+    object in the process (jax's, onnx's, torch's): 150 ms out of an N=16 export's 300 ms
+    when one lands. The objects are collected as usual afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
     """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
     everything else is a constant of the trace."""
+    with paused_gc():
+        return _trace(fn, *args, name=name, **kwargs)
+
+
+def _trace(fn: Callable, *args, name: str | None, **kwargs) -> Traced:
     leaves, structure = pytree.flatten((args, kwargs))
     counts = [len(pytree.flatten(a)[0]) for a in args]
     counts.append(len(leaves) - sum(counts))
