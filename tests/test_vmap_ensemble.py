@@ -108,6 +108,31 @@ def test_tracing_an_ensemble_reads_no_member_slices(monkeypatch):
     assert sliced == [3]
 
 
+def test_a_new_ensemble_over_the_same_members_in_order_copies_the_stacks(monkeypatch):
+    """Wrapping members that another ensemble holds, in its order, copies its stacks (one copy
+    per parameter, no member slices); in another order each member's value is read."""
+    from graphcell.frontend import ensemble as ensemble_module
+    cells = [load_lenet(i) for i in range(4)]
+    x = Tensor(golden_array("minibatch.npy"))
+    first = ms.vmap(nn.CellList(cells), in_axes=None)
+    cells[1].fc3.bias.set_data(np.full(10, 0.5, np.float32))          # into first's stack
+    sliced = []
+    real = ensemble_module._member_slice
+    monkeypatch.setattr(ensemble_module, "_member_slice", lambda stack, i: (sliced.append(i), real(stack, i))[1])
+    second = ms.vmap(nn.CellList(cells), in_axes=None)
+    assert sliced == []
+    stack = cells[1].fc3.bias._home.stacked
+    assert stack is not first.ensemble.slots[-1].stacked and np.all(stack.asnumpy()[1] == 0.5)
+    cells[1].fc3.bias.set_data(np.zeros(10, np.float32))               # second's stack only
+    assert np.all(first.ensemble.slots[-1].stacked._array[1] == 0.5)
+    order = [2, 0, 3, 1]
+    shuffled = ms.vmap(nn.CellList([cells[i] for i in order]), in_axes=None)
+    assert sorted(sliced) == sorted([0, 1, 2, 3] * len(first.ensemble.slots))   # each member read from second
+    expected = np.stack([cells[i](x).asnumpy() for i in order])
+    np.testing.assert_allclose(shuffled(x).asnumpy(), expected, atol=1e-5)
+    np.testing.assert_allclose(second(x).asnumpy(), np.stack([c(x).asnumpy() for c in cells]), atol=1e-5)
+
+
 def test_a_second_ensemble_adopts_the_members_and_the_first_rebuilds(nets):
     x = Tensor(golden_array("minibatch.npy"))
     first = ms.vmap(nn.CellList(nets), in_axes=None)
