@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 import graphcell as ms
 from graphcell import nn, ops
@@ -113,3 +114,29 @@ def test_set_context_compile_cache_dir_configures_jax(tmp_path):
     finally:
         ms.set_context(compile_cache_dir=None)
     assert jax.config.jax_compilation_cache_dir is None and before is None
+
+
+def test_tracing_and_export_pause_the_garbage_collector_and_restore_it(tmp_path):
+    """Full collections walk every object in the process; a trace or an export runs without
+    them, and leaves the collector as it found it (on, or off when the user turned it off)."""
+    import gc
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x * 2.0
+
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    assert gc.isenabled()
+    ms.jit(f)(x)
+    ms.export(f, x, file_name=str(tmp_path / "f"))
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        ms.jit(f)(ms.Tensor(np.ones((3, 3), np.float32)))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(AttributeError):
+        ms.jit(lambda t: t.undefined_method())(x)
+    assert gc.isenabled()   # restored after a failed trace too
