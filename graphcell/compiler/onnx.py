@@ -69,11 +69,13 @@ class OnnxBuilder:
         if parent is None:
             self.initializers: list[onnx.TensorProto] = []
             self._taken: set[str] = set()
+            self._suffix: dict[str, int] = {}   # base -> the last suffix `unique` gave it
             self._consts: dict[tuple, str] = {}
             self.symbol_sources: dict[str, tuple[str, int, int]] = {}  # symbol -> (input, axis, size)
             self._symbols: dict[str, str] = {}
         else:  # a subgraph (If branch, Loop body): ONNX names are unique model-wide
             self.initializers, self._taken, self._consts = parent.initializers, parent._taken, parent._consts
+            self._suffix = parent._suffix
             self.symbol_sources, self._symbols = parent.symbol_sources, parent._symbols
         # Shapes rules know for values the IR does not name (a pooling's 4-D result), in
         # Reshape target form (see reshape_target), for the Reshape peepholes after lowering.
@@ -85,10 +87,11 @@ class OnnxBuilder:
 
     def unique(self, base: str) -> str:
         base = base or "v"
-        name, i = base, 0
-        while name in self._taken:
+        name, i = base, self._suffix.get(base, 0)   # from the last suffix: a base used k times
+        while name in self._taken:                  # would probe k names each time
             i += 1
             name = f"{base}_{i}"
+        self._suffix[base] = i
         self._taken.add(name)
         return name
 
@@ -338,10 +341,11 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     infos = []
     if value_info:
         graph_io = {i.name for i in inputs} | {o.name for o in outputs}
+        named = produced | set(renames.values())
         for node in graph.nodes:
             for v in node.outputs:
                 n = names.get(v)
-                if n is not None and n not in graph_io and n in produced | set(renames.values()):
+                if n is not None and n not in graph_io and n in named:
                     infos.append(onnx_value_info(n, v.type, dims_of(v)))
                     graph_io.add(n)
     onnx_graph = helper.make_graph(b.nodes, name or graph.name, inputs, outputs, initializers,
@@ -374,14 +378,25 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
             names[v] = n
 
 
+# The ONNX ops with subgraph attributes: only their attributes need reading when names are
+# looked for (reading every node's attributes is most of a big graph's renaming time).
+SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+
+
+def subgraphs(node) -> list:
+    """The subgraphs (GraphProtos) of `node`: its If branches or Loop/Scan body."""
+    if node.op_type not in SUBGRAPH_OPS:
+        return []
+    return [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+
+
 def used_names(nodes) -> set:
     """Every name read by `nodes` or by the nodes of their subgraphs (If / Loop)."""
     used = set()
     for n in nodes:
         used.update(n.input)
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                used |= used_names(a.g.node) | {o.name for o in a.g.output}
+        for g in subgraphs(n):
+            used |= used_names(g.node) | {o.name for o in g.output}
     return used
 
 
@@ -398,9 +413,8 @@ def rename(nodes, renames: dict[str, str]) -> None:
     if not renames:
         return
     for n in nodes:
-        for a in n.attribute:   # subgraphs read outer names too
-            if a.type == onnx.AttributeProto.GRAPH:
-                rename(a.g.node, renames)
+        for g in subgraphs(n):   # subgraphs read outer names too
+            rename(g.node, renames)
         for i, x in enumerate(n.input):
             if x in renames:
                 n.input[i] = renames[x]

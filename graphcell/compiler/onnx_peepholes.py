@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .onnx import OnnxBuilder, rename
+from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, subgraphs
 
 
 def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
@@ -130,10 +130,10 @@ def _merge_duplicates(nodes: list, keep: set) -> None:
     and nodes writing graph outputs stay."""
     seen, renames, out = {}, {}, []
     for node in nodes:
-        node.input[:] = [renames.get(i, i) for i in node.input]
-        mergeable = (node.op_type not in _NONDETERMINISTIC and not any(o in keep for o in node.output)
-                     and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-                                 for a in node.attribute))
+        if renames and any(i in renames for i in node.input):
+            node.input[:] = [renames.get(i, i) for i in node.input]
+        mergeable = (node.op_type not in _NONDETERMINISTIC and node.op_type not in SUBGRAPH_OPS
+                     and not any(o in keep for o in node.output))
         if not mergeable:
             out.append(node)
             continue
@@ -161,15 +161,22 @@ def _member_slices_to_split(b: OnnxBuilder, keep: set, constants: dict, shapes: 
     for n in nodes:
         for name in n.input:
             readers.setdefault(name, []).append(n)
+    memo: dict = {}
+
+    def ints(name):   # each shape/index constant read once
+        if name not in memo:
+            memo[name] = _constant_ints(constants, name)
+        return memo[name]
+
     groups: dict[tuple, dict[int, list]] = {}   # (data, axis) -> member -> [(slice, reshape)]
     for node in nodes:
-        member = _member_slice(node, constants, shapes)
+        member = _member_slice(node, ints, shapes)
         if member is None or uses.get(node.output[0]) != 1 or node.output[0] in keep:
             continue
         (view,) = readers.get(node.output[0], [None])
         data, axis, index = member
         squeezed = shapes[data][:axis] + shapes[data][axis + 1:]
-        if view is None or view.op_type != "Reshape" or _constant_ints(constants, view.input[1]) != squeezed:
+        if view is None or view.op_type != "Reshape" or ints(view.input[1]) != squeezed:
             continue
         groups.setdefault((data, axis), {}).setdefault(index, []).append((node, view))
     position = {id(n): i for i, n in enumerate(nodes)}
@@ -203,14 +210,15 @@ def _member_slices_to_split(b: OnnxBuilder, keep: set, constants: dict, shapes: 
     rename(nodes, renames)
 
 
-def _member_slice(node, constants: dict, shapes: dict) -> tuple | None:
+def _member_slice(node, ints, shapes: dict) -> tuple | None:
     """(data, axis, index) for a Slice taking one index of one axis, from a value of known
-    shape whose next axis exists (so the two can merge), else None."""
+    shape whose next axis exists (so the two can merge), else None. `ints(name)`: a constant's
+    int64 values, or None."""
     if node.op_type != "Slice" or not 3 <= len(node.input) <= 5 or shapes.get(node.input[0]) is None:
         return None
-    starts, ends = _constant_ints(constants, node.input[1]), _constant_ints(constants, node.input[2])
-    axes = _constant_ints(constants, node.input[3]) if len(node.input) > 3 and node.input[3] else (0,)
-    steps = _constant_ints(constants, node.input[4]) if len(node.input) > 4 and node.input[4] else (1,)
+    starts, ends = ints(node.input[1]), ints(node.input[2])
+    axes = ints(node.input[3]) if len(node.input) > 3 and node.input[3] else (0,)
+    steps = ints(node.input[4]) if len(node.input) > 4 and node.input[4] else (1,)
     shape = shapes[node.input[0]]
     if starts is None or ends is None or axes is None or steps != (1,) or len(starts) != 1 or len(axes) != 1:
         return None
@@ -329,12 +337,14 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     allowzero is set). Values named in `keep` (graph outputs) are never removed."""
     uses = _use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
+    targets = {name: tuple(numpy_helper.to_array(constants[name]).reshape(-1).tolist())
+               for name in {n.input[1] for n in nodes if n.op_type == "Reshape" and n.input[1] in constants}}
     dropped = set()
     for node in nodes:
         if node.op_type != "Reshape" or node.input[1] not in constants:
             continue
         allowzero = any(a.name == "allowzero" and a.i == 1 for a in node.attribute)
-        if not allowzero and 0 in numpy_helper.to_array(constants[node.input[1]]):
+        if not allowzero and 0 in targets[node.input[1]]:
             continue
         inner = producer.get(node.input[0])
         if inner is None or inner.op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
@@ -346,7 +356,7 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     for node in nodes:
         if (node.op_type == "Reshape" and id(node) not in dropped and node.output[0] not in keep
                 and node.input[1] in constants and shapes.get(node.input[0]) is not None
-                and tuple(numpy_helper.to_array(constants[node.input[1]]).tolist()) == shapes[node.input[0]]):
+                and targets[node.input[1]] == shapes[node.input[0]]):
             renames[node.output[0]] = node.input[0]
             dropped.add(id(node))
     nodes[:] = [n for n in nodes if id(n) not in dropped]
@@ -365,8 +375,7 @@ def _use_counts(nodes) -> dict:
 def _all_inputs(node) -> list:
     """A node's inputs and the outer names its subgraphs read."""
     names = list(node.input)
-    for a in node.attribute:
-        if a.type == onnx.AttributeProto.GRAPH:
-            for n in a.g.node:
-                names += _all_inputs(n)
+    for g in subgraphs(node):
+        for n in g.node:
+            names += _all_inputs(n)
     return names
