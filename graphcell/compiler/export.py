@@ -26,6 +26,7 @@ from ..frontend.trace import Traced, _arg_names, trace
 from ..ir.core import Graph
 from ..tensor import Tensor
 from .onnx import Lowered, OnnxExportError, Sym, lower
+from .onnx_cache import cached_model
 
 __all__ = ["export", "to_onnx", "OnnxExport", "OnnxExportError"]
 
@@ -37,7 +38,7 @@ _PROTO_LIMIT = 2 ** 31 - 2 ** 24
 class OnnxExport:
     """An exported model with what made it: the traced graph(s) and the IR -> ONNX name map."""
     model: onnx.ModelProto
-    lowered: Lowered
+    lowered: Lowered | None   # None when `export` read the model from the ONNX cache
     traced: Traced
     dynamic: dict = field(default_factory=dict)   # input name -> {axis: symbol}
     seconds: dict = field(default_factory=dict)   # trace / lower timings
@@ -296,7 +297,7 @@ def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, outpu
 
 
 def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduce, params_as_inputs,
-             members, member_checkpoints, metadata) -> OnnxExport:
+             members, member_checkpoints, metadata, cache: bool = False) -> OnnxExport:
     t0 = time.perf_counter()
     fn = _with_head(net, reduce)
     leaves, structure = pytree.flatten((inputs, {}))
@@ -314,16 +315,32 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
     lower_traced = lambda t, o, d: lower(  # noqa: E731
         t.graph, opset=opset, params=_params_of(t), params_as_inputs=params_as_inputs,
         input_names=arg_names, output_names=output_names, dims=d, other_graph=o.graph if o is not None else None)
-    lowered = lower_traced(traced, other, dims)
-    model = lowered.model
     n_members = members
     if n_members is None and member_checkpoints is not None:
         n_members = len(member_checkpoints)
     if n_members is None and getattr(net, "ensemble", None) is not None:   # vmap(CellList)
         n_members = len(net.ensemble)
-    if spec and not params_as_inputs:
-        model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec, lower_traced,
-                                       n_members)
+    lowerings = []
+
+    def build():
+        lowerings.append(lower_traced(traced, other, dims))
+        model = lowerings[0].model
+        if spec and not params_as_inputs:
+            model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec,
+                                           lower_traced, n_members)
+        return model
+
+    if cache:   # everything the lowering and the small-batch form read
+        parts = ("export", traced.graph, other.graph if other is not None else None,
+                 [dims.get(v) for v in traced.graph.inputs] + [dims.get(o) for n in traced.graph.nodes
+                                                                for o in n.outputs] if dims else None,
+                 [] if params_as_inputs else [np.asarray(a) for a in _params_of(traced).values()],
+                 opset, params_as_inputs, arg_names, output_names, n_members, spec,
+                 (SMALL_BATCH_MAX, SMALL_FORM_MAX_CONV_MACS, SMALL_FORM_MIN_MEMBERS))
+        model = cached_model(parts, build)
+    else:
+        model = build()
+    lowered = lowerings[0] if lowerings else None
     props = {"graphcell.version": _version(), "graphcell.dynamic_axes": json.dumps(spec)}
     if n_members is not None:
         props["graphcell.members"] = str(int(n_members))
@@ -372,9 +389,11 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     path = os.fspath(file_name)
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
-    result = to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
-                     output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
-                     members=members, member_checkpoints=member_checkpoints, metadata=metadata)
+    from ..frontend.trace import paused_gc
+    with paused_gc():   # as to_onnx, and from the ONNX cache when set_context(compile_cache_dir=...) is
+        result = _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
+                          output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
+                          members=members, member_checkpoints=member_checkpoints, metadata=metadata, cache=True)
     save_model(result.model, path, external_data=external_data, check=check)
     return path
 

@@ -102,6 +102,9 @@ class Literal:
     def __eq__(self, other):
         return isinstance(other, Literal) and self._key == other._key
 
+    def __repr__(self):   # stable across processes: the ONNX cache keys on it (compiler/onnx_cache.py)
+        return f"Literal{self._key!r}"
+
     def __str__(self):
         if self.array.size <= 4:
             body = np.array2string(self.array.reshape(-1), separator=",")

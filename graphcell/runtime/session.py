@@ -221,9 +221,11 @@ def run_traced_onnx(traced, arrays) -> list:
     sess = traced.cache.get("onnx")
     if sess is None:
         from ..compiler.onnx import lower
+        from ..compiler.onnx_cache import cached_model
         from ..context import get_context
-        lowered = lower(traced.graph, params_as_inputs=True)
-        sess = Session(lowered.model, providers=list(get_context("onnx_providers")), io_binding=False,
+        model = cached_model(("jit", traced.graph),
+                             lambda: lower(traced.graph, params_as_inputs=True).model)
+        sess = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
                        name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"))
         traced.cache["onnx"] = sess
     outs = sess.run(*[np.asarray(a) for a in arrays])

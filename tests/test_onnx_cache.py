@@ -1,0 +1,73 @@
+"""The on-disk cache of lowered ONNX models (compiler/onnx_cache.py), used by jit(backend="onnx")
+and export when set_context(compile_cache_dir=...) names a folder."""
+import numpy as np
+import onnx
+import pytest
+
+import graphcell as ms
+import graphcell.compiler.export  # noqa: F401 - imported before any test patches onnx.lower
+from graphcell import nn
+from graphcell.runtime import Session
+from tests.conftest import golden_array, load_lenet
+
+
+@pytest.fixture
+def cache_dir(tmp_path):
+    ms.set_context(compile_cache_dir=tmp_path / "cache")
+    yield tmp_path / "cache" / "onnx"
+    ms.set_context(compile_cache_dir=None)
+
+
+def no_lowering(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("lowered although the cache holds the model")
+    monkeypatch.setattr("graphcell.compiler.onnx.lower", refuse)
+    monkeypatch.setattr("graphcell.compiler.export.lower", refuse)
+
+
+def test_jit_onnx_reads_the_lowered_model_back_and_keys_on_the_constants(cache_dir, monkeypatch):
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    def scaled(k):
+        def f(t):
+            return ms.ops.relu(t * k - 1.0)
+        return f
+
+    first = ms.jit(scaled(2.0), backend="onnx")(x).asnumpy()
+    assert len(list(cache_dir.glob("*.onnx"))) == 1
+    with monkeypatch.context() as m:
+        no_lowering(m)
+        again = ms.jit(scaled(2.0), backend="onnx")(x).asnumpy()   # a new trace, the same graph
+    np.testing.assert_array_equal(again, first)
+    other = ms.jit(scaled(3.0), backend="onnx")(x).asnumpy()       # another constant: another model
+    np.testing.assert_array_equal(other, np.maximum(np.arange(6).reshape(2, 3) * 3.0 - 1.0, 0))
+    assert len(list(cache_dir.glob("*.onnx"))) == 2
+
+
+def test_export_reads_an_unchanged_ensemble_back_and_relowers_a_changed_one(cache_dir, tmp_path, monkeypatch):
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    nets = nn.CellList([load_lenet(i) for i in range(2)])
+    first = ms.export(ms.vmap(nets, in_axes=None), x, file_name=str(tmp_path / "a"))
+    (cached,) = cache_dir.glob("*.onnx")
+    with monkeypatch.context() as m:
+        no_lowering(m)
+        second = ms.export(ms.vmap(nets, in_axes=None), x, file_name=str(tmp_path / "b"))
+    assert onnx.load(first) == onnx.load(second)
+    nets[1].fc3.bias.set_data(np.full(10, 5.0, np.float32))         # new weights: lowered again
+    third = ms.export(ms.vmap(nets, in_axes=None), x, file_name=str(tmp_path / "c"))
+    want = ms.vmap(nets, in_axes=None)(x).asnumpy()
+    np.testing.assert_allclose(Session(third, providers=["cpu"])(x.asnumpy()), want, atol=1e-5)
+    assert len(list(cache_dir.glob("*.onnx"))) == 2
+    cached.write_bytes(b"\x0a\xff not a model")                       # damaged: rebuilt, not read
+    fourth = ms.export(ms.vmap(nn.CellList([load_lenet(i) for i in range(2)]), in_axes=None), x,
+                       file_name=str(tmp_path / "d"))
+    assert onnx.load(fourth) == onnx.load(first)
+    assert onnx.load_model_from_string(cached.read_bytes()).graph.node
+
+
+def test_without_a_cache_folder_nothing_is_written(tmp_path):
+    assert ms.get_context("compile_cache_dir") is None
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    ms.export(load_lenet(0), x, file_name=str(tmp_path / "one"))
+    ms.jit(lambda t: t * 2.0, backend="onnx")(x)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.onnx"]
