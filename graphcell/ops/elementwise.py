@@ -14,17 +14,25 @@ from ..dtype import DType, bool_
 from ..ir.core import TensorType
 from . import batching
 from .ad_util import F, no_gradient, unbroadcast
-from .primitive import Primitive, check, same_dtype
+from .primitive import Primitive, ShapeError, check, same_dtype
 
 
 def broadcast_shapes(name: str, *shapes: tuple) -> tuple:
+    first = shapes[0]
+    if all(s == first for s in shapes[1:]):   # the common cases first: every binary op of a
+        return tuple(first)                   # trace comes here
+    if len(shapes) == 2 and not shapes[1]:
+        return tuple(first)
+    if len(shapes) == 2 and not first:
+        return tuple(shapes[1])
     ndim = max(len(s) for s in shapes)
     out = []
     for axis in range(ndim):
         dims = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
         dims.discard(1)
-        check(len(dims) <= 1, f"{name}: shapes {' and '.join(str(list(s)) for s in shapes)} "
-              "cannot be broadcast together")
+        if len(dims) > 1:   # (the message is built on failure only)
+            raise ShapeError(f"{name}: shapes {' and '.join(str(list(s)) for s in shapes)} "
+                             "cannot be broadcast together")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
@@ -36,10 +44,10 @@ BINARY: dict[str, Primitive] = {}
 def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False,
           out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, **attrs) -> TensorType:
-        if floats_only:
-            check(x.dtype.is_floating, f"{name} needs a floating-point tensor, got {x}")
-        if numbers_only:
-            check(x.dtype is not bool_, f"{name} needs a numeric tensor, got {x}")
+        if floats_only and not x.dtype.is_floating:
+            raise ShapeError(f"{name} needs a floating-point tensor, got {x}")
+        if numbers_only and x.dtype is bool_:
+            raise ShapeError(f"{name} needs a numeric tensor, got {x}")
         return TensorType(x.shape, out_dtype or x.dtype)
     prim = Primitive(name, rule, fn)
     prim.def_batch(batching.vectorized(prim))
