@@ -300,6 +300,46 @@ def test_members_with_different_graphs_name_the_first_difference():
         ms.vmap(nn.CellList([Scaled(2.0), Scaled(3.0)]), in_axes=None)(Tensor(np.ones((2, 4), np.float32)))
 
 
+class Offset(nn.Cell):
+    """A constant Tensor (not a Parameter) and an arbitrary object among its attributes."""
+    def __init__(self, offset, tag=None):
+        super().__init__()
+        self.weight = ms.Parameter(Tensor(np.ones((2, 4), np.float32)), name="weight")
+        self.offset = Tensor(np.full((2,), offset, np.float32))
+        self.tag = tag
+
+    def construct(self, x):
+        return ops.matmul(x, self.weight.T) + self.offset
+
+
+def count_traces(monkeypatch):
+    import graphcell.api.vmap as vmap_module
+    traced = []
+    real = vmap_module.trace
+    monkeypatch.setattr(vmap_module, "trace", lambda cell, *a, **k: (traced.append(cell), real(cell, *a, **k))[1])
+    return traced
+
+
+def test_members_of_one_configuration_are_not_traced_one_by_one(nets, monkeypatch):
+    """The architecture check traces member 0 only when every member has its class, plain
+    attributes, parameter shapes and constant Tensors (by content); otherwise each member
+    is traced and compared, constants included."""
+    traced = count_traces(monkeypatch)
+    x = Tensor(golden_array("minibatch.npy"))
+    out = ms.vmap(nn.CellList(nets), in_axes=None)(x)
+    assert traced == [nets[0]]
+    np.testing.assert_allclose(out.asnumpy(), golden_array("vmap_in_axes_none.npy"), atol=1e-5)
+    traced.clear()
+    ones = Tensor(np.ones((3, 4), np.float32))
+    ms.vmap(nn.CellList([Offset(1.0), Offset(1.0)]), in_axes=None)(ones)
+    assert len(traced) == 1
+    traced.clear()
+    ms.vmap(nn.CellList([Offset(1.0, tag=object()), Offset(1.0, tag=object())]), in_axes=None)(ones)
+    assert len(traced) == 2                          # an object it cannot compare: both traced
+    with pytest.raises(RuntimeError, match="member 1's traced graph differs"):
+        ms.vmap(nn.CellList([Offset(1.0), Offset(2.0)]), in_axes=None)(ones)
+
+
 @pytest.mark.parametrize("in_axes, x_file, golden", [(None, "minibatch.npy", "vmap_in_axes_none.npy"),
                                                       (0, "minibatchs.npy", "vmap_in_axes_0.npy")])
 def test_split_members_run_member_by_member(nets, monkeypatch, in_axes, x_file, golden):

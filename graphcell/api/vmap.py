@@ -15,7 +15,7 @@ from __future__ import annotations
 import jax
 
 from ..frontend import pytree
-from ..frontend.ensemble import Ensemble
+from ..frontend.ensemble import Ensemble, configuration
 from ..frontend.trace import Traced, inline, trace
 from ..ir.core import graph_signature
 from ..ir.printer import format_node
@@ -194,7 +194,10 @@ class VmapFunction:
         if checked in self._checked:
             return
         reference = graph_signature(traced.graph)
+        configured = configuration(self.ensemble.members[0])
         for i, cell in enumerate(self.ensemble.members[1:], 1):
+            if configured is not None and configuration(cell) == configured:
+                continue   # the same class, attributes and parameter shapes: the same graph
             other = trace(cell, *member_args)
             if graph_signature(other.graph) == reference:
                 continue
