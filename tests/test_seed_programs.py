@@ -19,9 +19,19 @@ DIGITS = Path(__file__).resolve().parent / "data" / "digits.npz"
 pytestmark = pytest.mark.skipif(not SEEDS.is_dir(), reason=f"{SEEDS} is absent (CI provides ../shared)")
 
 
-def run_seed(name: str, tmp_path, *args, timeout=600) -> str:
+# Runs a program unchanged after graphcell.set_seed(seed), as `python program.py args` would.
+SEEDED = ("import runpy, sys, graphcell; graphcell.set_seed(int(sys.argv[1])); sys.argv = sys.argv[2:]; "
+          "runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def run_seed(name: str, tmp_path, *args, timeout=600, seed=None) -> str:
+    """The program's stdout. With `seed`, it runs after graphcell.set_seed(seed) (numpy,
+    initialisers, dataset shuffles): the same run every time."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.run([sys.executable, str(SEEDS / name), *args], cwd=tmp_path, env=env,
+    command = [str(SEEDS / name), *args]
+    if seed is not None:
+        command = ["-c", SEEDED, str(seed), *command]
+    proc = subprocess.run([sys.executable, *command], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{name} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     return proc.stdout
@@ -39,7 +49,9 @@ def test_seed_vmap_ensemble_runs_and_losses_fall(tmp_path):
 
 
 def test_seed_migration_trainer_runs_and_learns(tmp_path):
-    out = run_seed("seed_migration_trainer.py", tmp_path, str(DIGITS))
+    # Seeded: unseeded, its shuffles and initial weights differ from run to run and the last
+    # epoch's accuracy ranged 0.928-0.94 over a dozen runs.
+    out = run_seed("seed_migration_trainer.py", tmp_path, str(DIGITS), seed=1)
     assert "batches per epoch: 2" in out
     accuracies = [float(a) for a in re.findall(r"accuracy: ([\d.]+)", out)]
     assert len(accuracies) == 8 and accuracies[-1] >= 0.93, out[-2000:]
