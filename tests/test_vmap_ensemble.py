@@ -338,6 +338,8 @@ def test_members_of_one_configuration_are_not_traced_one_by_one(nets, monkeypatc
     assert len(traced) == 2                          # an object it cannot compare: both traced
     with pytest.raises(RuntimeError, match="member 1's traced graph differs"):
         ms.vmap(nn.CellList([Offset(1.0), Offset(2.0)]), in_axes=None)(ones)
+    with pytest.raises(RuntimeError, match="member 1's traced graph differs"):   # equal floats, other constants
+        ms.vmap(nn.CellList([Scaled(0.0), Scaled(-0.0)]), in_axes=None)(Tensor(np.ones((2, 4), np.float32)))
 
 
 @pytest.mark.parametrize("in_axes, x_file, golden", [(None, "minibatch.npy", "vmap_in_axes_none.npy"),

@@ -236,7 +236,9 @@ def _configuration(cell) -> tuple:
 def _plain(v):
     from ..dtype import DType
     from ..tensor import Tensor
-    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, DType)):
+    if isinstance(v, (float, complex)):
+        return type(v), repr(v)   # -0.0 and 0.0 are equal but make different constants
+    if v is None or isinstance(v, (bool, int, str, bytes, DType)):
         return type(v), v
     if isinstance(v, (tuple, list)):
         return type(v), tuple(_plain(x) for x in v)
