@@ -152,6 +152,29 @@ def test_list_learning_rate_uses_entry_k_and_errors_past_the_end():
         opt((T(np.ones(2, np.float32)),))
 
 
+def test_an_eager_step_is_one_compiled_update_that_matches_the_op_by_op_one():
+    """Called eagerly, an optimizer runs its whole update as one compiled program (one trace
+    per gradient signature); with check_finite on it runs op by op. Both give numpy's Adam."""
+    ws = [p.asnumpy() for p in _params()]
+    grads = _grads(3, ws)
+    compiled, op_by_op = [[ms.Parameter(T(w.copy()), name=n) for w, n in zip(ws, ["dense.weight", "bn.gamma"])]
+                          for _ in range(2)]
+    opt = nn.Adam(compiled, learning_rate=0.01, use_amsgrad=True)
+    _run(opt, grads)
+    assert opt._graph_jit is not None and opt._graph_jit.cache_size == 1
+    ms.set_context(check_finite=True)
+    try:
+        slow = nn.Adam(op_by_op, learning_rate=0.01, use_amsgrad=True)
+        _run(slow, grads)
+    finally:
+        ms.set_context(check_finite=False)
+    assert slow._graph_jit is None
+    want, _, _ = _np_adam(ws, grads, [0.01] * 3, amsgrad=True)
+    for a, b, w in zip(compiled, op_by_op, want):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(a.asnumpy(), w, rtol=1e-5, atol=1e-6)
+
+
 def test_schedule_is_called_with_global_step():
     params = [ms.Parameter(T(np.zeros(2, np.float32)), name="w")]
     opt = nn.SGD(params, learning_rate=nn.WarmUpLR(0.4, 2))

@@ -46,6 +46,23 @@ class Optimizer(Cell):
         self.dynamic_lr = self._init_learning_rate(learning_rate)
         self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
 
+    def __call__(self, *args, **kwargs):
+        """Called eagerly (PYNATIVE), the update of every parameter runs as one compiled
+        program, as graph mode runs it and as MindSpore runs its fused optimizer kernels: op by
+        op, eager mode compiled a program per op and parameter shape (LeNet5's Adam: 65
+        programs, 3.5 s of the first step, then ~100 dispatches a step). With check_finite on,
+        it stays op by op, so the first op to make a NaN is named."""
+        from ...compiler.jit import Jit
+        from ...context import get_context
+        if current_tracer() is not None or get_context("check_finite"):
+            return super().__call__(*args, **kwargs)
+        lr = self.learning_rate
+        if not isinstance(lr, Cell) and lr.ndim == 1:
+            self._check_lr_index()   # the compiled step clips the index; eagerly MindSpore raises
+        if self._graph_jit is None:
+            object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
+        return self._graph_jit(*args, **kwargs)
+
     # -- construction helpers ---------------------------------------------------------------
     def _check_params(self, parameters) -> list:
         name = type(self).__name__
