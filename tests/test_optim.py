@@ -175,6 +175,19 @@ def test_an_eager_step_is_one_compiled_update_that_matches_the_op_by_op_one():
         np.testing.assert_allclose(a.asnumpy(), w, rtol=1e-5, atol=1e-6)
 
 
+def test_an_eager_step_sees_a_changed_hyperparameter():
+    """Op by op, `opt.weight_decay = 0.5` acted at the next step; the compiled eager update
+    is rebuilt when a plain attribute changes, so it still does."""
+    p = ms.Parameter(T(np.ones(3, np.float32)), name="w")
+    opt = nn.SGD([p], learning_rate=0.1)
+    g = (T(np.ones(3, np.float32)),)
+    opt(g)
+    np.testing.assert_allclose(p.asnumpy(), 0.9, rtol=1e-6)
+    opt.weight_decay = 0.5
+    opt(g)
+    np.testing.assert_allclose(p.asnumpy(), 0.9 - 0.1 * (1 + 0.5 * 0.9), rtol=1e-6)
+
+
 def test_schedule_is_called_with_global_step():
     params = [ms.Parameter(T(np.zeros(2, np.float32)), name="w")]
     opt = nn.SGD(params, learning_rate=nn.WarmUpLR(0.4, 2))

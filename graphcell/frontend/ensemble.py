@@ -205,18 +205,19 @@ def check_same_parameters(member_params: list[list[Parameter]]) -> None:
 
 
 # Cell bookkeeping that differs between members without changing what they compute.
-_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit"})
+_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config"})
 
 
-def configuration(cell) -> tuple | None:
+def configuration(cell, parameters: bool = True) -> tuple | None:
     """What decides `cell`'s traced graph besides its parameters' values: its class, its
     plain attributes (hyperparameters, flags), its parameters' shapes and dtypes, its
     constant Tensors by content, and the same of its sub-cells; None when an attribute is of
     a kind this cannot compare (then the members are traced). Members of equal configuration
     run the same `construct` on the same values and trace to one graph, so the architecture
-    check traces member 0 only (N=16 LeNet5 training steps: 15 traces, ~0.2 s, spared)."""
+    check traces member 0 only (N=16 LeNet5 training steps: 15 traces, ~0.2 s, spared).
+    `parameters=False` leaves the parameters out (a jit's signature covers them)."""
     try:
-        return _configuration(cell)
+        return _configuration(cell, parameters)
     except _Incomparable:
         return None
 
@@ -225,11 +226,13 @@ class _Incomparable(Exception):
     pass
 
 
-def _configuration(cell) -> tuple:
+def _configuration(cell, parameters: bool = True) -> tuple:
     attrs = tuple((k, _plain(v)) for k, v in sorted(cell.__dict__.items()) if k not in _BOOKKEEPING)
+    cells = tuple((k, None if c is None else _configuration(c, parameters)) for k, c in cell._cells.items())
+    if not parameters:
+        return type(cell), attrs, cells
     params = tuple((k, None if p is None else (p.shape, p.dtype, p.requires_grad)) for k, p in cell._params.items())
     tuples = tuple((k, tuple((p.shape, p.dtype, p.requires_grad) for p in t)) for k, t in cell._params_list.items())
-    cells = tuple((k, None if c is None else _configuration(c)) for k, c in cell._cells.items())
     return type(cell), attrs, params, tuples, cells
 
 

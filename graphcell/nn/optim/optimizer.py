@@ -54,13 +54,21 @@ class Optimizer(Cell):
         it stays op by op, so the first op to make a NaN is named."""
         from ...compiler.jit import Jit
         from ...context import get_context
+        from ...frontend.ensemble import configuration
         if current_tracer() is not None or get_context("check_finite"):
+            return super().__call__(*args, **kwargs)
+        # Eagerly, a changed hyperparameter (opt.weight_decay = 0.1) acts at the next step:
+        # the compiled update is rebuilt when the configuration (plain attributes, sub-cells)
+        # changes, and one that cannot be compared runs op by op.
+        config = configuration(self, parameters=False)
+        if config is None:
             return super().__call__(*args, **kwargs)
         lr = self.learning_rate
         if not isinstance(lr, Cell) and lr.ndim == 1:
             self._check_lr_index()   # the compiled step clips the index; eagerly MindSpore raises
-        if self._graph_jit is None:
+        if self._graph_jit is None or self.__dict__.get("_eager_config") != config:
             object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
+            object.__setattr__(self, "_eager_config", config)
         return self._graph_jit(*args, **kwargs)
 
     # -- construction helpers ---------------------------------------------------------------
