@@ -15,10 +15,11 @@ from __future__ import annotations
 import jax
 
 from ..frontend import pytree
-from ..frontend.ensemble import Ensemble, configuration
+from ..frontend.ensemble import Ensemble
 from ..frontend.trace import Traced, inline, trace
 from ..ir.core import graph_signature
 from ..ir.printer import format_node
+from ..nn.cell import configuration
 from ..ops.nn_prims import CONV_STRATEGIES
 from ..passes.vmap import RANDOMNESS, vmap_graph
 from ..tensor import Tensor

@@ -25,14 +25,10 @@ from ..frontend import pytree
 from ..frontend.trace import Traced, _arg_names, trace
 from ..ir.core import Graph
 from ..tensor import Tensor
-from .onnx import Lowered, OnnxExportError, Sym, lower
+from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
 
 __all__ = ["export", "to_onnx", "OnnxExport", "OnnxExportError"]
-
-# A protobuf message cannot exceed 2 GiB; larger models keep their tensors in a side file.
-_PROTO_LIMIT = 2 ** 31 - 2 ** 24
-
 
 @dataclass
 class OnnxExport:
@@ -404,7 +400,7 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = N
     from ..train.atomic import atomic_write
     size = sum(t.ByteSize() for t in model.graph.initializer)
     if external_data is None:
-        external_data = size > _PROTO_LIMIT
+        external_data = size > PROTO_LIMIT
     if not external_data:
         if check:
             onnx.checker.check_model(model)

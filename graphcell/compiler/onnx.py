@@ -29,6 +29,9 @@ from ..ir.core import Graph, Node, TensorType, Value
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 17
+# A protobuf message cannot exceed 2 GiB: models about that size keep their tensors in a side
+# file (export) and are not cached (onnx_cache).
+PROTO_LIMIT = 2 ** 31 - 2 ** 24
 
 
 def max_opset() -> int:

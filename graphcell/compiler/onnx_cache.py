@@ -22,6 +22,7 @@ import onnx
 from google.protobuf.message import DecodeError
 
 from ..ir.core import Graph, graph_signature
+from .onnx import PROTO_LIMIT
 
 
 def cached_model(graph_parts: tuple, build: Callable[[], onnx.ModelProto]) -> onnx.ModelProto:
@@ -43,7 +44,7 @@ def cached_model(graph_parts: tuple, build: Callable[[], onnx.ModelProto]) -> on
     except (OSError, DecodeError):
         pass   # missing or damaged (an empty file parses as an empty model): rebuilt below
     model = build()
-    data = model.SerializeToString() if model.ByteSize() < _PROTO_LIMIT else None
+    data = model.SerializeToString() if model.ByteSize() < PROTO_LIMIT else None
     if data is not None:
         from ..train.atomic import atomic_write
         try:
@@ -53,8 +54,6 @@ def cached_model(graph_parts: tuple, build: Callable[[], onnx.ModelProto]) -> on
             pass   # a read-only or full cache folder costs the next process a lowering, nothing else
     return model
 
-
-_PROTO_LIMIT = 2 ** 31 - 1   # protobuf's limit; larger models (external data) are not cached
 
 
 def _folder() -> Path | None:

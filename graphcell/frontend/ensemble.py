@@ -80,19 +80,23 @@ def _stack(arrays: list):
     """The members' arrays stacked on a new axis 0. On the CPU through numpy: jnp.stack (and
     jnp.asarray) compile an XLA program per shape and member count (~20-35 ms each, most of a
     new ensemble's set-up)."""
-    if all(isinstance(a, np.ndarray) or all(d.platform == "cpu" for d in a.devices()) for a in arrays):
+    if all(isinstance(a, np.ndarray) or _on_cpu(a) for a in arrays):
         return jax.device_put(np.stack([np.asarray(a) for a in arrays]))  # a fresh array: no alias
     return jnp.stack([jnp.asarray(a) for a in arrays])
 
 
+def _on_cpu(array) -> bool:
+    return all(d.platform == "cpu" for d in array.devices())
+
+
 def _copy(stack):
-    if all(d.platform == "cpu" for d in stack.devices()):
+    if _on_cpu(stack):
         return jax.device_put(np.array(stack))   # see _stack
     return jnp.copy(stack)
 
 
 def _member_slice(stack, i: int):
-    if all(d.platform == "cpu" for d in stack.devices()):
+    if _on_cpu(stack):
         return host_to_device(np.asarray(stack)[i])
     return _device_slice(stack, i)
 
@@ -202,55 +206,3 @@ def check_same_parameters(member_params: list[list[Parameter]]) -> None:
                 raise RuntimeError(f"The corresponding parameter's dtype in each cell should be consistent, "
                                    f"but get {p0.dtype} and {p.dtype} for the parameter "
                                    f"vmap.{postfix_name(p0.name)} (member 0 and member {i})")
-
-
-# Cell bookkeeping that differs between members without changing what they compute.
-_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config"})
-
-
-def configuration(cell, parameters: bool = True) -> tuple | None:
-    """What decides `cell`'s traced graph besides its parameters' values: its class, its
-    plain attributes (hyperparameters, flags), its parameters' shapes and dtypes, its
-    constant Tensors by content, and the same of its sub-cells; None when an attribute is of
-    a kind this cannot compare (then the members are traced). Members of equal configuration
-    run the same `construct` on the same values and trace to one graph, so the architecture
-    check traces member 0 only (N=16 LeNet5 training steps: 15 traces, ~0.2 s, spared).
-    `parameters=False` leaves the parameters out (a jit's signature covers them)."""
-    try:
-        return _configuration(cell, parameters)
-    except _Incomparable:
-        return None
-
-
-class _Incomparable(Exception):
-    pass
-
-
-def _configuration(cell, parameters: bool = True) -> tuple:
-    attrs = tuple((k, _plain(v)) for k, v in sorted(cell.__dict__.items()) if k not in _BOOKKEEPING)
-    cells = tuple((k, None if c is None else _configuration(c, parameters)) for k, c in cell._cells.items())
-    if not parameters:
-        return type(cell), attrs, cells
-    params = tuple((k, None if p is None else (p.shape, p.dtype, p.requires_grad)) for k, p in cell._params.items())
-    tuples = tuple((k, tuple((p.shape, p.dtype, p.requires_grad) for p in t)) for k, t in cell._params_list.items())
-    return type(cell), attrs, params, tuples, cells
-
-
-def _plain(v):
-    from ..dtype import DType
-    from ..tensor import Tensor
-    if isinstance(v, (float, complex)):
-        return type(v), repr(v)   # -0.0 and 0.0 are equal but make different constants
-    if v is None or isinstance(v, (bool, int, str, bytes, DType)):
-        return type(v), v
-    if isinstance(v, (tuple, list)):
-        return type(v), tuple(_plain(x) for x in v)
-    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-        return dict, tuple((k, _plain(x)) for k, x in sorted(v.items()))
-    if isinstance(v, np.ndarray):
-        return np.ndarray, v.shape, v.dtype.str, v.tobytes()
-    if isinstance(v, Tensor) and not isinstance(v, Parameter) and isinstance(v._payload, jax.Array):
-        return Tensor, _plain(np.asarray(v._payload))
-    if callable(v) and hasattr(v, "__qualname__") and not isinstance(v, type):
-        return "function", v   # compared by identity: the same function object
-    raise _Incomparable(type(v).__name__)

@@ -12,9 +12,13 @@ import weakref
 from collections import OrderedDict
 from typing import Iterator
 
+import jax
+import numpy as np
+
 from ..compiler.jit import Jit, bump_config_epoch, set_train_state
 from ..frontend.ast_transform import converted
 from ..frontend.tracer import current_tracer, scope
+from ..dtype import DType
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
 
 # Cells that set_train put in training mode (the default is False), for the jit cache key.
@@ -263,3 +267,55 @@ class SequentialCell(_IndexedContainer):
         for cell in self._cells.values():
             x = cell(x)
         return x
+
+
+# Cell bookkeeping that differs between Cells without changing what they compute (the
+# per-Cell jits, and the configuration an eager optimizer's jit was built for).
+_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config"})
+
+
+def configuration(cell, parameters: bool = True) -> tuple | None:
+    """What decides `cell`'s traced graph besides its parameters' values: its class, its
+    plain attributes (hyperparameters, flags), its parameters' shapes and dtypes, its
+    constant Tensors by content, and the same of its sub-cells; None when an attribute is of
+    a kind this cannot compare. Cells of equal configuration run the same `construct` on the
+    same values and trace to one graph: vmap's architecture check traces an ensemble's member
+    0 only (N=16 LeNet5 training steps: 15 traces, ~0.2 s, spared), and an eager optimizer
+    rebuilds its compiled update when its configuration changes. `parameters=False` leaves
+    the parameters out (a jit's signature covers them)."""
+    try:
+        return _configuration(cell, parameters)
+    except _Incomparable:
+        return None
+
+
+class _Incomparable(Exception):
+    pass
+
+
+def _configuration(cell, parameters: bool = True) -> tuple:
+    attrs = tuple((k, _plain(v)) for k, v in sorted(cell.__dict__.items()) if k not in _BOOKKEEPING)
+    cells = tuple((k, None if c is None else _configuration(c, parameters)) for k, c in cell._cells.items())
+    if not parameters:
+        return type(cell), attrs, cells
+    params = tuple((k, None if p is None else (p.shape, p.dtype, p.requires_grad)) for k, p in cell._params.items())
+    tuples = tuple((k, tuple((p.shape, p.dtype, p.requires_grad) for p in t)) for k, t in cell._params_list.items())
+    return type(cell), attrs, params, tuples, cells
+
+
+def _plain(v):
+    if isinstance(v, (float, complex)):
+        return type(v), repr(v)   # -0.0 and 0.0 are equal but make different constants
+    if v is None or isinstance(v, (bool, int, str, bytes, DType)):
+        return type(v), v
+    if isinstance(v, (tuple, list)):
+        return type(v), tuple(_plain(x) for x in v)
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return dict, tuple((k, _plain(x)) for k, x in sorted(v.items()))
+    if isinstance(v, np.ndarray):
+        return np.ndarray, v.shape, v.dtype.str, v.tobytes()
+    if isinstance(v, Tensor) and not isinstance(v, Parameter) and isinstance(v._payload, jax.Array):
+        return Tensor, _plain(np.asarray(v._payload))
+    if callable(v) and hasattr(v, "__qualname__") and not isinstance(v, type):
+        return "function", v   # compared by identity: the same function object
+    raise _Incomparable(type(v).__name__)

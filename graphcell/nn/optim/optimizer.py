@@ -22,7 +22,7 @@ import numpy as np
 from ...frontend.tracer import current_tracer
 from ...ops import functional as F
 from ...tensor import Parameter, ParameterTuple, Tensor
-from ..cell import Cell
+from ..cell import Cell, configuration
 
 
 class Optimizer(Cell):
@@ -54,7 +54,6 @@ class Optimizer(Cell):
         it stays op by op, so the first op to make a NaN is named."""
         from ...compiler.jit import Jit
         from ...context import get_context
-        from ...frontend.ensemble import configuration
         if current_tracer() is not None or get_context("check_finite"):
             return super().__call__(*args, **kwargs)
         # Eagerly, a changed hyperparameter (opt.weight_decay = 0.1) acts at the next step:
