@@ -161,13 +161,7 @@ def _member_slices_to_split(b: OnnxBuilder, keep: set, constants: dict, shapes: 
     for n in nodes:
         for name in n.input:
             readers.setdefault(name, []).append(n)
-    memo: dict = {}
-
-    def ints(name):   # each shape/index constant read once
-        if name not in memo:
-            memo[name] = _constant_ints(constants, name)
-        return memo[name]
-
+    ints = _int_reader(constants)
     groups: dict[tuple, dict[int, list]] = {}   # (data, axis) -> member -> [(slice, reshape)]
     for node in nodes:
         member = _member_slice(node, ints, shapes)
@@ -230,11 +224,18 @@ def _member_slice(node, ints, shapes: dict) -> tuple | None:
     return node.input[0], axis, index
 
 
-def _constant_ints(constants: dict, name: str) -> tuple | None:
-    tensor = constants.get(name)
-    if tensor is None or tensor.data_type != onnx.TensorProto.INT64:
-        return None
-    return tuple(numpy_helper.to_array(tensor).reshape(-1).tolist())
+def _int_reader(constants: dict):
+    """`ints(name)`: an int64 constant's values as a tuple (None for anything else), each
+    constant converted once."""
+    memo: dict = {}
+
+    def ints(name: str) -> tuple | None:
+        if name not in memo:
+            tensor = constants.get(name)
+            memo[name] = (tuple(numpy_helper.to_array(tensor).reshape(-1).tolist())
+                          if tensor is not None and tensor.data_type == onnx.TensorProto.INT64 else None)
+        return memo[name]
+    return ints
 
 
 def _share_max_pools(nodes: list, keep: set) -> None:
@@ -337,14 +338,13 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     allowzero is set). Values named in `keep` (graph outputs) are never removed."""
     uses = _use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
-    targets = {name: tuple(numpy_helper.to_array(constants[name]).reshape(-1).tolist())
-               for name in {n.input[1] for n in nodes if n.op_type == "Reshape" and n.input[1] in constants}}
+    targets = _int_reader(constants)
     dropped = set()
     for node in nodes:
         if node.op_type != "Reshape" or node.input[1] not in constants:
             continue
         allowzero = any(a.name == "allowzero" and a.i == 1 for a in node.attribute)
-        if not allowzero and 0 in targets[node.input[1]]:
+        if not allowzero and 0 in (targets(node.input[1]) or ()):
             continue
         inner = producer.get(node.input[0])
         if inner is None or inner.op_type != "Reshape" or uses.get(node.input[0]) != 1 or node.input[0] in keep:
@@ -356,7 +356,7 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     for node in nodes:
         if (node.op_type == "Reshape" and id(node) not in dropped and node.output[0] not in keep
                 and node.input[1] in constants and shapes.get(node.input[0]) is not None
-                and targets[node.input[1]] == shapes[node.input[0]]):
+                and targets(node.input[1]) == shapes[node.input[0]]):
             renames[node.output[0]] = node.input[0]
             dropped.add(id(node))
     nodes[:] = [n for n in nodes if id(n) not in dropped]
