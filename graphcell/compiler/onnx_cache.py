@@ -28,7 +28,7 @@ from .onnx import PROTO_LIMIT
 def cached_model(graph_parts: tuple, build: Callable[[], onnx.ModelProto]) -> onnx.ModelProto:
     """The model `build()` makes, from the cache when one is set and holds it. `graph_parts`:
     the graphs and values the model depends on (Graphs, arrays, plain Python values)."""
-    folder = _folder()
+    folder = cache_folder()
     if folder is None:
         return build()
     try:
@@ -55,11 +55,12 @@ def cached_model(graph_parts: tuple, build: Callable[[], onnx.ModelProto]) -> on
     return model
 
 
-
-def _folder() -> Path | None:
+def cache_folder(kind: str = "onnx") -> Path | None:
+    """`<compile_cache_dir>/<kind>` ("onnx": lowered models; "onnxruntime": onnxruntime's
+    optimised ones, runtime/optimized_cache.py), or None when no compile cache is set."""
     from ..context import get_context
     root = get_context("compile_cache_dir")
-    return None if root is None else Path(os.fspath(root)) / "onnx"
+    return None if root is None else Path(os.fspath(root)) / kind
 
 
 class _Unstable(Exception):

@@ -10,9 +10,13 @@ from __future__ import annotations
 import os
 import warnings
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
+
+from . import optimized_cache as optimized_models
 
 __all__ = ["Session", "SessionInputError", "OnnxModelError", "PROVIDERS", "run_traced_onnx"]
 
@@ -76,13 +80,16 @@ class Session:
       copy and costs ~7 us a call (LeNet5 at batch 1 runs in 44 us).
     - `config`: onnxruntime session config entries, e.g. `{"session.intra_op.allow_spinning": "0"}`
       so idle worker threads sleep instead of spinning (several sessions sharing few cores).
+    - `optimized_cache`: a folder for onnxruntime's optimised models (CPU, level "all"): a later
+      session over the same model on the same machine loads it instead of optimising again
+      (`runtime/optimized_cache.py`; `self.optimized_from_cache` names the file it loaded).
     Inputs are checked against the model's declared dtypes and shapes before running.
     """
 
     def __init__(self, path_or_model, providers=("cuda", "cpu"), strict: bool = False,
                  intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
                  graph_optimization_level="all", io_binding: bool | str = "auto", name: str | None = None,
-                 config: dict | None = None):
+                 config: dict | None = None, optimized_cache: str | os.PathLike | None = None):
         if isinstance(providers, str):
             providers = [providers]
         wanted = [provider_name(p) for p in providers]
@@ -96,17 +103,22 @@ class Session:
                                    "install the onnxruntime build that has it (e.g. onnxruntime-gpu for CUDA), "
                                    "or pass strict=False to fall back to CPU")
             usable = ["CPUExecutionProvider"]
-        options = ort.SessionOptions()
-        if intra_op_num_threads is not None:
-            options.intra_op_num_threads = int(intra_op_num_threads)
-        if inter_op_num_threads is not None:
-            options.inter_op_num_threads = int(inter_op_num_threads)
-        for key, value in (config or {}).items():  # e.g. {"session.intra_op.allow_spinning": "0"}
-            options.add_session_config_entry(str(key), str(value))
-        options.graph_optimization_level = _LEVELS.get(graph_optimization_level, graph_optimization_level) \
-            if isinstance(graph_optimization_level, str) else graph_optimization_level
         if isinstance(graph_optimization_level, str) and graph_optimization_level not in _LEVELS:
             raise ValueError(f"Session: graph_optimization_level must be one of {sorted(_LEVELS)}")
+        level = _LEVELS.get(graph_optimization_level, graph_optimization_level)
+        config = {str(k): str(v) for k, v in (config or {}).items()}
+
+        def options(level):
+            opts = ort.SessionOptions()
+            if intra_op_num_threads is not None:
+                opts.intra_op_num_threads = int(intra_op_num_threads)
+            if inter_op_num_threads is not None:
+                opts.inter_op_num_threads = int(inter_op_num_threads)
+            for key, value in config.items():  # e.g. {"session.intra_op.allow_spinning": "0"}
+                opts.add_session_config_entry(key, value)
+            opts.graph_optimization_level = level
+            return opts
+
         self.name = name or (os.fspath(path_or_model) if isinstance(path_or_model, (str, os.PathLike))
                              else "<model>")
         source = path_or_model
@@ -116,11 +128,20 @@ class Session:
             source = os.fspath(path_or_model)
         if isinstance(source, str) and not os.path.isfile(source):
             raise FileNotFoundError(f"Session: no model file {source!r}; export one with graphcell.export(...)")
-        try:
-            self._sess = ort.InferenceSession(source, sess_options=options, providers=usable)
-        except Exception as e:  # onnxruntime's InvalidProtobuf/InvalidGraph/Fail...: name the file instead
-            raise OnnxModelError(f"Session: cannot load {self.name!r}: {e}. Is it an ONNX model? It may be "
-                                 "truncated or corrupt; re-export it with graphcell.export(...)") from None
+        cached = None
+        if optimized_cache is not None and usable == ["CPUExecutionProvider"] and \
+                level == _LEVELS["all"]:
+            data = source if isinstance(source, bytes) else Path(source).read_bytes()
+            cached = optimized_models.cache_path(optimized_cache, data, config)
+        self.optimized_from_cache = None
+        if cached is not None and cached.is_file():
+            try:   # optimised already: loaded as it is
+                self._sess = ort.InferenceSession(os.fspath(cached), options(_LEVELS["disable"]), usable)
+                self.optimized_from_cache = cached
+            except Exception:   # damaged: optimised again (and replaced) below
+                pass
+        if self.optimized_from_cache is None:
+            self._sess = self._optimize(source, options(level), usable, cached)
         self.providers = self._sess.get_providers()
         self.provider = self.providers[0]
         if self.provider != wanted[0]:
@@ -142,6 +163,27 @@ class Session:
             io_binding = self._device != "cpu"
         self.io_binding = bool(io_binding)
         self._binding = self._sess.io_binding() if io_binding else None
+
+    def _optimize(self, source, opts, usable, cached):
+        """A new onnxruntime session over `source`; onnxruntime also writes the optimised
+        model to `cached` when that is set."""
+        written = None
+        if cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                written = optimized_models.temporary_path(cached)
+                opts.optimized_model_filepath = os.fspath(written)
+                opts.log_severity_level = 3   # not onnxruntime's warning that the file suits this CPU only
+            except OSError:
+                pass
+        try:
+            sess = ort.InferenceSession(source, opts, usable)
+        except Exception as e:  # onnxruntime's InvalidProtobuf/InvalidGraph/Fail...: name the file instead
+            raise OnnxModelError(f"Session: cannot load {self.name!r}: {e}. Is it an ONNX model? It may be "
+                                 "truncated or corrupt; re-export it with graphcell.export(...)") from None
+        if written is not None and written.is_file():
+            optimized_models.publish(written, cached)
+        return sess
 
     def __repr__(self):
         return f"Session({self.name!r}, provider={self.provider}, inputs={[n for n, _, _ in self.inputs]})"
@@ -221,12 +263,14 @@ def run_traced_onnx(traced, arrays) -> list:
     sess = traced.cache.get("onnx")
     if sess is None:
         from ..compiler.onnx import lower
-        from ..compiler.onnx_cache import cached_model
+        from ..compiler.onnx_cache import cache_folder, cached_model
         from ..context import get_context
         model = cached_model(("jit", traced.graph),
                              lambda: lower(traced.graph, params_as_inputs=True).model)
+        # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
         sess = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
-                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"))
+                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
+                       optimized_cache=cache_folder("onnxruntime"))
         traced.cache["onnx"] = sess
     outs = sess.run(*[np.asarray(a) for a in arrays])
     # device_put, not jnp.asarray (a staged conversion per array, ~2.5x slower); the outputs
