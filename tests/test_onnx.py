@@ -364,6 +364,33 @@ def test_chained_reshapes_merge_and_a_reshape_to_the_same_shape_disappears():
             np.testing.assert_allclose(got, ref.asnumpy(), rtol=1e-6)
 
 
+def _sum_and_mean(t):
+    total = ops.reduce_sum(t, (2, 3))
+    return total / 20.0, total
+
+
+def test_a_mean_over_the_spatial_axes_is_one_global_average_pool():
+    """ops.mean(x, (2, 3)) (reduce_sum, then a division by the count) is GlobalAveragePool,
+    which onnxruntime runs in the convolutions' blocked layout; sums over other axes, sums
+    divided by something else and a sum read elsewhere too stay as they are."""
+    from graphcell.compiler.onnx import lower
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    cases = [  # (fn, expected op types, reference)
+        (lambda t: ops.mean(t, (2, 3)), ["GlobalAveragePool", "Flatten"], x.mean((2, 3))),
+        (lambda t: ops.mean(t, (-2, -1), keep_dims=True), ["GlobalAveragePool"], x.mean((2, 3), keepdims=True)),
+        (lambda t: ops.mean(t, (1, 2, 3)), ["ReduceSum", "Div"], x.mean((1, 2, 3))),
+        (lambda t: ops.mean(t, 3), ["ReduceSum", "Div"], x.mean(3)),
+        (lambda t: ops.reduce_sum(t, (2, 3)) / 7.0, ["ReduceSum", "Div"], x.sum((2, 3)) / 7.0),
+        (lambda t: _sum_and_mean(t), ["ReduceSum", "Div"], x.mean((2, 3))),
+    ]
+    for fn, want_ops, want in cases:
+        model = lower(ms.trace(fn, ms.Tensor(x)).graph).model
+        onnx.checker.check_model(model, full_check=True)
+        assert [n.op_type for n in model.graph.node] == want_ops, want_ops
+        outs = Session(model, providers=["cpu"])(x)
+        np.testing.assert_allclose(outs[0] if isinstance(outs, list) else outs, want, rtol=1e-6, atol=1e-6)
+
+
 def test_a_scale_and_shift_along_split_axes_move_above_the_view():
     """x [2, 12, 5] viewed as [2, 3, 4, 5] and scaled and shifted per (3, 4) entry: the Mul and
     Add run on x itself (their operands reshaped to [1, 12, 1]), so onnxruntime can fold them

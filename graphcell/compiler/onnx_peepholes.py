@@ -25,6 +25,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _share_max_pools(b.nodes, keep)
     _elementwise_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
+    _global_average_pool(b, keep, constants(), shapes)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
 
@@ -295,6 +296,57 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
         out += [helper.make_node("Reshape", [bias, b.ints([channels])], [flat], name=flat), fused]
         dead.add(id(conv))
     nodes[:] = [n for n in out if id(n) not in dead]
+
+
+def _global_average_pool(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
+    """Div(ReduceSum(x, axes=spatial), count) becomes GlobalAveragePool(x) (then Flatten
+    without keepdims) where x is [B, C, spatial...] with static spatial axes, every spatial axis
+    is summed and the divisor is their size: `ops.mean(x, (2, 3))`, a network's global average
+    pool (with keep_dims, a Reshape to [B, C, 1, 1] sits between the sum and the division).
+    onnxruntime runs GlobalAveragePool in the blocked (NCHWc) layout of the convolutions before
+    it, so the last activation is not reordered back to NCHW to be summed (small ResNet
+    ensemble, N=4: batch 32 35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms)."""
+    nodes = b.nodes
+    uses = _use_counts(nodes)
+    readers = {name: n for n in nodes for name in n.input}
+    axes_of = _int_reader(constants)
+
+    def only_reader(name):
+        return readers.get(name) if uses.get(name) == 1 and name not in keep else None
+
+    dead = set()
+    for i, node in enumerate(nodes):
+        x = shapes.get(node.input[0]) if node.op_type == "ReduceSum" and len(node.input) == 2 else None
+        if x is None or len(x) < 3 or -1 in x[2:] or \
+                sorted(a % len(x) for a in axes_of(node.input[1]) or ()) != list(range(2, len(x))):
+            continue
+        pooled_shape = tuple(x[:2]) + (1,) * (len(x) - 2)
+        keepdims = next((a.i for a in node.attribute if a.name == "keepdims"), 1)
+        div = view = only_reader(node.output[0])
+        if view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == pooled_shape:
+            div, keepdims = only_reader(view.output[0]), 1
+        if div is None or div.op_type != "Div" or div.input[0] not in (node.output[0], view.output[0]) or \
+                _scalar(constants.get(div.input[1])) != float(np.prod(x[2:])):
+            continue
+        pooled = div.output[0] if keepdims else b.unique(node.output[0] + "/global_pool")
+        nodes[i] = helper.make_node("GlobalAveragePool", [node.input[0]], [pooled], name=pooled)
+        if keepdims:
+            dead.add(id(div))
+        else:   # the Div's place: Flatten to [B, C]
+            nodes[nodes.index(div)] = helper.make_node("Flatten", [pooled], [div.output[0]],
+                                                       name=div.output[0], axis=1)
+        if view is not div:
+            dead.add(id(view))
+    nodes[:] = [n for n in nodes if id(n) not in dead]
+
+
+def _scalar(tensor) -> float | None:
+    """A one-element floating-point constant's value, or None."""
+    if tensor is None or tensor.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
+                                                  onnx.TensorProto.FLOAT16):
+        return None
+    array = numpy_helper.to_array(tensor)
+    return float(array.reshape(-1)[0]) if array.size == 1 else None
 
 
 def _per_channel(bias: tuple, out: tuple) -> bool:
