@@ -348,7 +348,9 @@ def _matmul(ctx, x, y, tx, ty, lc, rc, lb, rb):
         squeeze_axes.append(nb)
     if not free_y:                      # matrix-vector: a column of one
         yt = unsqueeze(ctx, yt, [nb + 1])
-    if len(free_x) > 1:                 # more lhs free axes: rhs needs ones to broadcast over them
+    if len(free_x) > 1 and nb:          # more lhs free axes: batched rhs needs ones to broadcast over them
+        # (an unbatched rhs stays a matrix, which MatMul broadcasts, and onnxruntime prepacks
+        # only a 2-D constant rhs: a Dense over [B, L, D] was a batched MatMul of [1, D, H])
         yt = unsqueeze(ctx, yt, list(range(nb, nb + len(free_x) - 1)))
     out = ctx.op("MatMul", xt, yt)
     if not free_y:
