@@ -1,6 +1,6 @@
 """Inference of wider models than LeNet5, alone and as ensembles: graphcell vs jax and torch.
 
-    python bench/bench_models.py            # resnet and mlp; N in 1,4,16 x batch 1,32,256
+    python bench/bench_models.py            # every model; N in 1,4,16 x batch 1,32,256
     python bench/bench_models.py --quick    # N in 1,4 x batch 1,32
     python bench/bench_models.py --model mlp
 
@@ -9,6 +9,9 @@ Models (graphcell nn Cells below, written again in plain jax and torch with the 
           [Conv3x3-BN-ReLU-Conv3x3-BN, + skip, ReLU]; global average pool; Dense(16, 10).
           BatchNorm in eval mode with random moving statistics (so BN is not an identity).
   mlp     784-512-512-10, ReLU.
+  encoder a pre-norm transformer encoder block over 16 tokens of 64 features: LayerNorm,
+          4-head self-attention (softmax), residual, LayerNorm, 64-256-64 GELU MLP, residual;
+          the tokens' mean; Dense(64, 10). torch's row uses scaled_dot_product_attention.
 Rows (N = 1 is the single model; N > 1 an ensemble of N models on one shared minibatch):
   gc xla      graphcell on XLA: jit(net) for N = 1, vmap(nn.CellList(nets), in_axes=None) for N > 1
   gc onnx     graphcell.export of the same, run by graphcell.runtime.Session (onnxruntime, CPU)
@@ -26,6 +29,7 @@ convolutions and matmuls of graphcell's best row, %peak against the float32 matm
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -47,6 +51,7 @@ from graphcell import nn, ops  # noqa: E402
 from graphcell.runtime import Session  # noqa: E402
 
 WIDTH = 16  # channels of the ResNet-style CNN
+TOKENS, DIM, HEADS = 16, 64, 4  # the transformer encoder block's input [TOKENS, DIM] and heads
 
 
 # -- graphcell models ---------------------------------------------------------------------------
@@ -95,9 +100,32 @@ class MLP(nn.Cell):
         return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
 
 
+class Encoder(nn.Cell):
+    """A pre-norm transformer encoder block over [B, TOKENS, DIM] tokens (HEADS-head
+    self-attention, a GELU MLP), then a classifier on the tokens' mean."""
+
+    def __init__(self, dim=DIM, heads=HEADS, num_class=10):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm((dim,), epsilon=1e-5), nn.LayerNorm((dim,), epsilon=1e-5)
+        self.qkv, self.proj = nn.Dense(dim, 3 * dim), nn.Dense(dim, dim)
+        self.fc1, self.fc2 = nn.Dense(dim, 4 * dim), nn.Dense(4 * dim, dim)
+        self.gelu = nn.GELU(approximate=False)
+        self.head = nn.Dense(dim, num_class)
+
+    def construct(self, x):
+        b, t, d = x.shape
+        q, k, v = (ops.transpose(ops.reshape(z, (b, t, self.heads, d // self.heads)), (0, 2, 1, 3))
+                   for z in ops.split(self.qkv(self.ln1(x)), d, axis=-1))
+        attention = ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)) * (1.0 / math.sqrt(d // self.heads)), -1)
+        x = x + self.proj(ops.reshape(ops.transpose(ops.matmul(attention, v), (0, 2, 1, 3)), (b, t, d)))
+        x = x + self.fc2(self.gelu(self.fc1(self.ln2(x))))
+        return self.head(ops.mean(x, 1))
+
+
 def randomize_bn(net, rng):
     """Random BN statistics and affine parameters, so a wrong BN lowering cannot pass the check."""
-    for name, p in net.parameters_and_names():
+    for name, p in net.parameters_and_names():   # (a LayerNorm's gamma and beta too)
         if name.endswith(("moving_mean", "beta")):
             p.set_data(ms.Tensor(rng.normal(0, 0.1, p.shape).astype(np.float32)))
         elif name.endswith(("moving_variance", "gamma")):
@@ -124,6 +152,23 @@ def jax_mlp(p, x):
     x = jax.nn.relu(x @ p["fc1.weight"].T + p["fc1.bias"])
     x = jax.nn.relu(x @ p["fc2.weight"].T + p["fc2.bias"])
     return x @ p["fc3.weight"].T + p["fc3.bias"]
+
+
+def _jax_layer_norm(p, x, prefix, eps=1e-5):
+    centered = x - x.mean(-1, keepdims=True)
+    var = (centered * centered).mean(-1, keepdims=True)
+    return centered * jax.lax.rsqrt(var + eps) * p[prefix + ".gamma"] + p[prefix + ".beta"]
+
+
+def jax_encoder(p, x):
+    b, t, d = x.shape
+    dense = lambda name, z: z @ p[name + ".weight"].T + p[name + ".bias"]  # noqa: E731
+    q, k, v = (z.reshape(b, t, HEADS, d // HEADS).transpose(0, 2, 1, 3)
+               for z in jnp.split(dense("qkv", _jax_layer_norm(p, x, "ln1")), 3, -1))
+    attention = jax.nn.softmax(q @ k.swapaxes(-1, -2) / math.sqrt(d // HEADS), -1)
+    x = x + dense("proj", (attention @ v).transpose(0, 2, 1, 3).reshape(b, t, d))
+    x = x + dense("fc2", jax.nn.gelu(dense("fc1", _jax_layer_norm(p, x, "ln2")), approximate=False))
+    return dense("head", x.mean(1))
 
 
 # -- torch peers: modules with the same attribute names ------------------------------------------------
@@ -161,6 +206,25 @@ class TorchMLP(torch.nn.Module):
         return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
 
 
+class TorchEncoder(torch.nn.Module):
+    def __init__(self, dim=DIM, heads=HEADS, num_class=10):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(dim), torch.nn.LayerNorm(dim)
+        self.qkv, self.proj = torch.nn.Linear(dim, 3 * dim), torch.nn.Linear(dim, dim)
+        self.fc1, self.fc2 = torch.nn.Linear(dim, 4 * dim), torch.nn.Linear(4 * dim, dim)
+        self.head = torch.nn.Linear(dim, num_class)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+                   for z in self.qkv(self.ln1(x)).split(d, -1))
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
+        x = x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+        return self.head(x.mean(1))
+
+
 _BN_NAMES = {"gamma": "weight", "beta": "bias", "moving_mean": "running_mean", "moving_variance": "running_var"}
 
 
@@ -171,7 +235,8 @@ def torch_state(params: dict) -> dict:
         parts = name.split(".")
         if parts[0].startswith("block"):
             parts = ["blocks", str(int(parts[0][5:]) - 1)] + parts[1:]
-        parts[-1] = _BN_NAMES.get(parts[-1], parts[-1]) if parts[-2:-1] == ["bn"] else parts[-1]
+        if parts[-2:-1] in (["bn"], ["ln1"], ["ln2"]):
+            parts[-1] = _BN_NAMES.get(parts[-1], parts[-1])
         out[".".join(parts)] = torch.from_numpy(value.copy())
     return out
 
@@ -193,6 +258,8 @@ MODELS = {
     "resnet": (SmallResNet, TorchResNet, jax_resnet, (3, 32, 32),
                2 * 32 * 32 * (3 * WIDTH * 9 + 4 * WIDTH * WIDTH * 9) + 2 * WIDTH * 10),
     "mlp": (MLP, TorchMLP, jax_mlp, (784,), 2 * (784 * 512 + 512 * 512 + 512 * 10)),
+    "encoder": (Encoder, TorchEncoder, jax_encoder, (TOKENS, DIM),
+                2 * TOKENS * DIM * (3 * DIM + DIM + 8 * DIM) + 4 * TOKENS * TOKENS * DIM + 2 * DIM * 10),
 }
 
 

@@ -475,6 +475,21 @@ def test_layer_norm_over_two_axes_and_in_an_ensemble_keeps_its_affine_apart():
                                    rtol=1e-5, atol=1e-5)
 
 
+def test_a_computed_gamma_is_multiplied_after_the_layer_normalization():
+    """A scale computed in the graph cannot be the LayerNormalization's input (the node takes
+    the normalising Mul's place, before the scale exists): it stays a Mul after it."""
+    def layer_norm(t, g):
+        centered = t - ops.mean(t, -1, True)
+        return centered * ops.rsqrt(ops.mean(centered * centered, -1, True) + 1e-5) * (g * 2.0)
+
+    rng = np.random.default_rng(7)
+    x, g = rng.standard_normal((3, 8)).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    model = _lowered(layer_norm, x, g)
+    assert [n.op_type for n in model.graph.node] == ["LayerNormalization", "Mul", "Mul"]
+    want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * g * 2
+    np.testing.assert_allclose(_run_lowered(model, layer_norm, x, g)[0], want, rtol=1e-5, atol=1e-5)
+
+
 def test_a_dense_layer_over_a_3d_input_is_a_matmul_by_the_weight_matrix():
     """MatMul broadcasts a 2-D right operand over the left's leading axes; onnxruntime
     prepacks only a 2-D constant one (a [1, D, H] one was a batched MatMul)."""
