@@ -455,7 +455,7 @@ def test_layer_norm_is_one_layer_normalization_with_gamma_and_beta():
     assert onnx_error < 2 * xla_error + 1e-6, (onnx_error, xla_error)
 
 
-def test_layer_norm_over_two_axes_and_in_an_ensemble_keeps_its_affine_apart():
+def test_layer_norm_over_two_axes_and_in_an_ensemble_keeps_its_affine_apart(tmp_path):
     """gamma and beta over fewer axes than the normalisation, or stacked for an ensemble, stay
     a Mul and an Add after a LayerNormalization of scale one and bias zero."""
     rng = np.random.default_rng(5)
@@ -467,8 +467,8 @@ def test_layer_norm_over_two_axes_and_in_an_ensemble_keeps_its_affine_apart():
         m.gamma.set_data(rng.standard_normal(8).astype(np.float32))
         m.beta.set_data(rng.standard_normal(8).astype(np.float32))
     ensemble = ms.vmap(nn.CellList(members), in_axes=None)
-    for cell in (wide, ensemble):
-        path = ms.export(cell, ms.Tensor(x), file_name=str(_tmp_file()))
+    for k, cell in enumerate((wide, ensemble)):
+        path = ms.export(cell, ms.Tensor(x), file_name=str(tmp_path / f"model{k}"))
         model = onnx.load(path)
         assert [n.op_type for n in model.graph.node][:1] == ["LayerNormalization"]
         np.testing.assert_allclose(Session(path, providers=["cpu"])(x), cell(ms.Tensor(x)).asnumpy(),
@@ -490,20 +490,15 @@ def test_a_computed_gamma_is_multiplied_after_the_layer_normalization():
     np.testing.assert_allclose(_run_lowered(model, layer_norm, x, g)[0], want, rtol=1e-5, atol=1e-5)
 
 
-def test_a_dense_layer_over_a_3d_input_is_a_matmul_by_the_weight_matrix():
+def test_a_dense_layer_over_a_3d_input_is_a_matmul_by_the_weight_matrix(tmp_path):
     """MatMul broadcasts a 2-D right operand over the left's leading axes; onnxruntime
     prepacks only a 2-D constant one (a [1, D, H] one was a batched MatMul)."""
     dense = nn.Dense(8, 5)
     x = np.random.default_rng(6).standard_normal((2, 3, 8)).astype(np.float32)
-    path = ms.export(dense, ms.Tensor(x), file_name=str(_tmp_file()))
+    path = ms.export(dense, ms.Tensor(x), file_name=str(tmp_path / "dense"))
     model = onnx.load(path)
     assert "Unsqueeze" not in {n.op_type for n in model.graph.node}
     np.testing.assert_allclose(Session(path, providers=["cpu"])(x), dense(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
-
-
-def _tmp_file():
-    import tempfile
-    return tempfile.mkdtemp() + "/model"
 
 
 def test_a_scale_and_shift_along_split_axes_move_above_the_view():
