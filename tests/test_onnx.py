@@ -234,8 +234,30 @@ def test_jit_backend_onnx_runs_through_onnxruntime():
     out = fn(x)
     np.testing.assert_allclose(out.asnumpy(), golden_array("net0_out.npy"), atol=1e-5, rtol=0)
     traced = next(iter(fn.cache.values()))
-    assert isinstance(traced.cache["onnx"], Session)           # really onnxruntime, not XLA
+    session, baked_from = traced.cache["onnx_baked"]
+    assert isinstance(session, Session)                        # really onnxruntime, not XLA
     assert "xla" not in traced.cache
+
+
+def test_jit_onnx_bakes_parameters_while_they_stay_and_feeds_them_once_they_change():
+    """An inference graph's model holds the parameters as initializers (onnxruntime folds and
+    prepacks them) while every call passes the arrays it was built from; after a set_data the
+    parameters are the model's inputs, and each call reads their current values."""
+    net = load_lenet(0)
+    x = ms.Tensor(golden_array("minibatch.npy"))
+    fn = ms.jit(net, backend="onnx")
+    fn(x)
+    traced = next(iter(fn.cache.values()))
+    session, _ = traced.cache["onnx_baked"]
+    assert [i.name for i in session._sess.get_inputs()] == [traced.graph.inputs[0].name]
+    fn(x)
+    assert traced.cache["onnx_baked"][0] is session             # the same arrays: the same model
+    for step in range(2):
+        net.fc3.bias.set_data(np.full(10, float(step + 1), np.float32))
+        want = ms.jit(net)(x).asnumpy()                         # XLA, the new bias
+        np.testing.assert_allclose(fn(x).asnumpy(), want, atol=1e-5)
+    assert "onnx_baked" not in traced.cache and traced.cache["onnx_params_vary"]
+    assert len(traced.cache["onnx"]._sess.get_inputs()) == len(traced.graph.inputs)
 
 
 def test_set_context_backend_onnx_and_state_writes():

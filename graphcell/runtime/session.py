@@ -256,22 +256,47 @@ def _describe(shape, dtype) -> str:
 
 
 def run_traced_onnx(traced, arrays) -> list:
-    """Runs a Traced graph through onnxruntime (jit(backend="onnx")): lowered once, with
-    parameters as inputs so that state updates flow in and out like XLA's."""
+    """Runs a Traced graph through onnxruntime (jit(backend="onnx")), lowered once.
+
+    A graph that writes no parameter (inference) runs a model with its parameters baked in as
+    initializers, which onnxruntime folds, reorders and prepacks at session creation (LeNet5 at
+    batch 1: 406 -> 120 us a call), as long as each call passes the very arrays it was built
+    from (one identity check per parameter). Once they change, and for graphs that update
+    parameters, the parameters are inputs of the model, so that updates flow in and out like
+    XLA's."""
     import jax
+    n = traced.n_args
+    if not traced.graph.state_names and not traced.cache.get("onnx_params_vary"):
+        baked = traced.cache.get("onnx_baked")
+        if baked is None:
+            baked = traced.cache["onnx_baked"] = (_jit_session(traced, arrays[n:]), tuple(arrays[n:]))
+        if all(a is b for a, b in zip(arrays[n:], baked[1])):
+            return [jax.device_put(o) for o in baked[0].run(*[np.asarray(a) for a in arrays[:n]])]
+        # The parameters changed (set_data, training between calls): from now on they are inputs.
+        traced.cache["onnx_params_vary"] = True
+        del traced.cache["onnx_baked"]
     sess = traced.cache.get("onnx")
     if sess is None:
-        from ..compiler.onnx import lower
-        from ..compiler.onnx_cache import cache_folder, cached_model
-        from ..context import get_context
-        model = cached_model(("jit", traced.graph),
-                             lambda: lower(traced.graph, params_as_inputs=True).model)
-        # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
-        sess = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
-                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
-                       optimized_cache=cache_folder("onnxruntime"))
-        traced.cache["onnx"] = sess
+        sess = traced.cache["onnx"] = _jit_session(traced)
     outs = sess.run(*[np.asarray(a) for a in arrays])
     # device_put, not jnp.asarray (a staged conversion per array, ~2.5x slower); the outputs
     # are onnxruntime's fresh arrays, so device_put may keep their buffers.
     return [jax.device_put(o) for o in outs]
+
+
+def _jit_session(traced, param_arrays=None) -> Session:
+    """The session of jit(backend="onnx"): parameters as initializers holding `param_arrays`,
+    or as inputs when that is None."""
+    from ..compiler.onnx import lower
+    from ..compiler.onnx_cache import cache_folder, cached_model
+    from ..context import get_context
+    if param_arrays is None:
+        model = cached_model(("jit", traced.graph), lambda: lower(traced.graph, params_as_inputs=True).model)
+    else:
+        params = {v: np.asarray(a) for v, a in zip(traced.graph.inputs[traced.n_args:], param_arrays)}
+        model = cached_model(("jit-baked", traced.graph, tuple(params.values())),
+                             lambda: lower(traced.graph, params=params).model)
+    # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
+    return Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
+                   name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
+                   optimized_cache=cache_folder("onnxruntime"))
