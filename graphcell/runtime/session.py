@@ -260,7 +260,7 @@ def run_traced_onnx(traced, arrays) -> list:
 
     A graph that writes no parameter (inference) runs a model with its parameters baked in as
     initializers, which onnxruntime folds, reorders and prepacks at session creation (LeNet5 at
-    batch 1: 406 -> 120 us a call), as long as each call passes the very arrays it was built
+    batch 1: 406 -> 244 us a call), as long as each call passes the very arrays it was built
     from (one identity check per parameter). Once they change, and for graphs that update
     parameters, the parameters are inputs of the model, so that updates flow in and out like
     XLA's."""
