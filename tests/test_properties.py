@@ -24,7 +24,20 @@ STEPS = {
     "sub_colmean": lambda x: x - x.mean(axis=0, keep_dims=True),
     "transpose_dot": lambda x: ops.matmul(ops.transpose(x, (1, 0)), x).reshape(-1)[:12].reshape(3, 4) * 0.1,
     "reshape_roundtrip": lambda x: ops.transpose(x.reshape(4, 3), (1, 0)).reshape(3, 4),
+    # Patterns the ONNX lowering turns into single ops (Softmax, LogSoftmax, LayerNormalization,
+    # GlobalAveragePool): composed with the rest, they must still agree.
+    "softmax_rows": lambda x: ops.softmax(x, -1),
+    "log_softmax_cols": lambda x: ops.log_softmax(x, 0) * 0.1,
+    "normalize_rows": lambda x: _normalized_rows(x),
+    "minus_pooled": lambda x: x - ops.mean(x.reshape(1, 3, 4), 2).reshape(3, 1),
 }
+
+
+def _normalized_rows(x):
+    centered = x - x.mean(axis=1, keep_dims=True)
+    return centered * ops.rsqrt((centered * centered).mean(axis=1, keep_dims=True) + 1e-3)
+
+
 programs = st.lists(st.sampled_from(sorted(STEPS)), min_size=1, max_size=5)
 
 
