@@ -10,6 +10,9 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	# An editable install leaves graphcell uncompiled, and where PYTHONDONTWRITEBYTECODE is set
+	# every process compiled its modules again (a first export: 0.54 -> 0.32 s compiled).
+	$(PY) -m compileall -q graphcell
 	touch $(STAMP)
 
 install: $(STAMP)
