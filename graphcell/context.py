@@ -89,8 +89,10 @@ _TARGET: contextvars.ContextVar = contextvars.ContextVar("graphcell_lowering_tar
 
 @contextlib.contextmanager
 def lowering_for(backend: str):
-    """Traces inside this block are lowered for `backend`: "xla", "onnx", or "onnx-batched"
-    (onnxruntime at tiny batches: the stacked form of an ensemble, see ops/nn_prims.py)."""
+    """Traces inside this block are lowered for `backend`: "xla", "onnx", "onnx-batched"
+    (onnxruntime at tiny batches: the stacked form of an ensemble, see ops/nn_prims.py), or
+    "onnx-auto" (jit(backend="onnx"): each vmapped ensemble picks "onnx" or "onnx-batched" by
+    the batch it is called with, api/vmap.py)."""
     token = _TARGET.set(backend)
     try:
         yield

@@ -260,6 +260,40 @@ def test_jit_onnx_bakes_parameters_while_they_stay_and_feeds_them_once_they_chan
     assert len(traced.cache["onnx"]._sess.get_inputs()) == len(traced.graph.inputs)
 
 
+class _BigConv(nn.Cell):
+    """One convolution of 8.3 M multiply-adds per row: too big for the stacked form."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(16, 64, 3, pad_mode="valid")
+
+    def construct(self, x):
+        return ops.mean(self.conv(x), (2, 3))
+
+
+def test_jit_onnx_runs_an_ensembles_stacked_form_at_batch_1_as_an_export_would():
+    """jit(backend="onnx") knows the batch: 8 or more members at batch 1 run the stacked form
+    (one wide and one grouped Conv) that an export puts behind its batch-dispatch If; larger
+    batches, fewer members and big convolutions run each member's chain."""
+    def grouped_convs(fn):
+        (traced,) = fn.cache.values()
+        return [n.attrs["groups"] for n in traced.graph.nodes if n.primitive.name == "conv" and n.attrs["groups"] > 1]
+
+    rng = np.random.default_rng(8)
+    cases = [(lambda: [load_lenet(i % 4) for i in range(8)], (1, 1, 32, 32), None, [8]),
+             (lambda: [load_lenet(i % 4) for i in range(8)], (8, 1, 1, 32, 32), 0, [8, 8]),  # own inputs
+             (lambda: [load_lenet(i % 4) for i in range(8)], (2, 1, 32, 32), None, []),
+             (lambda: [load_lenet(i) for i in range(4)], (1, 1, 32, 32), None, []),
+             (lambda: [_BigConv() for _ in range(8)], (1, 16, 32, 32), None, [])]
+    for members, shape, in_axes, groups in cases:
+        ensemble = ms.vmap(nn.CellList(members()), in_axes=in_axes)
+        x = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+        fn = ms.jit(ensemble, backend="onnx")
+        got = fn(x).asnumpy()
+        assert grouped_convs(fn) == groups, (shape, in_axes, groups)
+        np.testing.assert_allclose(got, ms.jit(ensemble)(x).asnumpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_set_context_backend_onnx_and_state_writes():
     class Counter(nn.Cell):
         def __init__(self):

@@ -89,15 +89,38 @@ class VmapFunction:
         from ..context import get_context, lowering_target
         strategy = self.conv_strategy or _context_strategy()
         target = lowering_target()
+        if target == "onnx-auto":
+            target = self._onnx_form(leaves, axes, axis_size)
         key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), tuple(axes),
                axis_size, config_epoch(), target, strategy)
         traced = self.cache.get(key)
         if traced is None:
             traced = self._build(structure, leaves, axes, axis_size, strategy, target)
+            if target == "onnx-batched" and self._big_convolutions(traced, axis_size):
+                key = key[:-2] + ("onnx", strategy)
+                traced = self.cache.get(key) or self._build(structure, leaves, axes, axis_size, strategy, "onnx")
             traced.cache["backend"] = get_context("backend")
             if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
                 self.cache[key] = traced
         return inline(traced, leaves)
+
+    def _onnx_form(self, leaves, axes, axis_size) -> str:
+        """The onnxruntime lowering for a call whose batch is known (jit(backend="onnx")): an
+        ensemble's stacked form ("onnx-batched") where an export would run it, at a batch of at
+        most SMALL_BATCH_MAX with SMALL_FORM_MIN_MEMBERS members or more (compiler/export.py),
+        else each member's chain ("onnx")."""
+        from ..compiler.export import SMALL_BATCH_MAX, SMALL_FORM_MIN_MEMBERS
+        if self.ensemble is None or axis_size < SMALL_FORM_MIN_MEMBERS or not leaves:
+            return "onnx"
+        shape = leaves[0].shape if axes[0] is None else leaves[0].shape[:axes[0]] + leaves[0].shape[axes[0] + 1:]
+        return "onnx-batched" if shape and shape[0] <= SMALL_BATCH_MAX else "onnx"
+
+    @staticmethod
+    def _big_convolutions(traced, axis_size) -> bool:
+        """Whether a stacked-form graph's convolutions are too big for that form to pay
+        (export's SMALL_FORM_MAX_CONV_MACS per member and row)."""
+        from ..compiler.export import SMALL_FORM_MAX_CONV_MACS, _mean_conv_macs
+        return _mean_conv_macs(traced.graph) / axis_size > SMALL_FORM_MAX_CONV_MACS
 
     # -- placement on several devices (issue 10) ----------------------------------------------
     def _place(self, leaves, axes, axis_size):

@@ -102,7 +102,9 @@ class Jit:
         traced = self.cache.get(key)
         if traced is None:
             from ..context import lowering_for
-            with lowering_for(key[-1]):
+            # onnxruntime: a vmapped ensemble picks its form by the call's batch ("onnx-auto",
+            # resolved in api/vmap.py), as an export's batch-dispatch If would.
+            with lowering_for("onnx-auto" if key[-1] == "onnx" else key[-1]):
                 traced = trace(self.fn, *args, name=self.name, **kwargs)
             traced.cache["backend"] = key[-1]
             self.cache[key] = traced
