@@ -427,22 +427,25 @@ def _sum_and_mean(t):
     return total / 20.0, total
 
 
-def test_a_mean_over_the_spatial_axes_is_one_global_average_pool():
-    """ops.mean(x, (2, 3)) (reduce_sum, then a division by the count) is GlobalAveragePool,
-    which onnxruntime runs in the convolutions' blocked layout; sums over other axes, sums
-    divided by something else and a sum read elsewhere too stay as they are."""
+@pytest.mark.parametrize("opset", [17, 18])
+def test_a_mean_is_one_node_a_global_average_pool_over_the_spatial_axes(opset):
+    """ops.mean (reduce_sum, then a division by the count) is GlobalAveragePool over every
+    spatial axis, which onnxruntime runs in the convolutions' blocked layout, and ReduceMean
+    over other axes (its axes an input from opset 18, an attribute before); sums divided by
+    something else and a sum read elsewhere too stay as they are."""
     from graphcell.compiler.onnx import lower
     x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
     cases = [  # (fn, expected op types, reference)
         (lambda t: ops.mean(t, (2, 3)), ["GlobalAveragePool", "Flatten"], x.mean((2, 3))),
         (lambda t: ops.mean(t, (-2, -1), keep_dims=True), ["GlobalAveragePool"], x.mean((2, 3), keepdims=True)),
-        (lambda t: ops.mean(t, (1, 2, 3)), ["ReduceSum", "Div"], x.mean((1, 2, 3))),
-        (lambda t: ops.mean(t, 3), ["ReduceSum", "Div"], x.mean(3)),
+        (lambda t: ops.mean(t, (1, 2, 3)), ["ReduceMean"], x.mean((1, 2, 3))),
+        (lambda t: ops.mean(t, 1, keep_dims=True), ["ReduceMean"], x.mean(1, keepdims=True)),
+        (lambda t: ops.mean(t[:, 0], 1), ["Slice", "Reshape", "ReduceMean"], x[:, 0].mean(1)),
         (lambda t: ops.reduce_sum(t, (2, 3)) / 7.0, ["ReduceSum", "Div"], x.sum((2, 3)) / 7.0),
         (lambda t: _sum_and_mean(t), ["ReduceSum", "Div"], x.mean((2, 3))),
     ]
     for fn, want_ops, want in cases:
-        model = lower(ms.trace(fn, ms.Tensor(x)).graph).model
+        model = lower(ms.trace(fn, ms.Tensor(x)).graph, opset=opset).model
         onnx.checker.check_model(model, full_check=True)
         assert [n.op_type for n in model.graph.node] == want_ops, want_ops
         outs = Session(model, providers=["cpu"])(x)

@@ -26,7 +26,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _elementwise_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
     _layer_norm(b, keep, constants(), shapes)
-    _global_average_pool(b, keep, constants(), shapes)
+    _means(b, keep, constants(), shapes)
     _softmax(b, keep, constants(), shapes)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
@@ -300,45 +300,67 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     nodes[:] = [n for n in out if id(n) not in dead]
 
 
-def _global_average_pool(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
-    """Div(ReduceSum(x, axes=spatial), count) becomes GlobalAveragePool(x) (then Flatten
-    without keepdims) where x is [B, C, spatial...] with static spatial axes, every spatial axis
-    is summed and the divisor is their size: `ops.mean(x, (2, 3))`, a network's global average
-    pool (with keep_dims, a Reshape to [B, C, 1, 1] sits between the sum and the division).
-    onnxruntime runs GlobalAveragePool in the blocked (NCHWc) layout of the convolutions before
-    it, so the last activation is not reordered back to NCHW to be summed (small ResNet
-    ensemble, N=4: batch 32 35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms)."""
+def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
+    """functional.mean, Div(ReduceSum(x, axes), count) (with keep_dims, a Reshape that keeps
+    the axes sits between them), becomes one node over static axes: GlobalAveragePool (then
+    Flatten without keep_dims) where x is [B, C, spatial...] and every spatial axis is averaged
+    (a network's global pool, `ops.mean(x, (2, 3))`), ReduceMean otherwise. onnxruntime runs
+    GlobalAveragePool in the blocked (NCHWc) layout of the convolutions before it, so the last
+    activation is not reordered back to NCHW to be summed (small ResNet ensemble, N=4: batch 32
+    35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms)."""
     nodes = b.nodes
     uses = _use_counts(nodes)
     readers = {name: n for n in nodes for name in n.input}
     axes_of = _int_reader(constants)
 
+    producer = {o: n for n in nodes for o in n.output}
+
     def only_reader(name):
         return readers.get(name) if uses.get(name) == 1 and name not in keep else None
+
+    def divisor(name):
+        """A scalar constant's value, also through the Reshape `_elementwise_before_reshape`
+        gives the operand of a Div it moved above a view."""
+        view = producer.get(name)
+        return _scalar(constants.get(view.input[0] if view is not None and view.op_type == "Reshape" else name))
+
+    def kept_view(name, kept):
+        """`name`'s one reader when it is a Reshape to the shape with the axes kept, else None."""
+        view = only_reader(name)
+        return view if view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == kept else None
 
     dead = set()
     for i, node in enumerate(nodes):
         x = shapes.get(node.input[0]) if node.op_type == "ReduceSum" and len(node.input) == 2 else None
-        if x is None or len(x) < 3 or -1 in x[2:] or \
-                sorted(a % len(x) for a in axes_of(node.input[1]) or ()) != list(range(2, len(x))):
+        axes = sorted({a % len(x) for a in axes_of(node.input[1]) or ()}) if x is not None else []
+        if not axes or any(x[a] == -1 for a in axes):
             continue
-        pooled_shape = tuple(x[:2]) + (1,) * (len(x) - 2)
+        kept = tuple(1 if k in axes else d for k, d in enumerate(x))
         keepdims = next((a.i for a in node.attribute if a.name == "keepdims"), 1)
-        div = view = only_reader(node.output[0])
-        if view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == pooled_shape:
-            div, keepdims = only_reader(view.output[0]), 1
-        if div is None or div.op_type != "Div" or div.input[0] not in (node.output[0], view.output[0]) or \
-                _scalar(constants.get(div.input[1])) != float(np.prod(x[2:])):
+        # Sum, [view,] Div; or Sum, Div, view (`_elementwise_before_reshape` moved the Div up).
+        before = kept_view(node.output[0], kept)
+        div = only_reader(before.output[0] if before is not None else node.output[0])
+        if div is None or div.op_type != "Div" or div.input[1] == div.input[0] or \
+                divisor(div.input[1]) != float(np.prod([x[a] for a in axes])):
             continue
-        pooled = div.output[0] if keepdims else b.unique(node.output[0] + "/global_pool")
+        after = kept_view(div.output[0], kept) if before is None else None
+        out = (after or div).output[0]
+        keepdims = 1 if before is not None or after is not None else keepdims
+        dead.update(id(n) for n in (before, div, after) if n is not None)
+        scalar_view = producer.get(div.input[1])
+        if scalar_view is not None and uses.get(div.input[1]) == 1:
+            dead.add(id(scalar_view))
+        if len(x) < 3 or axes != list(range(2, len(x))):
+            operands = [node.input[0]] + ([b.ints(axes)] if b.opset >= 18 else [])
+            attrs = {} if b.opset >= 18 else {"axes": axes}
+            nodes[i] = helper.make_node("ReduceMean", operands, [out], name=out, keepdims=keepdims, **attrs)
+            continue
+        pooled = out if keepdims else b.unique(node.output[0] + "/global_pool")
         nodes[i] = helper.make_node("GlobalAveragePool", [node.input[0]], [pooled], name=pooled)
-        if keepdims:
-            dead.add(id(div))
-        else:   # the Div's place: Flatten to [B, C]
-            nodes[nodes.index(div)] = helper.make_node("Flatten", [pooled], [div.output[0]],
-                                                       name=div.output[0], axis=1)
-        if view is not div:
-            dead.add(id(view))
+        if not keepdims:   # the Div's place: Flatten to [B, C]
+            flatten = helper.make_node("Flatten", [pooled], [out], name=out, axis=1)
+            nodes[nodes.index(div)] = flatten
+            dead.discard(id(div))
     nodes[:] = [n for n in nodes if id(n) not in dead]
 
 
