@@ -302,7 +302,7 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
 
 def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     """functional.mean, Div(ReduceSum(x, axes), count) (with keep_dims, a Reshape that keeps
-    the axes sits between them), becomes one node over static axes: GlobalAveragePool (then
+    the axes sits before or after the Div), becomes one node over static axes: GlobalAveragePool (then
     Flatten without keep_dims) where x is [B, C, spatial...] and every spatial axis is averaged
     (a network's global pool, `ops.mean(x, (2, 3))`), ReduceMean otherwise. onnxruntime runs
     GlobalAveragePool in the blocked (NCHWc) layout of the convolutions before it, so the last
@@ -311,9 +311,8 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     nodes = b.nodes
     uses = _use_counts(nodes)
     readers = {name: n for n in nodes for name in n.input}
-    axes_of = _int_reader(constants)
-
     producer = {o: n for n in nodes for o in n.output}
+    axes_of = _int_reader(constants)
 
     def only_reader(name):
         return readers.get(name) if uses.get(name) == 1 and name not in keep else None
