@@ -321,12 +321,15 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
         """A scalar constant's value, also through the Reshape `_elementwise_before_reshape`
         gives the operand of a Div it moved above a view."""
         view = producer.get(name)
-        return _scalar(constants.get(view.input[0] if view is not None and view.op_type == "Reshape" else name))
+        if view is not None and view.op_type == "Reshape":
+            name = view.input[0]
+        return _scalar(constants.get(name))
 
     def kept_view(name, kept):
         """`name`'s one reader when it is a Reshape to the shape with the axes kept, else None."""
         view = only_reader(name)
-        return view if view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == kept else None
+        ok = view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == kept
+        return view if ok else None
 
     dead = set()
     for i, node in enumerate(nodes):
@@ -448,7 +451,8 @@ def _softmax(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
                 return None
             # The Log may sit on either side of the view that keeps the axis.
             total = flow.reduction(node.input[1], "ReduceSum", exp.output[0], ("Reshape", "Identity", "Log"))
-            if one_axis(total) and total[0][0] == inner[1] and [n.op_type for n in total[1]].count("Log") == 1:
+            logs = [n.op_type for n in total[1]].count("Log") if total is not None else 0
+            if one_axis(total) and total[0][0] == inner[1] and logs == 1:
                 return "LogSoftmax", inner[0], inner[1], inner[2] + [exp] + total[1]
         return None
 
@@ -499,8 +503,8 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
         x, eps = centered.input[0], _scalar(constants.get(add.input[1]))
         mean, var = flow.mean(centered.input[1], x), flow.mean(add.input[0], square.output[0])
         shape = shapes.get(x)
-        if eps is None or mean is None or var is None or mean[0] != var[0] or not flow.private(centered.input[1]) \
-                or mean[0] != list(range(mean[0][0], len(shape))):
+        if eps is None or mean is None or var is None or mean[0] != var[0] \
+                or not flow.private(centered.input[1]) or mean[0] != list(range(mean[0][0], len(shape))):
             return None
         dtype = helper.tensor_dtype_to_np_dtype(constants[add.input[1]].data_type)
         return x, mean[0][0], eps, dtype, [centered, square, add, sqrt, recip] + mean[1] + var[1]
