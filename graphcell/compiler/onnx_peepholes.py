@@ -31,6 +31,63 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
 
+class _Dataflow:
+    """Who makes and who reads each value of a node list, for the pattern peepholes below."""
+
+    def __init__(self, nodes: list, keep: set, constants: dict, shapes: dict):
+        self.uses = _use_counts(nodes)
+        self.producer = {o: n for n in nodes for o in n.output}
+        self.readers: dict[str, list] = {}
+        for n in nodes:
+            for name in set(n.input):
+                self.readers.setdefault(name, []).append(n)
+        self.keep, self.constants, self.shapes = keep, constants, shapes
+        self.ints = _int_reader(constants)
+
+    def made_by(self, name: str, op: str):
+        node = self.producer.get(name)
+        return node if node is not None and node.op_type == op else None
+
+    def private(self, name: str, readers: int = 1) -> bool:
+        """Whether `name` is read exactly `readers` times and is no graph output."""
+        return self.uses.get(name) == readers and name not in self.keep
+
+    def only_reader(self, name: str, op: str):
+        """The one node reading `name` (once, no graph output) when it is an `op`, else None."""
+        found = self.readers.get(name, [])
+        ok = len(found) == 1 and found[0].op_type == op and self.private(name)
+        return found[0] if ok else None
+
+    def reduction(self, name: str, op: str, x: str, through=("Reshape", "Identity")):
+        """(axes, nodes) when `name` is `op` of `x` over some axes, viewed with those axes
+        kept (through Reshapes and Identities, or the ops `through` names, each read once),
+        else None."""
+        chain, node = [], self.producer.get(name)
+        while node is not None and node.op_type in through and self.private(node.output[0]):
+            chain.append(node)
+            node = self.producer.get(node.input[0])
+        shape = self.shapes.get(x)
+        if (node is None or node.op_type != op or node.input[0] != x or len(node.input) != 2 or shape is None
+                or not self.private(node.output[0]) or not self.ints(node.input[1])):
+            return None
+        axes = sorted({a % len(shape) for a in self.ints(node.input[1])})
+        if self.shapes.get(name) != tuple(1 if i in axes else d for i, d in enumerate(shape)):
+            return None
+        return axes, chain + [node]
+
+    def mean(self, name: str, x: str):
+        """(axes, nodes) when `name` is the mean of `x` over static axes as functional.mean
+        writes it (a sum kept as axes of one, divided by the count), else None."""
+        div = self.made_by(name, "Div")
+        found = self.reduction(div.input[0], "ReduceSum", x) if div is not None else None
+        if found is None or not self.private(div.input[0]):
+            return None
+        dims = [self.shapes[x][a] for a in found[0]]
+        if -1 in dims or _scalar(self.constants.get(div.input[1])) != float(np.prod(dims)):
+            return None
+        return found[0], found[1] + [div]
+
+
 # Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
 # along the Reshape's split axes).
 _UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Elu", "Softplus"}
@@ -159,21 +216,17 @@ def _member_slices_to_split(b: OnnxBuilder, keep: set, constants: dict, shapes: 
     constant-folds the weights' slices at session creation, ~0.1 ms a node (the session's
     creation 51-64 -> 23-48 ms), and runs the activations' ones at every call."""
     nodes = b.nodes
-    uses = _use_counts(nodes)
-    readers: dict[str, list] = {}
-    for n in nodes:
-        for name in n.input:
-            readers.setdefault(name, []).append(n)
-    ints = _int_reader(constants)
+    flow = _Dataflow(nodes, keep, constants, shapes)
+    ints = flow.ints
     groups: dict[tuple, dict[int, list]] = {}   # (data, axis) -> member -> [(slice, reshape)]
     for node in nodes:
         member = _member_slice(node, ints, shapes)
-        if member is None or uses.get(node.output[0]) != 1 or node.output[0] in keep:
+        view = flow.only_reader(node.output[0], "Reshape") if member is not None else None
+        if view is None:
             continue
-        (view,) = readers.get(node.output[0], [None])
         data, axis, index = member
         squeezed = shapes[data][:axis] + shapes[data][axis + 1:]
-        if view is None or view.op_type != "Reshape" or ints(view.input[1]) != squeezed:
+        if ints(view.input[1]) != squeezed:
             continue
         groups.setdefault((data, axis), {}).setdefault(index, []).append((node, view))
     position = {id(n): i for i, n in enumerate(nodes)}
@@ -309,48 +362,39 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     activation is not reordered back to NCHW to be summed (small ResNet ensemble, N=4: batch 32
     35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms)."""
     nodes = b.nodes
-    uses = _use_counts(nodes)
-    readers = {name: n for n in nodes for name in n.input}
-    producer = {o: n for n in nodes for o in n.output}
-    axes_of = _int_reader(constants)
-
-    def only_reader(name):
-        return readers.get(name) if uses.get(name) == 1 and name not in keep else None
+    flow = _Dataflow(nodes, keep, constants, shapes)
 
     def divisor(name):
         """A scalar constant's value, also through the Reshape `_elementwise_before_reshape`
         gives the operand of a Div it moved above a view."""
-        view = producer.get(name)
-        if view is not None and view.op_type == "Reshape":
-            name = view.input[0]
-        return _scalar(constants.get(name))
+        view = flow.made_by(name, "Reshape")
+        return _scalar(constants.get(view.input[0] if view is not None else name))
 
     def kept_view(name, kept):
         """`name`'s one reader when it is a Reshape to the shape with the axes kept, else None."""
-        view = only_reader(name)
-        ok = view is not None and view.op_type == "Reshape" and shapes.get(view.output[0]) == kept
-        return view if ok else None
+        view = flow.only_reader(name, "Reshape")
+        return view if view is not None and shapes.get(view.output[0]) == kept else None
 
     dead = set()
     for i, node in enumerate(nodes):
         x = shapes.get(node.input[0]) if node.op_type == "ReduceSum" and len(node.input) == 2 else None
-        axes = sorted({a % len(x) for a in axes_of(node.input[1]) or ()}) if x is not None else []
+        axes = sorted({a % len(x) for a in flow.ints(node.input[1]) or ()}) if x is not None else []
         if not axes or any(x[a] == -1 for a in axes):
             continue
         kept = tuple(1 if k in axes else d for k, d in enumerate(x))
         keepdims = next((a.i for a in node.attribute if a.name == "keepdims"), 1)
         # Sum, [view,] Div; or Sum, Div, view (`_elementwise_before_reshape` moved the Div up).
         before = kept_view(node.output[0], kept)
-        div = only_reader(before.output[0] if before is not None else node.output[0])
-        if div is None or div.op_type != "Div" or div.input[1] == div.input[0] or \
+        div = flow.only_reader(before.output[0] if before is not None else node.output[0], "Div")
+        if div is None or div.input[1] == div.input[0] or \
                 divisor(div.input[1]) != float(np.prod([x[a] for a in axes])):
             continue
         after = kept_view(div.output[0], kept) if before is None else None
         out = (after or div).output[0]
         keepdims = 1 if before is not None or after is not None else keepdims
         dead.update(id(n) for n in (before, div, after) if n is not None)
-        scalar_view = producer.get(div.input[1])
-        if scalar_view is not None and uses.get(div.input[1]) == 1:
+        scalar_view = flow.producer.get(div.input[1])
+        if scalar_view is not None and flow.uses.get(div.input[1]) == 1:
             dead.add(id(scalar_view))
         if len(x) < 3 or axes != list(range(2, len(x))):
             operands = [node.input[0]] + ([b.ints(axes)] if b.opset >= 18 else [])
@@ -364,53 +408,6 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
             nodes[nodes.index(div)] = flatten
             dead.discard(id(div))
     nodes[:] = [n for n in nodes if id(n) not in dead]
-
-
-class _Dataflow:
-    """Who makes and who reads each value of a node list, for the pattern peepholes below."""
-
-    def __init__(self, nodes: list, keep: set, constants: dict, shapes: dict):
-        self.uses = _use_counts(nodes)
-        self.producer = {o: n for n in nodes for o in n.output}
-        self.keep, self.constants, self.shapes = keep, constants, shapes
-        self.ints = _int_reader(constants)
-
-    def made_by(self, name: str, op: str):
-        node = self.producer.get(name)
-        return node if node is not None and node.op_type == op else None
-
-    def private(self, name: str, readers: int = 1) -> bool:
-        """Whether `name` is read exactly `readers` times and is no graph output."""
-        return self.uses.get(name) == readers and name not in self.keep
-
-    def reduction(self, name: str, op: str, x: str, through=("Reshape", "Identity")):
-        """(axes, nodes) when `name` is `op` of `x` over some axes, viewed with those axes
-        kept (through Reshapes and Identities, or the ops `through` names, each read once),
-        else None."""
-        chain, node = [], self.producer.get(name)
-        while node is not None and node.op_type in through and self.private(node.output[0]):
-            chain.append(node)
-            node = self.producer.get(node.input[0])
-        shape = self.shapes.get(x)
-        if (node is None or node.op_type != op or node.input[0] != x or len(node.input) != 2 or shape is None
-                or not self.private(node.output[0]) or not self.ints(node.input[1])):
-            return None
-        axes = sorted({a % len(shape) for a in self.ints(node.input[1])})
-        if self.shapes.get(name) != tuple(1 if i in axes else d for i, d in enumerate(shape)):
-            return None
-        return axes, chain + [node]
-
-    def mean(self, name: str, x: str):
-        """(axes, nodes) when `name` is the mean of `x` over static axes as functional.mean
-        writes it (a sum kept as axes of one, divided by the count), else None."""
-        div = self.made_by(name, "Div")
-        found = self.reduction(div.input[0], "ReduceSum", x) if div is not None else None
-        if found is None or not self.private(div.input[0]):
-            return None
-        dims = [self.shapes[x][a] for a in found[0]]
-        if -1 in dims or _scalar(self.constants.get(div.input[1])) != float(np.prod(dims)):
-            return None
-        return found[0], found[1] + [div]
 
 
 def _softmax(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
@@ -479,14 +476,6 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
     block at batch 1 ran ~7% longer as nodes."""
     nodes = b.nodes
     flow = _Dataflow(nodes, keep, constants, shapes)
-    readers = {}
-    for n in nodes:
-        for name in set(n.input):
-            readers.setdefault(name, []).append(n)
-
-    def only_reader(name, op):
-        found = readers.get(name, [])
-        return found[0] if len(found) == 1 and found[0].op_type == op and flow.private(name) else None
 
     def normalised(node):
         """(x, axis, epsilon, its dtype, the nodes it replaces) when `node` (a Mul) is
@@ -496,7 +485,7 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
         recip = flow.made_by(node.input[1], "Reciprocal")
         sqrt = flow.made_by(recip.input[0], "Sqrt") if recip is not None else None
         add = flow.made_by(sqrt.input[0], "Add") if sqrt is not None else None
-        square = next((n for n in readers.get(c, []) if n.op_type == "Mul" and list(n.input) == [c, c]), None)
+        square = next((n for n in flow.readers.get(c, []) if n.op_type == "Mul" and list(n.input) == [c, c]), None)
         if centered is None or add is None or square is None or flow.uses.get(c) != 3 or c in keep \
                 or not all(flow.private(v.output[0]) for v in (recip, sqrt, add, square)):
             return None
@@ -513,7 +502,7 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
         """(the node, its other operand) when `name`'s one reader is `op` with a parameter or
         constant of `normalized_shape` (no node's output: the LayerNormalization, in the
         normalising Mul's place, comes before such a node), else (None, None)."""
-        node = only_reader(name, op)
+        node = flow.only_reader(name, op)
         other = (node.input[1] if node.input[0] == name else node.input[0]) if node is not None else None
         if other is None or other in flow.producer or shapes.get(other) != normalized_shape:
             return None, None
