@@ -168,19 +168,19 @@ def test_an_ensemble_of_big_convolutions_keeps_one_form(tmp_path):
     """The stacked small-batch form only pays where onnxruntime's per-node overhead dominates
     (LeNet5's small convolutions); with big ones the per-member form wins at batch 1 too, and
     the file holds it alone."""
-    from graphcell.compiler.export import SMALL_FORM_MAX_CONV_MACS, _mean_conv_macs, to_onnx
+    from graphcell.compiler.export import SMALL_FORM_MAX_CONV_MACS, mean_conv_macs, to_onnx
     ms.set_seed(5)
     ensemble = ms.vmap(nn.CellList([_WideConvNet() for _ in range(2)]), in_axes=None)
     x = np.random.default_rng(0).standard_normal((3, 3, 32, 32)).astype(np.float32)
     exported = to_onnx(ensemble, ms.Tensor(x))
-    assert _mean_conv_macs(exported.traced.graph) > SMALL_FORM_MAX_CONV_MACS
+    assert mean_conv_macs(exported.traced.graph) > SMALL_FORM_MAX_CONV_MACS
     assert "If" not in {n.op_type for n in exported.model.graph.node}
     sess = Session(exported.model, providers=["cpu"])
     for rows in (slice(0, 1), slice(0, 3)):
         np.testing.assert_allclose(sess(x[rows]), ensemble(ms.Tensor(x[rows])).asnumpy(), atol=1e-5)
     lenet = to_onnx(ms.vmap(nn.CellList([load_lenet(i) for i in range(2)]), in_axes=None),
                     ms.Tensor(golden_array("minibatch.npy")))
-    assert _mean_conv_macs(lenet.traced.graph) < SMALL_FORM_MAX_CONV_MACS
+    assert mean_conv_macs(lenet.traced.graph) < SMALL_FORM_MAX_CONV_MACS
     assert "If" in {n.op_type for n in lenet.model.graph.node}
 
 

@@ -96,7 +96,7 @@ class VmapFunction:
         traced = self.cache.get(key)
         if traced is None:
             traced = self._build(structure, leaves, axes, axis_size, strategy, target)
-            if target == "onnx-batched" and self._big_convolutions(traced, axis_size):
+            if target == "onnx-batched" and not _stacked_form_pays(traced, axis_size):
                 key = key[:-2] + ("onnx", strategy)
                 traced = self.cache.get(key) or self._build(structure, leaves, axes, axis_size, strategy, "onnx")
             traced.cache["backend"] = get_context("backend")
@@ -106,21 +106,14 @@ class VmapFunction:
 
     def _onnx_form(self, leaves, axes, axis_size) -> str:
         """The onnxruntime lowering for a call whose batch is known (jit(backend="onnx")): an
-        ensemble's stacked form ("onnx-batched") where an export would run it, at a batch of at
-        most SMALL_BATCH_MAX with SMALL_FORM_MIN_MEMBERS members or more (compiler/export.py),
-        else each member's chain ("onnx")."""
-        from ..compiler.export import SMALL_BATCH_MAX, SMALL_FORM_MIN_MEMBERS
-        if self.ensemble is None or axis_size < SMALL_FORM_MIN_MEMBERS or not leaves:
+        ensemble's stacked form ("onnx-batched") at a batch of at most SMALL_BATCH_MAX where
+        an export would run it (`export.stacked_form_pays`; its convolutions are checked once
+        built), else each member's chain ("onnx")."""
+        from ..compiler.export import SMALL_BATCH_MAX, stacked_form_pays
+        if self.ensemble is None or not leaves or not stacked_form_pays(axis_size, 0.0):
             return "onnx"
         shape = leaves[0].shape if axes[0] is None else leaves[0].shape[:axes[0]] + leaves[0].shape[axes[0] + 1:]
         return "onnx-batched" if shape and shape[0] <= SMALL_BATCH_MAX else "onnx"
-
-    @staticmethod
-    def _big_convolutions(traced, axis_size) -> bool:
-        """Whether a stacked-form graph's convolutions are too big for that form to pay
-        (export's SMALL_FORM_MAX_CONV_MACS per member and row)."""
-        from ..compiler.export import SMALL_FORM_MAX_CONV_MACS, _mean_conv_macs
-        return _mean_conv_macs(traced.graph) / axis_size > SMALL_FORM_MAX_CONV_MACS
 
     # -- placement on several devices (issue 10) ----------------------------------------------
     def _place(self, leaves, axes, axis_size):
@@ -329,6 +322,13 @@ def _context_strategy():
 def _check_strategy(value, what):
     if value is not None and value not in CONV_STRATEGIES:
         raise ValueError(f"{what} must be one of {', '.join(CONV_STRATEGIES)} or None, got {value!r}")
+
+
+def _stacked_form_pays(traced, axis_size: int) -> bool:
+    """export.stacked_form_pays for a built stacked form, whose wide and grouped convolutions
+    each cover every member."""
+    from ..compiler.export import mean_conv_macs, stacked_form_pays
+    return stacked_form_pays(axis_size, mean_conv_macs(traced.graph) / axis_size)
 
 
 __all__ = ["vmap", "VmapFunction"]

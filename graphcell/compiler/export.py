@@ -243,8 +243,19 @@ SMALL_FORM_MAX_CONV_MACS = 1_000_000
 SMALL_FORM_MIN_MEMBERS = 8
 
 
-def _mean_conv_macs(graph) -> float:
-    """Multiply-adds per row of the average convolution in `graph` (per-member form)."""
+def stacked_form_pays(n_members: int | None, conv_macs: float) -> bool:
+    """Whether an ensemble's stacked form pays at batch <= SMALL_BATCH_MAX: SMALL_FORM_MIN_MEMBERS
+    members or more (when known) and convolutions of at most SMALL_FORM_MAX_CONV_MACS
+    multiply-adds per member and row on average (`conv_macs`). An export puts the stacked form
+    behind an If by this rule; jit(backend="onnx"), knowing the batch, builds one form
+    (api/vmap.py)."""
+    if n_members is not None and n_members < SMALL_FORM_MIN_MEMBERS:
+        return False
+    return conv_macs <= SMALL_FORM_MAX_CONV_MACS
+
+
+def mean_conv_macs(graph) -> float:
+    """Multiply-adds per row of the average convolution in `graph`."""
     from ..ir.views import node_flops
     from ..ops.nn_prims import conv
     macs = [node_flops(n) / 2 / n.outputs[0].shape[0] for n in graph.nodes if n.primitive is conv]
@@ -255,16 +266,14 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
                            n_members=None):
     """For a graph whose onnxruntime lowering depends on the batch size (a vmapped ensemble's
     convolutions or per-member matmuls), adds the stacked form for batch <= SMALL_BATCH_MAX
-    behind an If, where it pays: SMALL_FORM_MIN_MEMBERS members or more (when known) and
-    convolutions of at most SMALL_FORM_MAX_CONV_MACS on average."""
+    behind an If, where it pays (`stacked_form_pays`)."""
     from ..ir.core import graph_signature
     from ..ops.nn_prims import chose_by_target
     from .onnx_dispatch import dispatch_on_batch
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
     if not batch or not chose_by_target(traced.graph):
         return model   # single models, ensembles over one shared-input layer: one graph for every target
-    few = n_members is not None and n_members < SMALL_FORM_MIN_MEMBERS
-    if few or _mean_conv_macs(traced.graph) > SMALL_FORM_MAX_CONV_MACS:
+    if not stacked_form_pays(n_members, mean_conv_macs(traced.graph)):
         return model   # few members or big convolutions: the per-member form alone
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
