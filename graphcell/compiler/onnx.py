@@ -29,6 +29,10 @@ from ..ir.core import Graph, Node, TensorType, Value
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 17
+# graphcell's own onnxruntime sessions (jit(backend="onnx")) use the first opset with
+# Attention (onnx_peepholes._attention); exported files keep DEFAULT_OPSET, which more
+# runtimes read, unless the user asks for another.
+RUNTIME_OPSET = 23
 # A protobuf message cannot exceed 2 GiB: models about that size keep their tensors in a side
 # file (export) and are not cached (onnx_cache).
 PROTO_LIMIT = 2 ** 31 - 2 ** 24
@@ -308,7 +312,8 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     emit_nodes(b, graph, names, dims_of, other_graph)
     keep = {names[v] for v in graph.outputs}
     shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
-    onnx_peepholes.run(b, keep, shapes)
+    types = {n: onnx_dtype(v.type.dtype) for v, n in names.items()}
+    onnx_peepholes.run(b, keep, shapes, types)
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])

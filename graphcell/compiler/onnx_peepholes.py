@@ -15,8 +15,9 @@ from onnx import helper, numpy_helper
 from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, subgraphs
 
 
-def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
-    """Every peephole, in the order that lets each see the previous ones' results."""
+def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
+    """Every peephole, in the order that lets each see the previous ones' results
+    (`types`: ONNX name -> element type, for the values the IR names)."""
     constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
     # Chains first, so that an op after several views sees the value they view.
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
@@ -28,6 +29,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     _layer_norm(b, keep, constants(), shapes)
     _means(b, keep, constants(), shapes)
     _softmax(b, keep, constants(), shapes)
+    _attention(b, keep, constants(), shapes, types)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
 
 
@@ -530,6 +532,138 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
                                     axis=axis, epsilon=eps)
         dead.update(id(n) for n in replaced)
     nodes[:] = [n for n in nodes if id(n) not in dead]
+
+
+def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict) -> None:
+    """Scaled dot-product attention as ONNX's Attention (opset 23):
+
+        Softmax(Q @ K^T * s [+ mask], axis=-1) @ V     (Q, K, V: [B, H, S, d]; s by Mul or Div,
+        -> Attention(Q, K, V[, mask], scale=s)           on the scores or on Q; none: s = 1)
+
+    and where Q, K and V are [B, S, H*d] values split into heads (a Reshape to [B, S, H, d],
+    a Transpose (0, 2, 1, 3)) and the result goes back the same way, Attention over the 3-D
+    values with q_num_heads = kv_num_heads = H, which leaves no transpose at all.
+    onnxruntime runs it as one kernel (a pre-norm encoder block over 16 tokens, batch 32 and
+    256: about 20% faster than the nodes, whose K transpose (0, 2, 3, 1) alone took 14%).
+    Float32 only (onnxruntime's CPU kernels), and only where no other node reads the scores
+    or the probabilities (a training step's backward pass does: left as it is)."""
+    if b.opset < 23:
+        return
+    nodes = b.nodes
+    flow = _Dataflow(nodes, keep, constants, shapes)
+
+    def transposes(name):
+        """(source, perm, nodes) when `name` is `source` through a chain of Transposes, each
+        read once (perm composed), else (name, None, [])."""
+        perm, chain, node = None, [], flow.made_by(name, "Transpose")
+        while node is not None and flow.private(node.output[0]):
+            rank = len(shapes.get(node.input[0]) or ())
+            inner = list(_ints_attr(node, "perm") or reversed(range(rank)))
+            perm = inner if perm is None else [inner[i] for i in perm]
+            chain.append(node)
+            name, node = node.input[0], flow.made_by(node.input[0], "Transpose")
+        return name, perm, chain
+
+    def scaled(name, scale=1.0):
+        """(unscaled value, scale, the Mul or Div) when `name` is a value times or divided
+        by a scalar constant (read once), else (name, scale, None)."""
+        node = flow.producer.get(name)
+        if node is None or node.op_type not in ("Mul", "Div") or not flow.private(name):
+            return name, scale, None
+        for value, factor in ((node.input[0], node.input[1]), (node.input[1], node.input[0])):
+            c = _scalar(constants.get(factor))
+            if c is not None and (node.op_type == "Mul" or factor == node.input[1]) and c != 0:
+                return value, scale * (c if node.op_type == "Mul" else 1.0 / c), node
+        return name, scale, None
+
+    def heads(name, perm, chain):
+        """(x, H) when the Transpose chain of `name` is (0, 2, 1, 3) of a Reshape (read once)
+        of a [B, S, H*d] value x to [B, S, H, d], else None."""
+        view = flow.made_by(name, "Reshape")
+        x = view.input[0] if view is not None else None
+        split, merged = shapes.get(name), shapes.get(x)
+        if perm != [0, 2, 1, 3] or not chain or not flow.private(name) or split is None or merged is None \
+                or len(merged) != 3 or merged != (split[0], split[1], split[2] * split[3]):
+            return None
+        return x, split[2], view
+
+    def product(scores):
+        """(the Q @ K^T MatMul, Q, scale, the nodes from it to `scores`) when `scores` is that
+        product, scaled on the scores or on Q, else None."""
+        unscaled, scale, by = scaled(scores)
+        qk = flow.made_by(unscaled, "MatMul")
+        if qk is None or not flow.private(unscaled):
+            return None
+        q, scale, by_q = scaled(qk.input[0], scale)
+        return qk, q, scale, [n for n in (by, by_q, qk) if n is not None]
+
+    def match(node):
+        """(Q, (K's source, perm, Transposes), V, mask, scale, the nodes it replaces) when
+        `node` (a MatMul) is Softmax(...) @ V, else None."""
+        soft = flow.made_by(node.input[0], "Softmax")
+        axis = _ints_attr(soft, "axis", single=True) if soft is not None else None
+        if soft is None or not flow.private(soft.output[0]) or not flow.private(soft.input[0]) \
+                or len(shapes.get(soft.input[0]) or ()) != 4 or axis not in (3, -1, None):
+            return None
+        found, mask, add = product(soft.input[0]), None, flow.made_by(soft.input[0], "Add")
+        for scores, other in ((add.input[0], add.input[1]), (add.input[1], add.input[0])) if add else ():
+            found = product(scores)
+            rank = len(shapes.get(other, (0,) * 5))
+            if found is not None and rank <= 4 and types.get(other) == onnx.TensorProto.FLOAT:
+                mask, found = other, found[:3] + (found[3] + [add],)
+                break
+            found = None
+        if found is None:
+            return None
+        qk, q, scale, replaced = found
+        q4, k4t, v4 = shapes.get(q), shapes.get(qk.input[1]), shapes.get(node.input[1])
+        if types.get(q) != onnx.TensorProto.FLOAT or any(s is None or len(s) != 4 for s in (q4, k4t, v4)) \
+                or not (q4[:2] == k4t[:2] == v4[:2] and q4[3] == k4t[2] and k4t[3] == v4[2]):
+            return None
+        k_source, k_perm, k_chain = transposes(qk.input[1])
+        if not k_chain:
+            return None
+        k_perm = k_perm[:2] + [k_perm[3], k_perm[2]]   # K itself, before its last two axes swap
+        return q, (k_source, k_perm, k_chain), node.input[1], mask, scale, replaced + [soft] + k_chain
+
+    dead, inserted = set(), {}
+    for i, node in enumerate(nodes):
+        found = match(node) if node.op_type == "MatMul" else None
+        if found is None:
+            continue
+        q, (k_source, k_perm, k_chain), v, mask, scale, replaced = found
+        out, attrs = node.output[0], {"scale": float(scale)}
+        # The 3-D form: every operand a split into heads, the result merged back.
+        back = flow.only_reader(out, "Transpose")
+        merge = flow.only_reader(back.output[0], "Reshape") if back is not None else None
+        q_walk, v_walk = transposes(q), transposes(v)
+        split = [heads(*q_walk), heads(k_source, k_perm, k_chain), heads(*v_walk)]
+        o4 = shapes.get(out)
+        if merge is not None and all(split) and _ints_attr(back, "perm") == [0, 2, 1, 3] and o4 is not None \
+                and shapes.get(merge.output[0]) == (o4[0], o4[2], o4[1] * o4[3]) and split[0][1] == split[1][1]:
+            operands = [x for x, _, _ in split]
+            replaced += [view for _, _, view in split] + q_walk[2] + v_walk[2] + [back, merge]
+            out, attrs = merge.output[0], dict(attrs, q_num_heads=split[0][1], kv_num_heads=split[1][1])
+        else:
+            k = k_source
+            if k_perm != [0, 1, 2, 3]:
+                k = b.unique(k_source + "/heads")
+                inserted[i] = helper.make_node("Transpose", [k_source], [k], name=k, perm=k_perm)
+            operands = [q, k, v]
+        if mask is not None:
+            operands.append(mask)
+        nodes[i] = helper.make_node("Attention", operands, [out], name=out, **attrs)
+        dead.update(id(n) for n in replaced)
+    nodes[:] = [m for i, n in enumerate(nodes) if id(n) not in dead
+                for m in ([inserted[i]] if i in inserted else []) + [n]]
+
+
+def _ints_attr(node, name: str, single: bool = False):
+    """A node's int or ints attribute (a list), or None when it has none."""
+    for a in node.attribute:
+        if a.name == name:
+            return a.i if single else list(a.ints)
+    return None
 
 
 def _scalar(tensor) -> float | None:

@@ -287,15 +287,16 @@ def run_traced_onnx(traced, arrays) -> list:
 def _jit_session(traced, param_arrays=None) -> Session:
     """The session of jit(backend="onnx"): parameters as initializers holding `param_arrays`,
     or as inputs when that is None."""
-    from ..compiler.onnx import lower
+    from ..compiler.onnx import RUNTIME_OPSET, lower
     from ..compiler.onnx_cache import cache_folder, cached_model
     from ..context import get_context
     if param_arrays is None:
-        model = cached_model(("jit", traced.graph), lambda: lower(traced.graph, params_as_inputs=True).model)
+        model = cached_model(("jit", RUNTIME_OPSET, traced.graph),
+                             lambda: lower(traced.graph, params_as_inputs=True, opset=RUNTIME_OPSET).model)
     else:
         params = {v: np.asarray(a) for v, a in zip(traced.graph.inputs[traced.n_args:], param_arrays)}
-        model = cached_model(("jit-baked", traced.graph, tuple(params.values())),
-                             lambda: lower(traced.graph, params=params).model)
+        model = cached_model(("jit-baked", RUNTIME_OPSET, traced.graph, tuple(params.values())),
+                             lambda: lower(traced.graph, params=params, opset=RUNTIME_OPSET).model)
     # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
     return Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
                    name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),

@@ -1,0 +1,166 @@
+"""Scaled dot-product attention written in ops becomes ONNX's Attention node (opset 23)."""
+import math
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+import graphcell as ms
+from graphcell import nn, ops
+from graphcell.compiler.onnx import lower
+
+B, H, S, L, D = 3, 2, 5, 6, 4
+RNG = np.random.default_rng(0)
+
+
+def _randn(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def _lowered(fn, *args, opset=23):
+    model = lower(ms.trace(fn, *[ms.Tensor(a) for a in args]).graph, params_as_inputs=True, opset=opset).model
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _run(model, fn_or_cell, *args):
+    params = dict(fn_or_cell.parameters_and_names()) if isinstance(fn_or_cell, nn.Cell) else {}
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    feeds = dict(zip(names, args))
+    feeds.update({k: p.asnumpy() for k, p in params.items() if k in names})
+    return sess.run(None, feeds)
+
+
+def _ops(model):
+    return [n.op_type for n in model.graph.node]
+
+
+def _attention(q, k, v, scale, mask=None):
+    """numpy's softmax(Q K^T * scale + mask) V over the last two axes."""
+    s = q @ np.swapaxes(k, -1, -2) * scale + (0 if mask is None else mask)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def test_attention_over_heads_is_one_attention_node_with_k_read_as_it_is():
+    q, k, v = _randn(B, H, S, D), _randn(B, H, L, D), _randn(B, H, L, D)
+
+    def fn(q, k, v):
+        return ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)) / math.sqrt(D), -1), v)
+    model = _lowered(fn, q, k, v)
+    assert _ops(model) == ["Attention"]
+    node = model.graph.node[0]
+    assert len(node.input) == 3 and list(node.input) == [i.name for i in model.graph.input]
+    assert onnx.helper.get_attribute_value(node.attribute[0]) == pytest.approx(1 / math.sqrt(D))
+    np.testing.assert_allclose(_run(model, fn, q, k, v)[0], _attention(q, k, v, 1 / math.sqrt(D)), rtol=1e-5, atol=1e-6)
+    # The same function at the default opset 18 stays MatMul / Softmax / MatMul, with equal values.
+    assert "Attention" not in _ops(_lowered(fn, q, k, v, opset=18))
+
+
+def test_a_scale_on_q_an_additive_mask_and_a_permuted_k():
+    """Q scaled before the product, K given as [B, H, D, L]... permuted from [B, L, H, D], and a
+    causal mask added to the scores: Attention with K transposed once and the mask as input."""
+    q, k, v = _randn(B, H, S, D), _randn(B, L, H, D), _randn(B, H, L, D)
+    mask = np.triu(np.full((S, L), -1e9, np.float32), 1)
+
+    def fn(q, k, v, m):
+        scores = ops.matmul(q * 0.3, ops.transpose(k, (0, 2, 3, 1))) + m
+        return ops.matmul(ops.softmax(scores, -1), v)
+    model = _lowered(fn, q, k, v, mask)
+    assert sorted(_ops(model)) == ["Attention", "Transpose"]
+    assert len(model.graph.node[-1].input) == 4
+    want = _attention(q, np.transpose(k, (0, 2, 1, 3)), v, 0.3, mask)
+    np.testing.assert_allclose(_run(model, fn, q, k, v, mask)[0], want, rtol=1e-5, atol=1e-6)
+
+
+class SelfAttention(nn.Cell):
+    """Multi-head self-attention over [B, S, dim] tokens as users write it (no Attention op)."""
+
+    def __init__(self, dim=16, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv, self.proj = nn.Dense(dim, 3 * dim), nn.Dense(dim, dim)
+
+    def construct(self, x):
+        b, t, d = x.shape
+        q, k, v = (ops.transpose(ops.reshape(z, (b, t, self.heads, d // self.heads)), (0, 2, 1, 3))
+                   for z in ops.split(self.qkv(x), d, axis=-1))
+        scores = ops.matmul(q, ops.swapaxes(k, -1, -2)) * (1.0 / math.sqrt(d // self.heads))
+        out = ops.matmul(ops.softmax(scores, -1), v)
+        return self.proj(ops.reshape(ops.transpose(out, (0, 2, 1, 3)), (b, t, d)))
+
+
+def _self_attention_reference(net, x):
+    p = {k: v.asnumpy() for k, v in net.parameters_and_names()}
+    b, t, d = x.shape
+    qkv = x @ p["qkv.weight"].T + p["qkv.bias"]
+    q, k, v = (z.reshape(b, t, net.heads, -1).transpose(0, 2, 1, 3) for z in np.split(qkv, 3, -1))
+    out = _attention(q, k, v, 1 / math.sqrt(d // net.heads)).transpose(0, 2, 1, 3).reshape(b, t, d)
+    return out @ p["proj.weight"].T + p["proj.bias"]
+
+
+def test_self_attention_over_split_heads_is_attention_over_the_3d_values():
+    """No Reshape or Transpose around the heads is left: Attention splits and merges them."""
+    ms.set_seed(1)
+    net, x = SelfAttention(), _randn(B, S, 16)
+    model = _lowered(net, x)
+    ops_ = _ops(model)
+    assert ops_.count("Attention") == 1 and "Reshape" not in ops_ and "Softmax" not in ops_
+    node = next(n for n in model.graph.node if n.op_type == "Attention")
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    assert attrs["q_num_heads"] == attrs["kv_num_heads"] == 4
+    np.testing.assert_allclose(_run(model, net, x)[0], _self_attention_reference(net, x), rtol=1e-5, atol=1e-5)
+
+
+def test_exported_self_attention_serves_every_batch_and_an_ensemble(tmp_path):
+    """The dynamic batch goes through the Attention node; a vmapped ensemble's members each get
+    their own, and the values are the XLA path's."""
+    ms.set_seed(2)
+    path = str(tmp_path / "attn.onnx")
+    net = SelfAttention()
+    ms.export(net, ms.Tensor(_randn(2, S, 16)), file_name=path, opset=23)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert [n.op_type for n in onnx.load(path).graph.node].count("Attention") == 1
+    for batch in (1, 7):
+        x = _randn(batch, S, 16)
+        np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
+                                   _self_attention_reference(net, x), rtol=1e-5, atol=1e-5)
+    members = [SelfAttention() for _ in range(3)]
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    ms.export(ensemble, ms.Tensor(_randn(4, S, 16)), file_name=path, opset=23)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    x = _randn(4, S, 16)
+    got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    np.testing.assert_allclose(got, np.stack([_self_attention_reference(m, x) for m in members]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, ensemble(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_attention_whose_probabilities_are_read_elsewhere_stays_as_nodes():
+    """Returned probabilities, a softmax over another axis and a training step's backward pass
+    (which reads the probabilities) keep the MatMul / Softmax / MatMul form, with jax's values."""
+    import jax
+    q, k, v = _randn(B, H, S, D), _randn(B, H, L, D), _randn(B, H, L, D)
+
+    def both(q, k, v):
+        p = ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)), -1)
+        return ops.matmul(p, v), p
+
+    def other_axis(q, k, v):
+        return ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)), 2), v)
+
+    def loss(q, k, v):
+        return ops.reduce_sum(ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)), -1), v) ** 2)
+    grad = ms.value_and_grad(loss, grad_position=(0, 1, 2))
+    for fn in (both, other_axis, grad):
+        assert "Attention" not in _ops(_lowered(fn, q, k, v))
+    got = _run(_lowered(both, q, k, v), both, q, k, v)
+    np.testing.assert_allclose(got[0], _attention(q, k, v, 1.0), rtol=1e-5, atol=1e-6)
+    want_loss, want_grads = jax.value_and_grad(
+        lambda q, k, v: (jax.nn.softmax(q @ jax.numpy.swapaxes(k, -1, -2), -1) @ v).__pow__(2).sum(),
+        argnums=(0, 1, 2))(q, k, v)
+    got = _run(_lowered(grad, q, k, v), grad, q, k, v)
+    np.testing.assert_allclose(got[0], want_loss, rtol=1e-5)
+    for g, w in zip(got[1:], want_grads):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
