@@ -164,3 +164,16 @@ def test_attention_whose_probabilities_are_read_elsewhere_stays_as_nodes():
     np.testing.assert_allclose(got[0], want_loss, rtol=1e-5)
     for g, w in zip(got[1:], want_grads):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_a_mask_that_broadcasts_the_scores_wider_stays_as_nodes():
+    """Q, K and V for one batch entry and a mask for three: the scores grow to the mask's batch,
+    which Attention (output [1, H, S, d]) would not do."""
+    q, k, v = _randn(1, H, S, D), _randn(1, H, L, D), _randn(1, H, L, D)
+    mask = _randn(B, H, S, L)
+
+    def fn(q, k, v, m):
+        return ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)) + m, -1), v)
+    model = _lowered(fn, q, k, v, mask)
+    assert "Attention" not in _ops(model)
+    np.testing.assert_allclose(_run(model, fn, q, k, v, mask)[0], _attention(q, k, v, 1.0, mask), rtol=1e-5, atol=1e-6)

@@ -578,8 +578,8 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         return name, scale, None
 
     def heads(name, perm, chain):
-        """(x, H) when the Transpose chain of `name` is (0, 2, 1, 3) of a Reshape (read once)
-        of a [B, S, H*d] value x to [B, S, H, d], else None."""
+        """(x, H, the Reshape) when the Transpose chain of `name` is (0, 2, 1, 3) of a Reshape
+        (read once) of a [B, S, H*d] value x to [B, S, H, d], else None."""
         view = flow.made_by(name, "Reshape")
         x = view.input[0] if view is not None else None
         split, merged = shapes.get(name), shapes.get(x)
@@ -619,7 +619,8 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         qk, q, scale, replaced = found
         q4, k4t, v4 = shapes.get(q), shapes.get(qk.input[1]), shapes.get(node.input[1])
         if types.get(q) != onnx.TensorProto.FLOAT or any(s is None or len(s) != 4 for s in (q4, k4t, v4)) \
-                or not (q4[:2] == k4t[:2] == v4[:2] and q4[3] == k4t[2] and k4t[3] == v4[2]):
+                or not (q4[:2] == k4t[:2] == v4[:2] and q4[3] == k4t[2] and k4t[3] == v4[2]) \
+                or shapes.get(soft.input[0]) != (*q4[:3], k4t[3]):   # (a mask may broadcast wider)
             return None
         k_source, k_perm, k_chain = transposes(qk.input[1])
         if not k_chain:
