@@ -14,13 +14,15 @@ Models (graphcell nn Cells below, written again in plain jax and torch with the 
           the tokens' mean; Dense(64, 10). torch's row uses scaled_dot_product_attention.
 Rows (N = 1 is the single model; N > 1 an ensemble of N models on one shared minibatch):
   gc xla      graphcell on XLA: jit(net) for N = 1, vmap(nn.CellList(nets), in_axes=None) for N > 1
-  gc onnx     graphcell.export of the same, run by graphcell.runtime.Session (onnxruntime, CPU)
+  gc onnx     graphcell.export of the same at opset 23 (the default is 18; 23 has Attention), run
+              by graphcell.runtime.Session (onnxruntime, CPU)
   jax         jax.jit(model) for N = 1, jax.jit(jax.vmap(model)) over stacked parameters for N > 1
   jax loop    a jitted single model called N times in a Python loop, outputs stacked
   torch       torch eval modules in inference_mode, called N times in a loop
   torch.func  torch.func.vmap(functional_call) over stacked parameters and buffers (N > 1)
   torch.onnx  torch.onnx.export (dynamo=False) of a module running the N models one after
-              another, in an onnxruntime InferenceSession
+              another (opset 18: its TorchScript exporter writes no Attention), in an
+              onnxruntime InferenceSession
 Every row's output is checked against the jax row before timing. Times are medians in ms, timed
 round-robin; ratio = min(gc xla, gc onnx) / min(peers) (goal: <= 1.0); GFLOP/s counts the
 convolutions and matmuls of graphcell's best row, %peak against the float32 matmul rate
