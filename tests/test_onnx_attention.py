@@ -177,3 +177,14 @@ def test_a_mask_that_broadcasts_the_scores_wider_stays_as_nodes():
     model = _lowered(fn, q, k, v, mask)
     assert "Attention" not in _ops(model)
     np.testing.assert_allclose(_run(model, fn, q, k, v, mask)[0], _attention(q, k, v, 1.0, mask), rtol=1e-5, atol=1e-6)
+
+
+def test_float16_attention_is_one_node_too():
+    q, k, v = (_randn(B, H, S, D).astype(np.float16) for _ in range(3))
+
+    def fn(q, k, v):
+        return ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -1, -2)) * 0.5, -1), v)
+    model = _lowered(fn, q, k, v)
+    assert _ops(model) == ["Attention"]
+    want = _attention(*(a.astype(np.float64) for a in (q, k, v)), 0.5)
+    np.testing.assert_allclose(_run(model, fn, q, k, v)[0].astype(np.float64), want, rtol=1e-2, atol=2e-3)

@@ -535,6 +535,9 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
     nodes[:] = [placed.get(id(n), n) for n in nodes if id(n) not in dead or id(n) in placed]
 
 
+_ATTENTION_TYPES = (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16)
+
+
 def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict) -> None:
     """Scaled dot-product attention as ONNX's Attention (opset 23):
 
@@ -546,8 +549,9 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
     values with q_num_heads = kv_num_heads = H, which leaves no transpose at all.
     onnxruntime runs it as one kernel (a pre-norm encoder block over 16 tokens, batch 32 and
     256: about 20% faster than the nodes, whose K transpose (0, 2, 3, 1) alone took 14%).
-    Float32 only (onnxruntime's CPU kernels), and only where no other node reads the scores
-    or the probabilities (a training step's backward pass does: left as it is)."""
+    Float32 and float16 (onnxruntime's CPU kernels; none for bfloat16), and only where no
+    other node reads the scores or the probabilities (a training step's backward pass does:
+    left as it is)."""
     if b.opset < 23:
         return
     nodes = b.nodes
@@ -610,7 +614,7 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         for scores, other in ((add.input[0], add.input[1]), (add.input[1], add.input[0])) if add else ():
             found = product(scores)
             rank = len(shapes.get(other, (0,) * 5))
-            if found is not None and rank <= 4 and types.get(other) == onnx.TensorProto.FLOAT:
+            if found is not None and rank <= 4 and types.get(other) == types.get(found[1]):
                 mask, found = other, found[:3] + (found[3] + [add],)
                 break
             found = None
@@ -618,7 +622,7 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
             return None
         qk, q, scale, replaced = found
         q4, k4t, v4 = shapes.get(q), shapes.get(qk.input[1]), shapes.get(node.input[1])
-        if types.get(q) != onnx.TensorProto.FLOAT or any(s is None or len(s) != 4 for s in (q4, k4t, v4)) \
+        if types.get(q) not in _ATTENTION_TYPES or any(s is None or len(s) != 4 for s in (q4, k4t, v4)) \
                 or not (q4[:2] == k4t[:2] == v4[:2] and q4[3] == k4t[2] and k4t[3] == v4[2]) \
                 or shapes.get(soft.input[0]) != (*q4[:3], k4t[3]):   # (a mask may broadcast wider)
             return None
