@@ -30,7 +30,12 @@ STEPS = {
     "log_softmax_cols": lambda x: ops.log_softmax(x, 0) * 0.1,
     "normalize_rows": lambda x: _normalized_rows(x),
     "minus_pooled": lambda x: x - ops.mean(x.reshape(1, 3, 4), 2).reshape(3, 1),
+    "self_attention": lambda x: _self_attention(x.reshape(1, 1, 3, 4)).reshape(3, 4),   # Attention at opset 23
 }
+
+
+def _self_attention(x):
+    return ops.matmul(ops.softmax(ops.matmul(x, ops.swapaxes(x, -1, -2)) * 0.5, -1), x)
 
 
 def _normalized_rows(x):
@@ -50,14 +55,14 @@ def compose(names):
 
 
 @PROPS
-@given(names=programs, seed=st.integers(0, 2**16))
-def test_eager_equals_xla_equals_onnx(tmp_path, names, seed):
+@given(names=programs, seed=st.integers(0, 2**16), opset=st.sampled_from([18, 23]))
+def test_eager_equals_xla_equals_onnx(tmp_path, names, seed, opset):
     f = compose(names)
     x = np.random.default_rng(seed).uniform(-1, 1, (3, 4)).astype(np.float32)
     eager = f(ms.Tensor(x)).asnumpy()
     xla = ms.jit(f)(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(xla, eager, rtol=1e-4, atol=1e-5)
-    path = ms.export(f, ms.Tensor(x), file_name=str(tmp_path / "p.onnx"), dynamic_axes=False)
+    path = ms.export(f, ms.Tensor(x), file_name=str(tmp_path / "p.onnx"), dynamic_axes=False, opset=opset)
     onnx_out = Session(path, providers=["cpu"])(x)
     np.testing.assert_allclose(onnx_out, eager, rtol=1e-4, atol=1e-5)
 
