@@ -474,9 +474,10 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
     for axes that run to the last one; a following Mul by gamma and Add of beta of the
     normalised shape become its scale and bias (an ensemble's stacked gamma and beta stay
     apart; a member's slice of them, or a gamma computed in the graph, is an input like any
-    other: the node takes the place of the last node it replaces, after its operands). onnxruntime computes it in one node instead of nine, as accurately as the two
-    passes (rows of mean 3000: 3.4e-4 from float64, XLA's 5.2e-4); a LayerNorm-Dense-GELU-Dense
-    block at batch 1 ran ~7% longer as nodes."""
+    other: the node takes the place of the last node it replaces, after its operands).
+    onnxruntime computes it in one node instead of nine, as accurately as the two passes
+    (rows of mean 3000: 3.4e-4 from float64, XLA's 5.2e-4); a LayerNorm-Dense-GELU-Dense block
+    at batch 1 ran ~7% longer as nodes."""
     nodes = b.nodes
     flow = _Dataflow(nodes, keep, constants, shapes)
 
@@ -610,14 +611,16 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         if soft is None or not flow.private(soft.output[0]) or not flow.private(soft.input[0]) \
                 or len(shapes.get(soft.input[0]) or ()) != 4 or axis not in (3, -1, None):
             return None
-        found, mask, add = product(soft.input[0]), None, flow.made_by(soft.input[0], "Add")
-        for scores, other in ((add.input[0], add.input[1]), (add.input[1], add.input[0])) if add else ():
-            found = product(scores)
-            rank = len(shapes.get(other, (0,) * 5))
-            if found is not None and rank <= 4 and types.get(other) == types.get(found[1]):
-                mask, found = other, found[:3] + (found[3] + [add],)
-                break
-            found = None
+        found, mask = product(soft.input[0]), None
+        add = flow.made_by(soft.input[0], "Add")
+        if add is not None:   # an additive mask, on either side
+            for scores, other in ((add.input[0], add.input[1]), (add.input[1], add.input[0])):
+                found = product(scores)
+                if found is not None and len(shapes.get(other) or (0,) * 5) <= 4 \
+                        and types.get(other) == types.get(found[1]):
+                    mask, found = other, found[:3] + (found[3] + [add],)
+                    break
+                found = None
         if found is None:
             return None
         qk, q, scale, replaced = found
