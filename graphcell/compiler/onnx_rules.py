@@ -579,26 +579,24 @@ def _max_grad_by_mask(ctx, layout: "PoolLayout", xl: str, gl: str, dims) -> str:
     """The max-pool gradient where k x k windows tile the input, without MaxPool's Indices (a
     slow kernel in onnxruntime, plus a ScatterElements; LeNet5 training step, N=4: 6.6 of
     26 ms). Over the [N*C, 1, H, W] view, SpaceToDepth puts each window's k*k elements on the
-    channel axis, [N*C, k*k, H/k, W/k], in row-major window order; an element equal to its
-    window's maximum won, and the first winner (XLA's choice among equals: where the running
-    count of winners is one) takes the window's cotangent. A ConvTranspose with one-hot k x k
-    kernels puts the elements back: onnxruntime's DepthToSpace is a 6-D transpose, 3.5x
-    slower at LeNet5's first pool (the sums it adds are exact: each output is one element
-    plus zeros)."""
+    channel axis, [N*C, k*k, H/k, W/k], in row-major window order; ArgMax picks each window's
+    first maximum (XLA's choice among equals), which takes the window's cotangent (a one-hot
+    mask times it: a running count of winners took 35% longer at N=16). A ConvTranspose with
+    one-hot k x k kernels puts the elements back: onnxruntime's DepthToSpace is a 6-D
+    transpose, 3.5x slower at LeNet5's first pool (the sums it adds are exact: each output is
+    one element plus zeros)."""
     n, c, h, w = dims
     k = layout.window[0]
     dtype = ctx.in_types[0].dtype
     sym = next((d for d in (n, c) if isinstance(d, Sym)), None)
     rows = n * c if sym is None else Sym(sym.name, sym.k * (c if sym is n else n))
-    per_window = [rows, 1, h // k, w // k]
-    pooled = ctx.op("MaxPool", xl, kernel_shape=[k, k], strides=[k, k])   # the forward's, shared
     blocks = ctx.op("SpaceToDepth", reshape(ctx, xl, [rows, 1, h, w]), blocksize=k)
-    won = ctx.op("Cast", ctx.op("Equal", blocks, reshape(ctx, pooled, per_window)), to=onnx_dtype(dtype))
-    one = ctx.const(np.asarray(1, dtype.np_dtype))
-    first = ctx.op("Equal", ctx.op("Mul", ctx.op("CumSum", won, ctx.ints(1)), won), one)
+    first = ctx.op("ArgMax", blocks, axis=1, keepdims=1, select_last_index=0)
+    positions = ctx.const(np.arange(k * k, dtype=np.int64).reshape(1, k * k, 1, 1))
     # A Mul, not a Where: onnxruntime broadcasts the cotangent in a Where ~9x slower (LeNet5,
     # N=4: 1.8 vs 0.2 ms at the first pool).
-    spread = ctx.op("Mul", ctx.op("Cast", first, to=onnx_dtype(dtype)), reshape(ctx, gl, per_window))
+    won = ctx.op("Cast", ctx.op("Equal", first, positions), to=onnx_dtype(dtype))
+    spread = ctx.op("Mul", won, reshape(ctx, gl, [rows, 1, h // k, w // k]))
     if dtype.name in ("float16", "float32", "float64"):   # ConvTranspose's types
         one_hot = np.eye(k * k, dtype=dtype.np_dtype).reshape(k * k, 1, k, k)
         back = ctx.op("ConvTranspose", spread, ctx.const(one_hot), kernel_shape=[k, k], strides=[k, k])
