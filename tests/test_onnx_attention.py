@@ -188,3 +188,23 @@ def test_float16_attention_is_one_node_too():
     assert _ops(model) == ["Attention"]
     want = _attention(*(a.astype(np.float64) for a in (q, k, v)), 0.5)
     np.testing.assert_allclose(_run(model, fn, q, k, v)[0].astype(np.float64), want, rtol=1e-2, atol=2e-3)
+
+
+def test_jit_backend_onnx_runs_attention_as_one_node(monkeypatch):
+    """graphcell's own sessions lower at RUNTIME_OPSET (23), so jit(backend="onnx") gets the
+    Attention node without asking; its values are the XLA path's."""
+    import graphcell.compiler.onnx as lowering
+    models, lower_ = [], lowering.lower
+
+    def recording(*args, **kwargs):
+        lowered = lower_(*args, **kwargs)
+        models.append(lowered.model)
+        return lowered
+    monkeypatch.setattr(lowering, "lower", recording)
+    ms.set_seed(3)
+    net, x = SelfAttention(), ms.Tensor(_randn(2, S, 16))
+    got = ms.jit(net, backend="onnx")(x).asnumpy()
+    np.testing.assert_allclose(got, ms.jit(net)(x).asnumpy(), rtol=1e-5, atol=1e-5)
+    (model,) = models
+    assert model.opset_import[0].version == lowering.RUNTIME_OPSET == 23
+    assert [n.op_type for n in model.graph.node].count("Attention") == 1
