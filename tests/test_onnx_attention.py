@@ -14,8 +14,8 @@ B, H, S, L, D = 3, 2, 5, 6, 4
 RNG = np.random.default_rng(0)
 
 
-def _randn(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+def _randn(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
 
 
 def _lowered(fn, *args, opset=23):
@@ -56,12 +56,15 @@ def test_attention_over_heads_is_one_attention_node_with_k_read_as_it_is():
     assert onnx.helper.get_attribute_value(node.attribute[0]) == pytest.approx(1 / math.sqrt(D))
     np.testing.assert_allclose(_run(model, fn, q, k, v)[0], _attention(q, k, v, 1 / math.sqrt(D)), rtol=1e-5, atol=1e-6)
     # The same function at the default opset 18 stays MatMul / Softmax / MatMul, with equal values.
-    assert "Attention" not in _ops(_lowered(fn, q, k, v, opset=18))
+    nodes = _lowered(fn, q, k, v, opset=18)
+    assert "Attention" not in _ops(nodes)
+    np.testing.assert_allclose(_run(nodes, fn, q, k, v)[0], _run(model, fn, q, k, v)[0], rtol=1e-5, atol=1e-6)
 
 
 def test_a_scale_on_q_an_additive_mask_and_a_permuted_k():
-    """Q scaled before the product, K given as [B, H, D, L]... permuted from [B, L, H, D], and a
-    causal mask added to the scores: Attention with K transposed once and the mask as input."""
+    """Q scaled before the product, K given as [B, L, H, D] and permuted to [B, H, D, L] by one
+    transpose, a causal mask added to the scores: Attention with K transposed once (to
+    [B, H, L, D]) and the mask as its fourth input."""
     q, k, v = _randn(B, H, S, D), _randn(B, L, H, D), _randn(B, H, L, D)
     mask = np.triu(np.full((S, L), -1e9, np.float32), 1)
 
@@ -115,8 +118,9 @@ def test_self_attention_over_split_heads_is_attention_over_the_3d_values():
 
 
 def test_exported_self_attention_serves_every_batch_and_an_ensemble(tmp_path):
-    """The dynamic batch goes through the Attention node; a vmapped ensemble's members each get
-    their own, and the values are the XLA path's."""
+    """The dynamic batch goes through the Attention node; a vmapped ensemble over a shared input
+    (whose heads are split for all members at once: nodes, see _attention) has the XLA path's
+    values."""
     ms.set_seed(2)
     path = str(tmp_path / "attn.onnx")
     net = SelfAttention()
