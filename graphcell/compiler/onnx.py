@@ -30,7 +30,7 @@ from ..ir.core import Graph, Node, TensorType, Value
 DEFAULT_OPSET = 18
 MIN_OPSET = 17
 # graphcell's own onnxruntime sessions (jit(backend="onnx")) use the first opset with
-# Attention (onnx_peepholes._attention); exported files keep DEFAULT_OPSET, which more
+# Attention (onnx_fusions._attention); exported files keep DEFAULT_OPSET, which more
 # runtimes read, unless the user asks for another.
 RUNTIME_OPSET = 23
 # A protobuf message cannot exceed 2 GiB: models about that size keep their tensors in a side
