@@ -534,6 +534,41 @@ def test_layer_norm_over_two_axes_and_in_an_ensemble_keeps_its_affine_apart(tmp_
                                    rtol=1e-5, atol=1e-5)
 
 
+class _ScoresNorm(nn.Cell):
+    """A LayerNorm over a product of two per-member values: each member's own chain."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc, self.ln = nn.Dense(8, 8), nn.LayerNorm((5,), epsilon=1e-5)
+
+    def construct(self, x):
+        h = self.fc(x)
+        return self.ln(ops.matmul(h, ops.swapaxes(h, -1, -2)))
+
+
+def test_each_members_layer_norm_takes_its_slice_of_the_stacked_gamma_and_beta(tmp_path):
+    """In per-member chains gamma and beta are the members' Split slices of the stacks, made
+    after the normalising nodes: each is its LayerNormalization's scale and bias, no Mul or Add
+    follows it, and the values are XLA's."""
+    rng = np.random.default_rng(8)
+    members = [_ScoresNorm() for _ in range(3)]
+    for m in members:
+        m.ln.gamma.set_data(rng.standard_normal(5).astype(np.float32))
+        m.ln.beta.set_data(rng.standard_normal(5).astype(np.float32))
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    x = rng.standard_normal((4, 5, 8)).astype(np.float32)
+    path = ms.export(ensemble, ms.Tensor(x), file_name=str(tmp_path / "ln.onnx"))
+    graph = onnx.load(path).graph
+    made = {o for n in graph.node for o in n.output}
+    norms = [n for n in graph.node if n.op_type == "LayerNormalization"]
+    assert len(norms) == 3 and all(n.input[1] in made and n.input[2] in made for n in norms)
+    normalized = {n.output[0] for n in norms}
+    assert not [n for n in graph.node if n.op_type in ("Mul", "Add") and normalized & set(n.input)]
+    assert "Mul" not in {n.op_type for n in graph.node}
+    np.testing.assert_allclose(Session(path, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_a_computed_gamma_is_the_layer_normalizations_scale():
     """A scale computed in the graph (after the normalising nodes) is the LayerNormalization's
     input all the same: the node takes the place of the last node it replaces."""
