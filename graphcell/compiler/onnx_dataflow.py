@@ -108,9 +108,9 @@ def scalar_value(tensor) -> float | None:
     return float(array.reshape(-1)[0]) if array.size == 1 else None
 
 
-def ints_attr(node, name: str, single: bool = False):
-    """A node's int or ints attribute (a list), or None when it has none."""
+def ints_attr(node, name: str, single: bool = False, default=None):
+    """A node's int or ints attribute (a list), or `default` when it has none."""
     for a in node.attribute:
         if a.name == name:
             return a.i if single else list(a.ints)
-    return None
+    return default

@@ -55,7 +55,7 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
         if not axes or any(x[a] == -1 for a in axes):
             continue
         kept = tuple(1 if k in axes else d for k, d in enumerate(x))
-        keepdims = next((a.i for a in node.attribute if a.name == "keepdims"), 1)
+        keepdims = ints_attr(node, "keepdims", single=True, default=1)
         # Sum, [view,] Div; or Sum, Div, view (`onnx_peepholes._elementwise_before_reshape` moved the Div up).
         before = kept_view(node.output[0], kept)
         div = flow.only_reader(before.output[0] if before is not None else node.output[0], "Div")

@@ -15,7 +15,7 @@ from onnx import helper
 
 from . import onnx_fusions
 from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename
-from .onnx_dataflow import Dataflow, int_reader, use_counts
+from .onnx_dataflow import Dataflow, int_reader, ints_attr, use_counts
 
 
 def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
@@ -330,7 +330,7 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
     for node in nodes:
         if node.op_type != "Reshape" or node.input[1] not in constants:
             continue
-        allowzero = any(a.name == "allowzero" and a.i == 1 for a in node.attribute)
+        allowzero = ints_attr(node, "allowzero", single=True) == 1
         if not allowzero and 0 in (targets(node.input[1]) or ()):
             continue
         inner = producer.get(node.input[0])
