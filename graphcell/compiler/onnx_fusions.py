@@ -20,19 +20,23 @@ def fuse(b: OnnxBuilder, keep: set, constants, shapes: dict, types: dict) -> Non
     """Every fusion, in order (`constants()`: the initializers by name, read again after each
     fusion, which may add some)."""
     _layer_norm(b, keep, constants(), shapes)
-    _means(b, keep, constants(), shapes)
+    _means(b, keep, constants(), shapes, types)
     _softmax(b, keep, constants(), shapes)
     _attention(b, keep, constants(), shapes, types)
 
 
-def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
+_POOL_TYPES = (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16)   # onnxruntime CPU's GlobalAveragePool
+
+
+def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict) -> None:
     """functional.mean, Div(ReduceSum(x, axes), count) (with keep_dims, a Reshape that keeps
     the axes sits before or after the Div), becomes one node over static axes:
     GlobalAveragePool (then Flatten without keep_dims) where x is [B, C, spatial...] and every spatial axis is averaged
     (a network's global pool, `ops.mean(x, (2, 3))`), ReduceMean otherwise. onnxruntime runs
     GlobalAveragePool in the blocked (NCHWc) layout of the convolutions before it, so the last
     activation is not reordered back to NCHW to be summed (small ResNet ensemble, N=4: batch 32
-    35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms)."""
+    35.0 -> 29.5-31.4 ms, batch 256 209-228 -> 188-200 ms). Not for float64: onnxruntime's CPU
+    provider has no GlobalAveragePool for it (ReduceMean it has)."""
     nodes = b.nodes
     flow = Dataflow(nodes, keep, constants, shapes)
 
@@ -69,7 +73,7 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
         scalar_view = flow.producer.get(div.input[1])
         if scalar_view is not None and flow.uses.get(div.input[1]) == 1:
             dead.add(id(scalar_view))
-        if len(x) < 3 or axes != list(range(2, len(x))):
+        if len(x) < 3 or axes != list(range(2, len(x))) or types.get(node.input[0]) not in _POOL_TYPES:
             operands = [node.input[0]] + ([b.ints(axes)] if b.opset >= 18 else [])
             attrs = {} if b.opset >= 18 else {"axes": axes}
             nodes[i] = helper.make_node("ReduceMean", operands, [out], name=out, keepdims=keepdims, **attrs)
