@@ -43,3 +43,9 @@ def fuzz_examples(default: int) -> int:
     """Examples per fuzz test: bounded in the default run, GRAPHCELL_FUZZ_EXAMPLES for long runs
     (`make test-fuzz`)."""
     return int(os.environ.get("GRAPHCELL_FUZZ_EXAMPLES", default))
+
+
+def fuzz_derandomized() -> bool:
+    """The bounded default run draws the same examples every time (CI stays reproducible); a
+    long run (GRAPHCELL_FUZZ_EXAMPLES set) draws new ones."""
+    return "GRAPHCELL_FUZZ_EXAMPLES" not in os.environ

@@ -270,3 +270,39 @@ def test_members_take_their_weights_and_inputs_by_one_split_per_stacked_value(ne
     assert all(len(n.output) == 4 for n in model.graph.node if n.op_type == "Split")
     np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+class _CoincidingShapes(nn.Cell):
+    """At batch 4 the pooled activation [4, 1, 3, 3] has conv2's weight shape [4, 1, 3, 3]
+    (found by tests/test_ensemble_properties.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.pool = nn.Conv2d(1, 1, 1), nn.MaxPool2d(kernel_size=1, stride=2)
+        self.conv2, self.flatten, self.fc = nn.Conv2d(1, 4, 3), nn.Flatten(), nn.Dense(36, 3)
+
+    def construct(self, x):
+        return self.fc(self.flatten(self.conv2(self.pool(self.conv1(x)))))
+
+
+@pytest.mark.parametrize("in_axes", [None, 0])
+def test_an_example_batch_equal_to_a_parameters_dimension_still_exports_a_dynamic_batch(tmp_path, in_axes):
+    """For onnxruntime the vmap pass stacks the members' gradients of parameters. It knew them
+    by their shape, which the activation had at the example's batch size and not at the other
+    size the export traces: the two graphs differed and the export fell back to static shapes
+    with a warning. The grad pass's note marks them now."""
+    import warnings
+    nets = []
+    for k in range(2):
+        ms.set_seed(k)
+        nets.append(_CoincidingShapes())
+    shape = (4, 1, 6, 6) if in_axes is None else (2, 4, 1, 6, 6)
+    path = str(tmp_path / "ensemble.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ms.export(ms.vmap(nn.CellList(nets), in_axes=in_axes), ms.Tensor(np.zeros(shape, np.float32)), file_name=path)
+    session = Session(path, providers=["cpu"])
+    for batch in (1, 4, 7):
+        x = np.random.default_rng(batch).standard_normal(shape[:-4] + (batch, 1, 6, 6)).astype(np.float32)
+        want = np.stack([net(ms.Tensor(x if in_axes is None else x[k])).asnumpy() for k, net in enumerate(nets)])
+        np.testing.assert_allclose(session(x), want, rtol=1e-5, atol=1e-6)

@@ -3,6 +3,7 @@ eager == XLA (jit) == ONNX (onnxruntime) within tolerance; grad == central finit
 vmap == stacking f over slices for random in/out axes; binary/unary ops over random broadcastable
 shapes and dtypes == numpy, with MindSpore's type promotion, eagerly and under jit."""
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis.extra import numpy as hnp
 from hypothesis import strategies as st
@@ -10,8 +11,11 @@ from hypothesis import strategies as st
 import graphcell as ms
 from graphcell import ops
 from graphcell.runtime import Session
+from tests.conftest import fuzz_derandomized, fuzz_examples
 
-PROPS = settings(max_examples=12, deadline=None, derandomize=True,
+pytestmark = pytest.mark.fuzz   # `make test-fuzz` runs them with many more examples
+
+PROPS = settings(max_examples=fuzz_examples(12), deadline=None, derandomize=fuzz_derandomized(),
                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # Smooth steps on a [3, 4] tensor that keep the shape [3, 4].
@@ -98,7 +102,7 @@ VMAP_STEPS = {
     "times_row_of_b": lambda a, b: a * b[1],
     "relu": lambda a, b: ops.maximum(a, 0.0),
 }
-VMAP_PROPS = settings(max_examples=10, deadline=None, derandomize=True,
+VMAP_PROPS = settings(max_examples=fuzz_examples(10), deadline=None, derandomize=fuzz_derandomized(),
                       suppress_health_check=[HealthCheck.too_slow])
 MAPPED = 2                                        # the mapped axis' size
 

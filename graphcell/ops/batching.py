@@ -37,12 +37,13 @@ SPLIT = "split"
 # onnx-batched: the stacked form for onnxruntime at tiny batches, where per-node overhead
 #   dominates (export puts both forms in one file; compiler/onnx_dispatch.py).
 SPLIT_MIN_ELEMENTS = {"xla": 1 << 25, "onnx": 0, "onnx-batched": 1 << 25}
-# Whether split members shaped like a mapped parameter (a member's gradient, on its way to
-# the optimizer) are stacked again at once, one Concat, so that the update runs once on the
-# stacks instead of member by member on their slices. onnxruntime: yes (N=4 LeNet5 training
-# step: the Adam update was 650 of 1,570 nodes, slices, reshapes and elementwise ops of a few
-# microseconds each). XLA keeps members split only where memory demands it.
-STACK_PARAMETER_SHAPED = {"xla": False, "onnx": True, "onnx-batched": True}
+# Whether split members' gradients of a mapped parameter (on their way to the optimizer; the
+# grad pass notes the node that makes each) are stacked again at once, one Concat, so that the
+# update runs once on the stacks instead of member by member on their slices. onnxruntime: yes
+# (N=4 LeNet5 training step: the Adam update was 650 of 1,570 nodes, slices, reshapes and
+# elementwise ops of a few microseconds each). XLA keeps members split only where memory
+# demands it.
+STACK_PARAMETER_GRADIENTS = {"xla": False, "onnx": True, "onnx-batched": True}
 
 
 def _F():

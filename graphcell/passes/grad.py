@@ -39,6 +39,18 @@ class VjpContext:
         return self.node.source
 
 
+# The note on the node that makes a parameter's gradient (shown after its Cell path). The vmap
+# pass stacks the members' gradients there for onnxruntime, so that an optimizer's update runs
+# once on the stacks; it survives inlining into an enclosing trace, as sources do.
+PARAM_GRAD_NOTE = "param_grad"
+
+
+def _note(node: Node, note: str) -> None:
+    src = node.source
+    if f"[{note}]" not in src.scope:
+        node.source = SourceInfo(src.file, src.line, f"{src.scope} [{note}]" if src.scope else f"[{note}]")
+
+
 def differentiable(value: Value) -> bool:
     return value.dtype.is_floating
 
@@ -108,6 +120,9 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
         grads = [cts[graph.inputs[i]] if graph.inputs[i] in cts else F.zeros_like(sym(graph.inputs[i]))
                  for i in wrt]
         grad_values = [tracer.lift(g) for g in grads]
+    for i, value in zip(wrt, grad_values):
+        if graph.inputs[i].kind == "param" and value.producer is not None:
+            _note(value.producer, PARAM_GRAD_NOTE)
     new_outputs = [env[v] for v in graph.user_outputs] + grad_values + [env[v] for v in graph.state_outputs]
     return _prune(tracer.build(new_outputs, graph.state_names, graph.meta))
 

@@ -25,7 +25,8 @@ import math
 
 from ..frontend.tracer import Tracer
 from ..ir.core import Graph, SourceInfo, TensorType
-from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS, STACK_PARAMETER_SHAPED
+from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS, STACK_PARAMETER_GRADIENTS
+from .grad import PARAM_GRAD_NOTE
 from ..tensor import Tensor
 
 RANDOMNESS = ("different", "same", "error")
@@ -105,8 +106,13 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
             meta["row_tile"], rows = plan
             ctx.row_fraction = plan[0] / rows
     split_min_elements = SPLIT_MIN_ELEMENTS[target] / ctx.row_fraction
+    # Members' gradients of mapped parameters are stacked where they are made (see
+    # STACK_PARAMETER_GRADIENTS): known by the grad pass's note and their parameter's shape; by
+    # shape alone an activation whose batch size equals a parameter's dimension was stacked at
+    # that size and not at others, and an export lost its dynamic batch.
     gradient_shapes = {tuple(v.shape) for v, ax in zip(graph.inputs, in_axes)
-                       if ax is not None and v.kind == "param"} if STACK_PARAMETER_SHAPED[target] else set()
+                       if ax is not None and v.kind == "param"} if STACK_PARAMETER_GRADIENTS[target] else set()
+    grad_note = f"[{PARAM_GRAD_NOTE}]"
     tracer = _PassTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
     env = {}
@@ -131,7 +137,8 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
                 outs, out_dims = _apply_rule(ctx, node, ins, tuple(d for _, d in ins))
             for old, new, d in zip(node.outputs, outs, out_dims):
                 if d == SPLIT and (math.prod(old.shape) * axis_size < split_min_elements
-                                   or tuple(old.shape) in gradient_shapes):
+                                   or (tuple(old.shape) in gradient_shapes
+                                       and grad_note in node.source.scope)):
                     new, d = _stacked(new, d)
                 if d is not None and d != SPLIT:
                     new.mapped_axis = d
