@@ -1,8 +1,8 @@
 """Property test of the signature use: random small CNN architectures (convolutions of every
 padding mode, stride, dilation and group count, with or without bias; BatchNorm; activations;
-max and average pools; a dense head) as N-member ensembles, `vmap(nn.CellList(...))` with a
+max and average pools; a head of one or two dense layers) as N-member ensembles, `vmap(nn.CellList(...))` with a
 shared input (in_axes=None) or one per member (in_axes=0), eagerly, under XLA with each
-convolution strategy, and exported to one ONNX file served at two batch sizes by onnxruntime
+convolution strategy, through jit(backend="onnx"), and exported to one ONNX file served at two batch sizes by onnxruntime
 (the file's batch dispatch picks the stacked form at batch 1 and per-member chains above), each
 against the members run one by one. `make test-fuzz` runs it with many more examples."""
 import numpy as np
@@ -30,7 +30,8 @@ def _out_size(size, kernel, stride, dilation, pad_mode, padding):
 
 @st.composite
 def architectures(draw):
-    """(input channels, input side, the layers' specs): every spatial size stays >= 1."""
+    """(input channels, input side, the convolutions' specs, the features they leave, the
+    head's hidden layer or None): every spatial size stays >= 1."""
     channels, side = draw(st.integers(1, 3)), draw(st.integers(6, 9))
     specs, c, h = [], channels, side
     for _ in range(draw(st.integers(1, 2))):
@@ -57,11 +58,12 @@ def architectures(draw):
     if not specs:   # the first convolution already left nothing: a 1x1 one
         specs.append((dict(in_channels=c, out_channels=2, kernel_size=1, has_bias=True), False, "none", (None, 1, 1)))
         c = 2
-    return channels, side, specs, c * h * h
+    hidden = draw(st.sampled_from([None, (5, "relu"), (4, "tanh"), (6, "none")]))  # a dense layer before the last
+    return channels, side, specs, c * h * h, hidden
 
 
 class RandomCNN(nn.Cell):
-    def __init__(self, specs, features, rng):
+    def __init__(self, specs, features, hidden, rng):
         super().__init__()
         layers = []
         for conv, norm, act, (pool, k, s) in specs:
@@ -80,19 +82,26 @@ class RandomCNN(nn.Cell):
                 layers.append((nn.MaxPool2d if pool == "max" else nn.AvgPool2d)(kernel_size=k, stride=s))
         self.features = nn.SequentialCell(layers)
         self.flatten = nn.Flatten()
-        self.head = nn.Dense(features, 3)
+        head = []
+        if hidden is not None:
+            width, act = hidden
+            head.append(nn.Dense(features, width, has_bias=act != "relu"))
+            if ACTIVATIONS[act] is not None:
+                head.append(ACTIVATIONS[act]())
+            features = width
+        self.head = nn.SequentialCell(head + [nn.Dense(features, 3)])
 
     def construct(self, x):
         return self.head(self.flatten(self.features(x)))
 
 
 def _members(arch, n, seed):
-    channels, side, specs, features = arch
+    channels, side, specs, features, hidden = arch
     rng = np.random.default_rng(seed)
     nets = []
     for k in range(n):
         ms.set_seed(seed + k)
-        nets.append(RandomCNN(specs, features, rng))
+        nets.append(RandomCNN(specs, features, hidden, rng))
     return nets
 
 
@@ -117,6 +126,7 @@ def test_cnn_ensembles_equal_their_members_one_by_one(tmp_path, arch, n, shared,
     ensemble = ms.vmap(nn.CellList(nets), in_axes=in_axes, conv_strategy=strategy)
     np.testing.assert_allclose(ensemble(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(ms.jit(ensemble)(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ms.jit(ensemble, backend="onnx")(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
 
     # One file for every batch size; batch 1 runs the stacked form, batch 4 the members' chains.
     path = str(tmp_path / "ensemble.onnx")
@@ -161,3 +171,38 @@ def test_cnn_ensemble_training_steps_equal_their_members_one_by_one(arch, n, bac
     for a, b in zip(alone, together):
         for (name, p), q in zip(a.parameters_and_names(), b.get_parameters()):
             np.testing.assert_allclose(q.asnumpy(), p.asnumpy(), rtol=1e-4, atol=2e-5, err_msg=name)
+
+
+@ENSEMBLES
+@given(arch=architectures(), seed=st.integers(0, 2**16))
+def test_cnn_gradients_equal_central_differences_in_float64(arch, seed):
+    """A member's gradients with respect to every parameter (every padding mode, stride,
+    dilation and group count of the convolutions, the pools, BatchNorm in training mode and the
+    head), in float64, against central differences at a few random elements of each."""
+    net = _members(arch, 1, seed)[0]
+    net.set_train(True)
+    for p in net.get_parameters():
+        p.set_dtype(ms.float64)
+    x = ms.Tensor(_inputs(arch, 1, True, 3, seed).astype(np.float64))
+    probe = ms.Tensor(np.random.default_rng(seed + 3).standard_normal((3, 3)))
+
+    def loss():
+        return (net(x) * probe).sum()
+
+    weights = net.trainable_params()
+    grads = ms.grad(loss, grad_position=None, weights=weights)()
+    rng = np.random.default_rng(seed + 4)
+    eps = 1e-6
+    for p, g in zip(weights, grads):
+        value = p.asnumpy().copy()
+        for flat in rng.choice(value.size, min(3, value.size), replace=False):
+            index = np.unravel_index(flat, value.shape)
+            losses = []
+            for step in (eps, -eps):
+                moved = value.copy()
+                moved[index] += step
+                p.set_data(ms.Tensor(moved))
+                losses.append(float(loss().asnumpy()))
+            p.set_data(ms.Tensor(value))
+            numeric = (losses[0] - losses[1]) / (2 * eps)
+            np.testing.assert_allclose(g.asnumpy()[index], numeric, rtol=1e-5, atol=1e-7, err_msg=f"{p.name}{index}")
