@@ -1,7 +1,8 @@
 """Property tests: random small compositions of elementwise/reduce/reshape/transpose/dot ops.
 eager == XLA (jit) == ONNX (onnxruntime) within tolerance; grad == central finite differences (float64);
 vmap == stacking f over slices for random in/out axes; binary/unary ops over random broadcastable
-shapes and dtypes == numpy, with MindSpore's type promotion, eagerly and under jit."""
+shapes and dtypes == numpy, with MindSpore's type promotion, eagerly, under jit and through
+onnxruntime."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -237,7 +238,7 @@ def test_binary_ops_broadcast_and_promote(op, shapes, dtypes, seed):
     compute = result if op not in COMPARISONS else common      # numpy at MindSpore's operand dtype
     want = np.asarray(reference(x.astype(compute), y.astype(compute))).astype(result)
     fn = getattr(ops, op)
-    for run in (fn, ms.jit(fn)):
+    for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
         got = run(ms.Tensor(x), ms.Tensor(y)).asnumpy()
         _check(got, want, result)
 
@@ -269,7 +270,7 @@ def test_tensor_with_python_scalar_promotes_as_mindspore(op, shape, dtype, scala
     operands = (np.asarray(scalar).astype(result), x.astype(result))
     want = np.asarray(BINARY[op](*(operands if scalar_first else operands[::-1]))).astype(result)
     fn = getattr(ops, op)
-    for run in (fn, ms.jit(fn)):
+    for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
         got = run(scalar, ms.Tensor(x)) if scalar_first else run(ms.Tensor(x), scalar)
         _check(got.asnumpy(), want, result)
 
@@ -288,5 +289,43 @@ def test_unary_ops_keep_the_dtype(op, shape, pick, seed):
     x = _values(np.random.default_rng(seed), shape, dtype)
     want = np.asarray(reference(x.astype(np.float64))).astype(dtype)   # float64 math, rounded once
     fn = getattr(ops, op)
-    for run in (fn, ms.jit(fn)):
+    for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
         _check(run(ms.Tensor(x)).asnumpy(), want, dtype)
+
+
+REDUCTIONS = {"sum": np.sum, "amax": np.max, "amin": np.min, "reduce_prod": np.prod, "mean": np.mean,
+              "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all}
+
+
+@st.composite
+def reduction_axes(draw, ndim, single):
+    if ndim == 0 or draw(st.booleans()) and not single:
+        return None
+    if single or draw(st.booleans()):
+        return draw(st.integers(-ndim, ndim - 1))
+    return tuple(draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True)))
+
+
+@PROPS
+@given(op=st.sampled_from(sorted(REDUCTIONS)), shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=3),
+       pick=st.integers(0, 4), keep=st.booleans(), data=st.data(), seed=st.integers(0, 2**16))
+def test_reductions_agree_with_numpy_eagerly_under_jit_and_in_onnxruntime(op, shape, pick, keep, data, seed):
+    """Every dtype a reduction takes (bools for any/all), over None, one axis or several."""
+    dtypes = [np.bool_] if op in ("any", "all") else [np.float16, np.float32, np.float64, np.int32]
+    dtype = dtypes[pick % len(dtypes)]
+    single = op in ("argmax", "argmin")
+    axis = data.draw(reduction_axes(len(shape), single))
+    x = _values(np.random.default_rng(seed), shape, dtype)
+    if dtype is np.int32 and op == "reduce_prod":
+        x = np.clip(x, -2, 2)
+    keyword = "keep_dims" if op in ("mean", "any", "all") else "keepdims"
+    fn = lambda t: getattr(ops, op)(t, axis, **{keyword: keep})   # noqa: E731
+    eager = fn(ms.Tensor(x)).asnumpy()
+    numpy_axis = axis if axis is not None or not single else None
+    want = REDUCTIONS[op](x.astype(np.float64) if dtype is np.float16 else x, axis=numpy_axis, keepdims=keep)
+    tol = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}.get(eager.dtype.type, 0)   # int32's mean: float32
+    np.testing.assert_allclose(eager.astype(np.float64), np.asarray(want, np.float64), rtol=tol, atol=tol)
+    for run in (ms.jit(fn), ms.jit(fn, backend="onnx")):
+        got = run(ms.Tensor(x)).asnumpy()
+        assert got.dtype == eager.dtype and got.shape == eager.shape, (got.dtype, eager.dtype, got.shape, eager.shape)
+        np.testing.assert_allclose(got.astype(np.float64), eager.astype(np.float64), rtol=tol, atol=tol)

@@ -126,3 +126,20 @@ def test_numpy_module_and_seed():
     np.testing.assert_array_equal(mnp.concatenate([mnp.ones(2), mnp.zeros(1)]).asnumpy(), [1, 1, 0])
     assert mnp.full((2,), 3.0).asnumpy().tolist() == [3.0, 3.0]
     assert mnp.rand(2, 2).asnumpy().max() < 1
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.bool_, np.float16])
+def test_a_sum_has_one_dtype_eagerly_under_jit_and_in_onnxruntime(dtype):
+    """MindSpore's ReduceSum keeps an int32 input's dtype (so does the IR's type rule); jnp.sum
+    widened it to int64 eagerly and under XLA while onnxruntime kept int32 (found by the
+    reduction property test). Bools are counted in int32, as MindSpore's Tensor.sum does."""
+    from graphcell import ops
+    x = np.array([[1, 0, 1], [1, 1, 0]]).astype(dtype)
+    want_dtype = ms.int32 if dtype is np.bool_ else Tensor(x).dtype
+    for fn in (lambda t: ops.sum(t, 1), lambda t: t.sum(), lambda t: ops.reduce_prod(t, 0)):
+        results = [run(Tensor(x)) for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx"))]
+        assert {r.dtype for r in results} == {results[0].dtype}, [r.dtype for r in results]
+        for r in results[1:]:
+            np.testing.assert_array_equal(r.asnumpy(), results[0].asnumpy())
+    assert ops.sum(Tensor(x), 1).dtype is want_dtype
+    np.testing.assert_array_equal(ops.sum(Tensor(x), 1).asnumpy(), x.astype(np.int64).sum(1))

@@ -448,6 +448,11 @@ def _reduce(prim, x, axis, keepdims):
 
 
 def reduce_sum(x, axis=None, keepdims=False):
+    """The input's dtype, as MindSpore's ReduceSum; bools are counted in int32, as its
+    Tensor.sum does."""
+    x = as_tensor(x)
+    if x.dtype is mstype.bool_:
+        x = cast(x, mstype.int32)
     return _reduce(red.reduce_sum, x, axis, keepdims)
 
 

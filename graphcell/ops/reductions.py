@@ -21,17 +21,21 @@ def _axes_rule(name):
     return rule
 
 
-def reducer(name: str, fn) -> Primitive:
-    prim = Primitive(name, _axes_rule(name), lambda x, *, axes: fn(x, axis=axes))
+def reducer(name: str, fn, keeps_dtype_by_argument: bool = False) -> Primitive:
+    """`keeps_dtype_by_argument`: jnp.sum and jnp.prod widen int32 and bool to int64 (numpy's
+    rule) unless told the dtype; the result keeps the input's dtype, as the type rule says."""
+    impl = (lambda x, *, axes: fn(x, axis=axes, dtype=x.dtype)) if keeps_dtype_by_argument \
+        else (lambda x, *, axes: fn(x, axis=axes))
+    prim = Primitive(name, _axes_rule(name), impl)
     prim.def_batch(batching.reducer(prim))
     REDUCERS[name] = prim
     return prim
 
 
-reduce_sum = reducer("reduce_sum", jnp.sum)
+reduce_sum = reducer("reduce_sum", jnp.sum, keeps_dtype_by_argument=True)
 reduce_max = reducer("reduce_max", jnp.max)
 reduce_min = reducer("reduce_min", jnp.min)
-reduce_prod = reducer("reduce_prod", jnp.prod)
+reduce_prod = reducer("reduce_prod", jnp.prod, keeps_dtype_by_argument=True)
 
 
 def _arg_rule(name):
