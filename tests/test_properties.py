@@ -329,3 +329,48 @@ def test_reductions_agree_with_numpy_eagerly_under_jit_and_in_onnxruntime(op, sh
         got = run(ms.Tensor(x)).asnumpy()
         assert got.dtype == eager.dtype and got.shape == eager.shape, (got.dtype, eager.dtype, got.shape, eager.shape)
         np.testing.assert_allclose(got.astype(np.float64), eager.astype(np.float64), rtol=tol, atol=tol)
+
+
+@st.composite
+def indices(draw, shape):
+    """A numpy index for `shape`: per axis an int, a slice (any step) or an integer array
+    (negative entries too), with None and one Ellipsis here and there."""
+    items, k = [], 0
+    while k < len(shape):
+        size = shape[k]
+        if draw(st.integers(0, 5)) == 0:
+            items.append(None)
+        kind = draw(st.sampled_from(["int", "slice", "array", "skip"]))
+        if kind == "int":
+            items.append(draw(st.integers(-size, size - 1)))
+        elif kind == "slice":
+            bound = st.one_of(st.none(), st.integers(-size - 1, size + 1))
+            items.append(slice(draw(bound), draw(bound), draw(st.sampled_from([None, 1, 2, 3, -1, -2]))))
+        elif kind == "array":
+            dims = draw(st.lists(st.integers(1, 3), max_size=2))
+            items.append(draw(hnp.arrays(np.int32, dims, elements=st.integers(-size, size - 1))))
+        else:   # the rest of the axes, taken whole
+            items.append(Ellipsis)
+            break
+        k += 1
+    return tuple(items)
+
+
+@PROPS
+@given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), data=st.data(), seed=st.integers(0, 2**16))
+def test_indexing_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, seed):
+    index = data.draw(indices(shape))
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    want = x[index]
+    as_graphcell = tuple(ms.Tensor(i) if isinstance(i, np.ndarray) else i for i in index)
+    fn = lambda t: t[as_graphcell]   # noqa: E731
+    for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
+        got = run(ms.Tensor(x)).asnumpy()
+        assert got.shape == want.shape, (got.shape, want.shape)
+        np.testing.assert_array_equal(got, want)
+    # The gradient of sum(x[index] * w): each element's w summed where it was picked.
+    w = np.random.default_rng(seed + 1).standard_normal(want.shape).astype(np.float32)
+    expected = np.zeros_like(x)
+    np.add.at(expected, index, w)
+    grad = ms.grad(lambda t: (t[as_graphcell] * ms.Tensor(w)).sum())(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-6)

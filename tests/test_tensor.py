@@ -71,6 +71,24 @@ def test_indexing_inside_jit_and_with_tensor_indices():
     np.testing.assert_allclose(f(Tensor(a), Tensor(idx)).asnumpy(), a[idx] + a[1:3, ::2].sum())
 
 
+def test_advanced_indexing_picks_as_numpy():
+    """Several integer arrays broadcast together (one logit per row: the loss's pattern),
+    lists, negative entries, negative slice steps (found missing by the indexing property
+    test: they raised, and `x[rows, labels]` failed with a bare dtype error)."""
+    logits = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    rows, labels = np.arange(4, dtype=np.int32), np.array([2, 0, 1, -1], np.int32)
+    pick = lambda x, r, l: x[r, l]   # noqa: E731
+    for run in (pick, ms.jit(pick), ms.jit(pick, backend="onnx")):
+        np.testing.assert_array_equal(run(Tensor(logits), Tensor(rows), Tensor(labels)).asnumpy(),
+                                      logits[rows, labels])
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for index in [(slice(None), [0, 2]), (0, slice(None), [3, 1]), (slice(None, None, -1), 1, slice(3, 0, -2)),
+                  ([1, 0], slice(None), [0, -1])]:
+        np.testing.assert_array_equal(Tensor(a)[index].asnumpy(), a[index], err_msg=str(index))
+    with pytest.raises(IndexError, match="array indices must be integers, got Float32"):
+        Tensor(a)[Tensor(np.zeros(2, np.float32))]
+
+
 def _untransformed_helper(x):
     # Functions called from a traced function are not source-transformed: a tensor `if`
     # here reaches bool() of a traced Tensor.

@@ -384,40 +384,40 @@ def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1, dt
 
 
 def getitem(x: Tensor, index) -> Tensor:
-    """Basic indexing: ints, slices, None, Ellipsis; an integer Tensor indexes axis 0."""
-    if isinstance(index, Tensor) or isinstance(index, (list, np.ndarray)):
-        idx = as_tensor(index)
-        if idx.dtype is mstype.bool_:
-            raise TypeError("boolean-mask indexing has a data-dependent shape and is not "
-                            "supported; use ops.select(mask, x, 0) instead")
-        return gather(x, idx, 0)
-    if not isinstance(index, tuple):
-        index = (index,)
+    """numpy's indexing: ints, slices (negative steps too), None, Ellipsis, and integer arrays
+    (Tensors, lists, ndarrays; negative entries count from the end). Several arrays, and ints
+    beside them, broadcast together and pick elements (`logits[rows, labels]`: one per row);
+    their dimensions go where the first one stood when they are adjacent, else in front."""
+    x = as_tensor(x)
+    index = index if isinstance(index, tuple) else (index,)
+    index = tuple(_index_array(i) if isinstance(i, (Tensor, list, np.ndarray)) else i for i in index)
     n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if n_real > x.ndim:
         raise IndexError(f"too many indices ({n_real}) for a tensor of rank {x.ndim}")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (x.ndim - n_real) + index[at + 1:]
-    else:
-        index = index + (slice(None),) * (x.ndim - n_real)
+    at = next((k for k, i in enumerate(index) if i is Ellipsis), None)
+    fill = (slice(None),) * (x.ndim - n_real)
+    index = index[:at] + fill + index[at + 1:] if at is not None else index + fill
+    advanced_ints = builtins.any(isinstance(i, Tensor) for i in index)   # ints join the arrays (numpy)
     starts, limits, strides, out_shape, axis = [], [], [], [], 0
-    gathers = []
+    reversed_axes, arrays = [], []          # (output position, indices), in index order
     for item in index:
         if item is None:
             out_shape.append(1)
             continue
         size = x.shape[axis]
         if isinstance(item, slice):
-            s, e, st = item.indices(size)
-            if st < 0:
-                raise IndexError("negative slice steps are not supported")
-            starts.append(s)
-            limits.append(max(s, e))
-            strides.append(st)
-            out_shape.append(len(range(s, max(s, e), st)))
-        elif isinstance(item, Tensor):
-            gathers.append((len(out_shape), item))
+            picked = range(*item.indices(size))
+            if len(picked) == 0:
+                s, e, st = 0, 0, 1
+            elif picked.step < 0:       # the slice's span, then its elements in reverse
+                reversed_axes.append((len(out_shape), np.asarray(picked) - picked[-1]))
+                s, e, st = picked[-1], picked[0] + 1, -picked.step
+            else:
+                s, e, st = picked.start, picked[-1] + 1, picked.step
+            starts.append(s), limits.append(e), strides.append(st)
+            out_shape.append(len(picked))
+        elif isinstance(item, Tensor) or advanced_ints:
+            arrays.append((len(out_shape), _wrapped(item, size)))
             starts.append(0), limits.append(size), strides.append(1)
             out_shape.append(size)
         else:
@@ -431,9 +431,53 @@ def getitem(x: Tensor, index) -> Tensor:
     if (starts, limits, strides) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
         out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
     out = reshape(out, tuple(out_shape))
-    for pos, idx in reversed(gathers):
-        out = gather(out, idx, pos)
-    return out
+    for pos, picked in reversed_axes:
+        out = gather(out, Tensor(picked.astype(np.int32)), pos)
+    if len(arrays) == 1:
+        return gather(out, arrays[0][1], arrays[0][0])
+    return _advanced(out, arrays) if arrays else out
+
+
+def _index_array(item) -> Tensor:
+    idx = as_tensor(item)
+    if idx.dtype is mstype.bool_:
+        raise TypeError("boolean-mask indexing has a data-dependent shape and is not "
+                        "supported; use ops.select(mask, x, 0) instead")
+    if not idx.dtype.is_integer:
+        raise IndexError(f"array indices must be integers, got {idx.dtype}")
+    return idx
+
+
+def _wrapped(item, size: int) -> Tensor:
+    """Integer indices into an axis of `size`, negative ones counted from the end."""
+    if not isinstance(item, Tensor):
+        i = int(item)
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for an axis of size {size}")
+        return Tensor(np.int32(i % size))
+    return select(less(item, 0), add(item, size), item)
+
+
+def _advanced(x: Tensor, arrays: list) -> Tensor:
+    """numpy's advanced indexing by several arrays at output positions `arrays[k][0]`: the
+    indexed axes, moved to the front, become one axis of their combined size, and the indices
+    broadcast together become one flat index into it."""
+    positions = [pos for pos, _ in arrays]
+    rest = [a for a in range(x.ndim) if a not in positions]
+    sizes = [x.shape[p] for p in positions]
+    out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
+    shape = np.broadcast_shapes(*(tuple(idx.shape) for _, idx in arrays))
+    flat, stride = None, 1
+    for (_, idx), size in reversed(list(zip(arrays, sizes))):
+        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
+        flat = term if flat is None else add(flat, term)
+        stride *= size
+    out = gather(out, flat, 0)                                    # [broadcast..., rest...]
+    if positions != list(range(positions[0], positions[0] + len(positions))):
+        return out                                                # not adjacent: in front
+    front = list(range(len(shape), out.ndim))
+    perm = front[:positions[0]] + list(range(len(shape))) + front[positions[0]:]
+    return transpose(out, perm)
 
 
 # -- reductions ----------------------------------------------------------------------------
