@@ -275,8 +275,15 @@ class Tensor:
         return _ops().getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise TypeError("Tensors are immutable in graphcell: use ops.scatter/ops.select, or "
-                        "Parameter.set_data for parameters")
+        """`x[index] = value`, as MindSpore and numpy do it: this Tensor holds the new values
+        from now on (in a trace, its later uses read the new value); a Parameter's write is a
+        state update (ops.assign)."""
+        ops = _ops()
+        updated = ops.setitem(self, index, value)
+        if isinstance(self, Parameter):
+            ops.assign(self, updated)
+        else:
+            self._payload = updated._payload
 
     # -- operators ----------------------------------------------------------------------
     def __add__(self, o): return _ops().add(self, o)

@@ -374,3 +374,24 @@ def test_indexing_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, se
     np.add.at(expected, index, w)
     grad = ms.grad(lambda t: (t[as_graphcell] * ms.Tensor(w)).sum())(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-6)
+
+
+@PROPS
+@given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), data=st.data(), seed=st.integers(0, 2**16))
+def test_assignment_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, seed):
+    """`x[index] = value` for a static index, the value a scalar or broadcast from a suffix of
+    x[index]'s shape (numpy: where an index repeats, the last write wins)."""
+    index = data.draw(indices(shape))
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    picked = x[index].shape
+    value = rng.standard_normal(picked[data.draw(st.integers(0, len(picked))):]).astype(np.float32)
+    want = x.copy()
+    want[index] = value
+
+    def assign(t, v):
+        t = t * 1.0
+        t[index] = v
+        return t
+    for run in (assign, ms.jit(assign), ms.jit(assign, backend="onnx")):
+        np.testing.assert_array_equal(run(ms.Tensor(x), ms.Tensor(value)).asnumpy(), want)

@@ -89,6 +89,40 @@ def test_advanced_indexing_picks_as_numpy():
         Tensor(a)[Tensor(np.zeros(2, np.float32))]
 
 
+def test_item_assignment_as_mindspore():
+    """`x[index] = value` writes the Tensor (it raised "Tensors are immutable" and named an
+    ops.scatter that does not exist); a Parameter's write inside a jitted Cell is a state update;
+    the gradient flows to both the value and the rest of x."""
+    from graphcell import nn
+    x = Tensor(np.zeros((2, 3), np.float32))
+    x[0, 1] = 5.0
+    x[:, ::-1] = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_array_equal(x.asnumpy(), [[3, 2, 1], [3, 2, 1]])
+
+    class Counter(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.seen = Parameter(Tensor(np.zeros(3, np.float32)), name="seen")
+
+        def construct(self, v):
+            self.seen[1] = v.sum()
+            return self.seen * 2
+
+    net = Counter()
+    np.testing.assert_array_equal(ms.jit(net)(Tensor(np.ones(2, np.float32))).asnumpy(), [0, 4, 0])
+    np.testing.assert_array_equal(net.seen.asnumpy(), [0, 2, 0])
+
+    def f(t):
+        u = t * 2.0
+        u[0] = t[1] * 3.0
+        return u.sum()
+    np.testing.assert_allclose(ms.grad(f)(Tensor(np.ones(2, np.float32))).asnumpy(), [0, 5])
+    with pytest.raises(ValueError, match=r"a value of shape \[2\] cannot be broadcast to x\[index\]'s shape \[3\]"):
+        x[0] = Tensor(np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="the index must be static"):
+        x[Tensor(np.array([0], np.int32))] = 1.0
+
+
 def _untransformed_helper(x):
     # Functions called from a traced function are not source-transformed: a tensor `if`
     # here reaches bool() of a traced Tensor.

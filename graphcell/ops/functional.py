@@ -438,6 +438,36 @@ def getitem(x: Tensor, index) -> Tensor:
     return _advanced(out, arrays) if arrays else out
 
 
+def setitem(x: Tensor, index, value) -> Tensor:
+    """`x` with `x[index]` replaced by `value` (broadcast to `x[index]`'s shape; where an index
+    repeats, the last write wins, as in numpy). The index is static (ints, slices, None,
+    Ellipsis, lists, ndarrays): which elements it writes is worked out here, once, and the
+    new tensor is a select between `x` and the values taken to their places."""
+    x = as_tensor(x)
+    items = index if isinstance(index, tuple) else (index,)
+    if builtins.any(isinstance(i, Tensor) for i in items):
+        raise TypeError("x[index] = value: the index must be static (ints, slices, lists, numpy arrays); "
+                        "with Tensor indices build the result with ops.select(mask, value, x)")
+    positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
+    value = as_tensor(value)
+    try:
+        target = np.broadcast_shapes(tuple(value.shape), positions.shape)
+    except ValueError:
+        target = None
+    if target != positions.shape:
+        raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
+                         f"x[index]'s shape {list(positions.shape)}")
+    if positions.size == 0:
+        return x
+    source = np.zeros(x.size, np.int32)
+    source[positions.ravel()] = np.arange(positions.size, dtype=np.int32)   # the last write wins
+    written = np.zeros(x.size, np.bool_)
+    written[positions.ravel()] = True
+    values = reshape(broadcast_to(cast(value, x.dtype), positions.shape), (-1,))
+    flat = select(Tensor(written), gather(values, Tensor(source), 0), reshape(x, (-1,)))
+    return reshape(flat, x.shape)
+
+
 def _index_array(item) -> Tensor:
     idx = as_tensor(item)
     if idx.dtype is mstype.bool_:
