@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import graphcell as ms
 from graphcell import Tensor, nn
@@ -66,6 +68,36 @@ def test_pooling_modes():
     np.testing.assert_allclose(pad, TF.avg_pool2d(t(x), 3, 1, 1, count_include_pad=True).numpy(), atol=1e-6)
     nopad = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)(Tensor(x)).asnumpy()
     np.testing.assert_allclose(nopad, TF.avg_pool2d(t(x), 3, 1, 1, count_include_pad=False).numpy(), atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(size=st.tuples(st.integers(1, 9), st.integers(1, 9)), kernel=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+       stride=st.tuples(st.integers(1, 3), st.integers(1, 3)), pad=st.tuples(st.integers(0, 2), st.integers(0, 2)),
+       ceil_mode=st.booleans(), max_pool=st.booleans(), count_include_pad=st.booleans(),
+       divisor_override=st.sampled_from([None, 3]))
+def test_pools_in_pad_mode_match_torch(size, kernel, stride, pad, ceil_mode, max_pool, count_include_pad, divisor_override):
+    """'pad' mode as torch: padding an int or (height, width); with ceil_mode the last window
+    counts unless it would start in the bottom/right padding, and an average's divisor counts
+    the explicit padding (count_include_pad) but never ceil_mode's overhang. (Measured against
+    torch: 2-tuple padding raised, and those windows and divisors differed in 73 of 400
+    random configurations.)"""
+    assume(pad[0] <= kernel[0] // 2 and pad[1] <= kernel[1] // 2)     # torch's limit
+    x = rand(2, 3, *size)
+    if max_pool:
+        pool = lambda: TF.max_pool2d(t(x), kernel, stride, pad, ceil_mode=ceil_mode)   # noqa: E731
+        cell = nn.MaxPool2d(kernel, stride, pad_mode="pad", padding=pad, ceil_mode=ceil_mode)
+    else:
+        pool = lambda: TF.avg_pool2d(t(x), kernel, stride, pad, ceil_mode=ceil_mode,  # noqa: E731
+                                     count_include_pad=count_include_pad, divisor_override=divisor_override)
+        cell = nn.AvgPool2d(kernel, stride, pad_mode="pad", padding=pad, ceil_mode=ceil_mode,
+                            count_include_pad=count_include_pad, divisor_override=divisor_override)
+    try:
+        want = pool().numpy()
+    except RuntimeError:   # the window is larger than the padded input
+        with pytest.raises(ValueError, match="larger than the"):
+            cell(Tensor(x))
+        return
+    np.testing.assert_allclose(cell(Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
 
 
 def test_dense_activation_and_higher_rank_input():
