@@ -150,9 +150,25 @@ def test_activations_against_torch():
              (nn.GELU(approximate=False), TF.gelu), (nn.Softmax(), lambda v: TF.softmax(v, -1)),
              (nn.LogSoftmax(), lambda v: TF.log_softmax(v, -1)), (nn.SiLU(), TF.silu),
              (nn.LeakyReLU(0.2), lambda v: TF.leaky_relu(v, 0.2)), (nn.ELU(), TF.elu), (nn.ReLU6(), TF.relu6),
-             (nn.HSwish(), TF.hardswish), (nn.HSigmoid(), TF.hardsigmoid), (nn.Mish(), TF.mish)]
+             (nn.HSwish(), TF.hardswish), (nn.HSigmoid(), TF.hardsigmoid), (nn.Mish(), TF.mish),
+             (nn.Softplus(), TF.softplus)]
     for cell, fn in pairs:
         np.testing.assert_allclose(cell(Tensor(x)).asnumpy(), fn(t(x)).numpy(), atol=1e-5, err_msg=type(cell).__name__)
+    # Far out and at 0, with gradients, in every backend (softplus's gradient was -0.5 at 0).
+    x = np.array([-1e4, -100, -30, -5, -1e-3, 0, 1e-3, 5, 30, 100, 1e4], np.float32)
+    for cell, fn in pairs:
+        if isinstance(cell, (nn.Softmax, nn.LogSoftmax, nn.LeakyReLU)):   # leaky: jax's slope 1 at 0
+            continue
+        leaf = t(x).requires_grad_(True)
+        want = fn(leaf)
+        want.sum().backward()
+        for run in (cell, ms.jit(cell), ms.jit(cell, backend="onnx")):
+            np.testing.assert_allclose(run(Tensor(x)).asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5,
+                                       err_msg=type(cell).__name__)
+        np.testing.assert_allclose(ms.grad(lambda v: cell(v).sum())(Tensor(x)).asnumpy(), leaf.grad.numpy(),
+                                   rtol=1e-4, atol=1e-5, err_msg=type(cell).__name__)
+    half = np.array([-30, 0, 5, 10.5, 11.5, 30], np.float16)
+    np.testing.assert_allclose(nn.Softplus()(Tensor(half)).asnumpy(), TF.softplus(t(half).float()).numpy(), rtol=2e-3, atol=1e-3)
 
 
 def test_dropout_modes():
