@@ -1,10 +1,13 @@
-"""Property test of the signature use: random small CNN architectures (convolutions of every
+"""Property tests of the signature use: random small CNN architectures (convolutions of every
 padding mode, stride, dilation and group count, with or without bias; BatchNorm; activations;
-max and average pools; a head of one or two dense layers) as N-member ensembles, `vmap(nn.CellList(...))` with a
-shared input (in_axes=None) or one per member (in_axes=0), eagerly, under XLA with each
-convolution strategy, through jit(backend="onnx"), and exported to one ONNX file served at two batch sizes by onnxruntime
-(the file's batch dispatch picks the stacked form at batch 1 and per-member chains above), each
-against the members run one by one. `make test-fuzz` runs it with many more examples."""
+max and average pools; a head of one or two dense layers) as N-member ensembles,
+`vmap(nn.CellList(...))` with a shared input (in_axes=None) or one per member (in_axes=0):
+eagerly, under XLA with each convolution strategy, through jit(backend="onnx"), and exported to
+one ONNX file (opset 17, 18 or 23, with or without an ensemble head) served at two batch sizes
+by onnxruntime (the file's batch dispatch picks the stacked form at batch 1 and per-member
+chains above), each against the members run one by one; their training steps, vmapped, against
+each member's own; and a member's gradients against central differences. `make test-fuzz` runs
+them with many more examples."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +21,7 @@ from tests.conftest import fuzz_derandomized, fuzz_examples
 pytestmark = pytest.mark.fuzz
 ENSEMBLES = settings(max_examples=fuzz_examples(8), deadline=None, derandomize=fuzz_derandomized(),
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+HEADS = [None, "mean", "vote", "mean_std"]   # export's ensemble heads (reduce=)
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU, "sigmoid": nn.Sigmoid, "none": None}
 
 
@@ -117,8 +121,9 @@ def _one_by_one(nets, x, shared):
 
 @ENSEMBLES
 @given(arch=architectures(), n=st.integers(2, 3), shared=st.booleans(),
-       strategy=st.sampled_from([None, "wide", "grouped", "unrolled"]), seed=st.integers(0, 2**16))
-def test_cnn_ensembles_equal_their_members_one_by_one(tmp_path, arch, n, shared, strategy, seed):
+       strategy=st.sampled_from([None, "wide", "grouped", "unrolled"]), reduce=st.sampled_from(HEADS),
+       opset=st.sampled_from([17, 18, 23]), seed=st.integers(0, 2**16))
+def test_cnn_ensembles_equal_their_members_one_by_one(tmp_path, arch, n, shared, strategy, reduce, opset, seed):
     nets = _members(arch, n, seed)
     in_axes = None if shared else 0
     x = _inputs(arch, n, shared, 4, seed)
@@ -128,14 +133,33 @@ def test_cnn_ensembles_equal_their_members_one_by_one(tmp_path, arch, n, shared,
     np.testing.assert_allclose(ms.jit(ensemble)(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(ms.jit(ensemble, backend="onnx")(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
 
-    # One file for every batch size; batch 1 runs the stacked form, batch 4 the members' chains.
+    # One file for every batch size; batch 1 runs the stacked form, batch 4 the members' chains;
+    # with an ensemble head in the graph or without.
     path = str(tmp_path / "ensemble.onnx")
-    ms.export(ms.vmap(nn.CellList(nets), in_axes=in_axes), ms.Tensor(x), file_name=path)
+    ms.export(ms.vmap(nn.CellList(nets), in_axes=in_axes), ms.Tensor(x), file_name=path, reduce=reduce, opset=opset)
     session = Session(path, providers=["cpu"])
     for batch in (1, 4):
         xb = _inputs(arch, n, shared, batch, seed + batch)
-        np.testing.assert_allclose(session(xb), _one_by_one(nets, xb, shared), rtol=1e-4, atol=1e-5,
-                                   err_msg=f"onnxruntime at batch {batch}")
+        got, want = session(xb), _head(reduce, _one_by_one(nets, xb, shared))
+        for g, w in zip(got if isinstance(got, list) else [got], want):
+            if reduce == "vote":   # a near tie of two members' logits may go either way
+                assert (g == w).mean() >= 0.75, (g, w)
+                continue
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=f"onnxruntime at batch {batch}")
+
+
+def _head(reduce, outputs):
+    """export's ensemble heads on the members' outputs [N, batch, classes], in numpy."""
+    if reduce is None:
+        return [outputs]
+    shifted = np.exp(outputs - outputs.max(-1, keepdims=True))
+    probs = shifted / shifted.sum(-1, keepdims=True)
+    if reduce == "mean":
+        return [probs.mean(0)]
+    if reduce == "mean_std":
+        return [probs.mean(0), probs.std(0)]
+    votes = np.eye(outputs.shape[-1])[outputs.argmax(-1)].sum(0)   # [batch, classes]
+    return [votes.argmax(-1)]                                      # ties: the lower class
 
 
 def _train_steps(arch, n, seed, lr, train_mode):
