@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graphcell as ms
-from graphcell import nn
+from graphcell import nn, ops
 from graphcell.runtime import Session
 from tests.conftest import fuzz_derandomized, fuzz_examples
 
@@ -230,3 +230,62 @@ def test_cnn_gradients_equal_central_differences_in_float64(arch, seed):
             p.set_data(ms.Tensor(value))
             numeric = (losses[0] - losses[1]) / (2 * eps)
             np.testing.assert_allclose(g.asnumpy()[index], numeric, rtol=1e-5, atol=1e-7, err_msg=f"{p.name}{index}")
+
+
+class RandomEncoder(nn.Cell):
+    """A pre-norm transformer block of random size (the Attention and LayerNormalization
+    fusions' pattern at opset 23), optionally causal, then a classifier on the tokens' mean."""
+
+    def __init__(self, dim, heads, causal, tokens, rng):
+        super().__init__()
+        self.heads, self.causal = heads, causal
+        self.ln1, self.ln2 = nn.LayerNorm((dim,)), nn.LayerNorm((dim,))
+        self.qkv, self.proj = nn.Dense(dim, 3 * dim), nn.Dense(dim, dim)
+        self.fc1, self.fc2, self.gelu = nn.Dense(dim, 2 * dim), nn.Dense(2 * dim, dim), nn.GELU()
+        self.head = nn.Dense(dim, 3)
+        for ln in (self.ln1, self.ln2):
+            ln.gamma.set_data(ms.Tensor(rng.uniform(0.5, 1.5, dim).astype(np.float32)))
+            ln.beta.set_data(ms.Tensor(rng.uniform(-0.5, 0.5, dim).astype(np.float32)))
+        self.mask = ms.Tensor(np.triu(np.full((tokens, tokens), -1e9, np.float32), 1))
+
+    def construct(self, x):
+        b, t, d = x.shape
+        q, k, v = (ops.transpose(ops.reshape(z, (b, t, self.heads, d // self.heads)), (0, 2, 1, 3))
+                   for z in ops.split(self.qkv(self.ln1(x)), d, axis=-1))
+        scores = ops.matmul(q, ops.swapaxes(k, -1, -2)) * (1.0 / float(np.sqrt(d // self.heads)))
+        if self.causal:
+            scores = scores + self.mask
+        attended = ops.matmul(ops.softmax(scores, -1), v)
+        x = x + self.proj(ops.reshape(ops.transpose(attended, (0, 2, 1, 3)), (b, t, d)))
+        x = x + self.fc2(self.gelu(self.fc1(self.ln2(x))))
+        return self.head(ops.mean(x, 1))
+
+
+@ENSEMBLES
+@given(heads=st.integers(1, 2), head_dim=st.integers(2, 4), tokens=st.integers(2, 5), causal=st.booleans(),
+       n=st.integers(2, 3), shared=st.booleans(), opset=st.sampled_from([18, 23]), seed=st.integers(0, 2**16))
+def test_encoder_ensembles_equal_their_members_one_by_one(tmp_path, heads, head_dim, tokens, causal, n, shared,
+                                                          opset, seed):
+    dim = heads * head_dim
+    rng = np.random.default_rng(seed)
+    nets = []
+    for k in range(n):
+        ms.set_seed(seed + k)
+        nets.append(RandomEncoder(dim, heads, causal, tokens, rng))
+    in_axes = None if shared else 0
+
+    def inputs(batch, offset):
+        shape = (batch, tokens, dim) if shared else (n, batch, tokens, dim)
+        return np.random.default_rng(seed + offset).standard_normal(shape).astype(np.float32)
+    x = inputs(3, 1)
+    want = _one_by_one(nets, x, shared)
+    ensemble = ms.vmap(nn.CellList(nets), in_axes=in_axes)
+    np.testing.assert_allclose(ms.jit(ensemble)(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ms.jit(ensemble, backend="onnx")(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    path = str(tmp_path / "encoders.onnx")
+    ms.export(ms.vmap(nn.CellList(nets), in_axes=in_axes), ms.Tensor(x), file_name=path, opset=opset)
+    session = Session(path, providers=["cpu"])
+    for batch in (1, 4):
+        xb = inputs(batch, batch + 2)
+        np.testing.assert_allclose(session(xb), _one_by_one(nets, xb, shared), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"onnxruntime at batch {batch}")
