@@ -692,10 +692,10 @@ def silu(x):
 
 
 def softplus(x):
-    """log(1 + exp(x)), and x itself above 20 (float16: 10), where they agree to the dtype's
-    precision (torch's threshold); exp sees at most that, so neither branch overflows, and the derivative is
-    sigmoid(x) everywhere (the former max(x, 0) + log1p(exp(-|x|)) gave -0.5 at 0, where abs
-    and relu meet)."""
+    """log(1 + exp(x)), and x itself above 20 (float16: 10), where the two agree to the
+    dtype's precision (torch's threshold). exp sees at most that, so neither branch overflows,
+    and the derivative is sigmoid(x) everywhere (the former max(x, 0) + log1p(exp(-|x|)) gave
+    -0.5 at 0, where abs and relu meet)."""
     x = as_tensor(x)
     threshold = 10.0 if x.dtype is mstype.float16 else 20.0   # float16's exp overflows above 11
     return select(greater(x, threshold), x, log1p(exp(minimum(x, threshold))))

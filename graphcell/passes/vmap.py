@@ -26,8 +26,8 @@ import math
 from ..frontend.tracer import Tracer
 from ..ir.core import Graph, SourceInfo, TensorType
 from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS, STACK_PARAMETER_GRADIENTS
-from .grad import PARAM_GRAD_NOTE
 from ..tensor import Tensor
+from .grad import PARAM_GRAD_NOTE
 
 RANDOMNESS = ("different", "same", "error")
 
