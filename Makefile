@@ -30,7 +30,7 @@ test-slow: $(STAMP)
 # ensembles through eager, XLA and onnxruntime, ~1 s an example) 300 each.
 test-fuzz: $(STAMP)
 	GRAPHCELL_FUZZ_EXAMPLES=3000 $(PY) -m pytest -q -m fuzz tests/test_fuzz_loaders.py tests/test_ckpt_format.py
-	GRAPHCELL_FUZZ_EXAMPLES=300 $(PY) -m pytest -q -n 2 -m fuzz tests/test_properties.py tests/test_ensemble_properties.py
+	GRAPHCELL_FUZZ_EXAMPLES=300 $(PY) -m pytest -q -n 2 -m fuzz tests/test_properties.py tests/test_ensemble_properties.py tests/test_ensemble_training_properties.py
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
