@@ -395,3 +395,27 @@ def test_assignment_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, 
         return t
     for run in (assign, ms.jit(assign), ms.jit(assign, backend="onnx")):
         np.testing.assert_array_equal(run(ms.Tensor(x), ms.Tensor(value)).asnumpy(), want)
+
+
+@PROPS
+@given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), data=st.data(), seed=st.integers(0, 2**16))
+def test_assignment_through_a_tensor_index_is_numpys(shape, data, seed):
+    """`x[:, t] = value` with an integer Tensor t (repeats and negative entries too: the last
+    write wins), the value a scalar or broadcast from a suffix of x[:, t]'s shape."""
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    index = data.draw(hnp.arrays(np.int32, data.draw(st.lists(st.integers(1, 3), max_size=2)),
+                                 elements=st.integers(-shape[axis], shape[axis] - 1)))
+    key = (slice(None),) * axis + (index,)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    picked = x[key].shape
+    value = rng.standard_normal(picked[data.draw(st.integers(0, len(picked))):]).astype(np.float32)
+    want = x.copy()
+    want[key] = value
+
+    def assign(t, i, v):
+        t = t * 1.0
+        t[(slice(None),) * axis + (i,)] = v
+        return t
+    for run in (assign, ms.jit(assign), ms.jit(assign, backend="onnx")):
+        np.testing.assert_array_equal(run(ms.Tensor(x), ms.Tensor(index), ms.Tensor(value)).asnumpy(), want)

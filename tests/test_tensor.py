@@ -91,8 +91,9 @@ def test_advanced_indexing_picks_as_numpy():
 
 def test_item_assignment_as_mindspore():
     """`x[index] = value` writes the Tensor (it raised "Tensors are immutable" and named an
-    ops.scatter that does not exist); a Parameter's write inside a jitted Cell is a state update;
-    the gradient flows to both the value and the rest of x."""
+    ops.scatter that does not exist), with a static index or one integer Tensor; a Parameter's
+    write inside a jitted Cell is a state update; the gradient flows to both the value and the
+    rest of x."""
     from graphcell import nn
     x = Tensor(np.zeros((2, 3), np.float32))
     x[0, 1] = 5.0
@@ -119,8 +120,10 @@ def test_item_assignment_as_mindspore():
     np.testing.assert_allclose(ms.grad(f)(Tensor(np.ones(2, np.float32))).asnumpy(), [0, 5])
     with pytest.raises(ValueError, match=r"a value of shape \[2\] cannot be broadcast to x\[index\]'s shape \[3\]"):
         x[0] = Tensor(np.zeros(2, np.float32))
-    with pytest.raises(TypeError, match="the index must be static"):
-        x[Tensor(np.array([0], np.int32))] = 1.0
+    x[:, Tensor(np.array([2, -1, 0], np.int32))] = Tensor(np.array([7.0, 8.0, 9.0], np.float32))
+    np.testing.assert_array_equal(x.asnumpy(), [[9, 2, 8], [9, 2, 8]])   # the last write wins
+    with pytest.raises(TypeError, match="takes one integer Tensor among full slices"):
+        x[Tensor(np.array([0], np.int32)), Tensor(np.array([1], np.int32))] = 1.0
 
 
 def _untransformed_helper(x):

@@ -440,14 +440,14 @@ def getitem(x: Tensor, index) -> Tensor:
 
 def setitem(x: Tensor, index, value) -> Tensor:
     """`x` with `x[index]` replaced by `value` (broadcast to `x[index]`'s shape; where an index
-    repeats, the last write wins, as in numpy). The index is static (ints, slices, None,
-    Ellipsis, lists, ndarrays): which elements it writes is worked out here, once, and the
-    new tensor is a select between `x` and the values taken to their places."""
+    repeats, the last write wins, as in numpy). A static index (ints, slices, None, Ellipsis,
+    lists, ndarrays): which elements it writes is worked out here, once, and the new tensor is
+    a select between `x` and the values taken to their places. One integer Tensor among full
+    slices: see `_setitem_by_tensor`."""
     x = as_tensor(x)
     items = index if isinstance(index, tuple) else (index,)
     if builtins.any(isinstance(i, Tensor) for i in items):
-        raise TypeError("x[index] = value: the index must be static (ints, slices, lists, numpy arrays); "
-                        "with Tensor indices build the result with ops.select(mask, value, x)")
+        return _setitem_by_tensor(x, items, value)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
     value = as_tensor(value)
     try:
@@ -466,6 +466,33 @@ def setitem(x: Tensor, index, value) -> Tensor:
     values = reshape(broadcast_to(cast(value, x.dtype), positions.shape), (-1,))
     flat = select(Tensor(written), gather(values, Tensor(source), 0), reshape(x, (-1,)))
     return reshape(flat, x.shape)
+
+
+def _setitem_by_tensor(x: Tensor, items: tuple, value) -> Tensor:
+    """`x[..., t, ...] = value` for one integer Tensor `t` among full slices: which element of
+    the axis each index writes is known only when the graph runs, so every position of the axis
+    finds the last index that names it (a one-hot of the indices times their order) and takes
+    that index's value; positions no index names keep x's."""
+    where = [k for k, item in enumerate(items) if isinstance(item, Tensor)]
+    if len(where) != 1 or builtins.any(not isinstance(i, Tensor) and i != slice(None) for i in items):
+        raise TypeError("x[index] = value with a Tensor index takes one integer Tensor among full slices "
+                        "(x[t] = v, x[:, t] = v); build other updates with ops.select(mask, value, x)")
+    axis, size = where[0], x.shape[where[0]]
+    t = _wrapped(_index_array(items[axis]), size)
+    picked = x.shape[:axis] + tuple(t.shape) + x.shape[axis + 1:]
+    value = as_tensor(value)
+    if np.broadcast_shapes(tuple(value.shape), picked) != picked:
+        raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
+                         f"x[index]'s shape {list(picked)}")
+    flat = reshape(t, (-1,))
+    count = flat.shape[0]
+    values = reshape(broadcast_to(cast(value, x.dtype), picked), x.shape[:axis] + (count,) + x.shape[axis + 1:])
+    hot = equal(expand_dims(flat, 1), Tensor(np.arange(size, dtype=np.int32)).astype(flat.dtype))   # [count, size]
+    order = Tensor(np.arange(1, count + 1, dtype=np.int32)[:, None])
+    writer = reduce_max(select(hot, order, Tensor(np.int32(0))), 0)       # [size]: last writer + 1, or 0
+    taken = gather(values, maximum(sub(writer, 1), 0), axis)              # x's shape
+    written = reshape(greater(writer, 0), (1,) * axis + (size,) + (1,) * (x.ndim - axis - 1))
+    return select(written, taken, x)
 
 
 def _index_array(item) -> Tensor:
