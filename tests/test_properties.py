@@ -361,9 +361,14 @@ def indices(draw, shape):
 def test_indexing_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, seed):
     index = data.draw(indices(shape))
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    want = x[index]
     as_graphcell = tuple(ms.Tensor(i) if isinstance(i, np.ndarray) else i for i in index)
     fn = lambda t: t[as_graphcell]   # noqa: E731
+    try:
+        want = x[index]
+    except IndexError:   # arrays that do not broadcast together: refused alike
+        with pytest.raises(IndexError, match="could not be broadcast together"):
+            fn(ms.Tensor(x))
+        return
     for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
         got = run(ms.Tensor(x)).asnumpy()
         assert got.shape == want.shape, (got.shape, want.shape)
@@ -384,7 +389,10 @@ def test_assignment_is_numpys_eagerly_under_jit_and_in_onnxruntime(shape, data, 
     index = data.draw(indices(shape))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(shape).astype(np.float32)
-    picked = x[index].shape
+    try:
+        picked = x[index].shape
+    except IndexError:   # arrays that do not broadcast together (the indexing test checks the error)
+        return
     value = rng.standard_normal(picked[data.draw(st.integers(0, len(picked))):]).astype(np.float32)
     want = x.copy()
     want[index] = value

@@ -87,6 +87,8 @@ def test_advanced_indexing_picks_as_numpy():
         np.testing.assert_array_equal(Tensor(a)[index].asnumpy(), a[index], err_msg=str(index))
     with pytest.raises(IndexError, match="array indices must be integers, got Float32"):
         Tensor(a)[Tensor(np.zeros(2, np.float32))]
+    with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"):
+        Tensor(a)[[0, 1], [0, 1, 2]]
 
 
 def test_item_assignment_as_mindspore():

@@ -523,7 +523,12 @@ def _advanced(x: Tensor, arrays: list) -> Tensor:
     rest = [a for a in range(x.ndim) if a not in positions]
     sizes = [x.shape[p] for p in positions]
     out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
-    shape = np.broadcast_shapes(*(tuple(idx.shape) for _, idx in arrays))
+    shapes = [tuple(idx.shape) for _, idx in arrays]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
     flat, stride = None, 1
     for (_, idx), size in reversed(list(zip(arrays, sizes))):
         term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
