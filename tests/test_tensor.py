@@ -124,6 +124,8 @@ def test_item_assignment_as_mindspore():
         x[0] = Tensor(np.zeros(2, np.float32))
     x[:, Tensor(np.array([2, -1, 0], np.int32))] = Tensor(np.array([7.0, 8.0, 9.0], np.float32))
     np.testing.assert_array_equal(x.asnumpy(), [[9, 2, 8], [9, 2, 8]])   # the last write wins
+    with pytest.raises(ValueError, match=r"a value of shape \[3\] cannot be broadcast to x\[index\]'s shape \[2, 2\]"):
+        x[:, Tensor(np.array([0, 1], np.int32))] = Tensor(np.zeros(3, np.float32))
     with pytest.raises(TypeError, match="takes one integer Tensor among full slices"):
         x[Tensor(np.array([0], np.int32)), Tensor(np.array([1], np.int32))] = 1.0
 

@@ -449,21 +449,14 @@ def setitem(x: Tensor, index, value) -> Tensor:
     if builtins.any(isinstance(i, Tensor) for i in items):
         return _setitem_by_tensor(x, items, value)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
-    value = as_tensor(value)
-    try:
-        target = np.broadcast_shapes(tuple(value.shape), positions.shape)
-    except ValueError:
-        target = None
-    if target != positions.shape:
-        raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
-                         f"x[index]'s shape {list(positions.shape)}")
+    value = _assignable(value, positions.shape)
     if positions.size == 0:
         return x
+    values = reshape(broadcast_to(cast(value, x.dtype), positions.shape), (-1,))
     source = np.zeros(x.size, np.int32)
     source[positions.ravel()] = np.arange(positions.size, dtype=np.int32)   # the last write wins
     written = np.zeros(x.size, np.bool_)
     written[positions.ravel()] = True
-    values = reshape(broadcast_to(cast(value, x.dtype), positions.shape), (-1,))
     flat = select(Tensor(written), gather(values, Tensor(source), 0), reshape(x, (-1,)))
     return reshape(flat, x.shape)
 
@@ -480,19 +473,29 @@ def _setitem_by_tensor(x: Tensor, items: tuple, value) -> Tensor:
     axis, size = where[0], x.shape[where[0]]
     t = _wrapped(_index_array(items[axis]), size)
     picked = x.shape[:axis] + tuple(t.shape) + x.shape[axis + 1:]
-    value = as_tensor(value)
-    if np.broadcast_shapes(tuple(value.shape), picked) != picked:
-        raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
-                         f"x[index]'s shape {list(picked)}")
     flat = reshape(t, (-1,))
     count = flat.shape[0]
-    values = reshape(broadcast_to(cast(value, x.dtype), picked), x.shape[:axis] + (count,) + x.shape[axis + 1:])
-    hot = equal(expand_dims(flat, 1), Tensor(np.arange(size, dtype=np.int32)).astype(flat.dtype))   # [count, size]
+    values = broadcast_to(cast(_assignable(value, picked), x.dtype), picked)
+    values = reshape(values, x.shape[:axis] + (count,) + x.shape[axis + 1:])
+    hot = one_hot(flat, size, 1, 0, dtype=mstype.int32)                   # [count, size]
     order = Tensor(np.arange(1, count + 1, dtype=np.int32)[:, None])
-    writer = reduce_max(select(hot, order, Tensor(np.int32(0))), 0)       # [size]: last writer + 1, or 0
+    writer = reduce_max(mul(hot, order), 0)                               # [size]: last writer + 1, or 0
     taken = gather(values, maximum(sub(writer, 1), 0), axis)              # x's shape
     written = reshape(greater(writer, 0), (1,) * axis + (size,) + (1,) * (x.ndim - axis - 1))
     return select(written, taken, x)
+
+
+def _assignable(value, shape: tuple) -> Tensor:
+    """An assignment's value as a Tensor, once it is known to broadcast to x[index]'s shape."""
+    value = as_tensor(value)
+    try:
+        fits = np.broadcast_shapes(tuple(value.shape), shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
+                         f"x[index]'s shape {list(shape)}")
+    return value
 
 
 def _index_array(item) -> Tensor:
