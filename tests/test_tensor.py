@@ -85,6 +85,11 @@ def test_advanced_indexing_picks_as_numpy():
     for index in [(slice(None), [0, 2]), (0, slice(None), [3, 1]), (slice(None, None, -1), 1, slice(3, 0, -2)),
                   ([1, 0], slice(None), [0, -1])]:
         np.testing.assert_array_equal(Tensor(a)[index].asnumpy(), a[index], err_msg=str(index))
+    # A negative step other than -1 over 3 or more elements (x[::-2] of 5 gave [4, 4, 0]).
+    b = np.arange(35, dtype=np.float32).reshape(5, 7)
+    for index in [slice(None, None, -2), (slice(None), slice(None, None, -3)), (slice(4, 0, -3), slice(6, None, -2))]:
+        for run in (lambda t: t[index], ms.jit(lambda t: t[index]), ms.jit(lambda t: t[index], backend="onnx")):
+            np.testing.assert_array_equal(run(Tensor(b)).asnumpy(), b[index], err_msg=str(index))
     with pytest.raises(IndexError, match="array indices must be integers, got Float32"):
         Tensor(a)[Tensor(np.zeros(2, np.float32))]
     with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"):
@@ -93,7 +98,7 @@ def test_advanced_indexing_picks_as_numpy():
 
 def test_item_assignment_as_mindspore():
     """`x[index] = value` writes the Tensor (it raised "Tensors are immutable" and named an
-    ops.scatter that does not exist), with a static index or one integer Tensor; a Parameter's
+    ops.scatter that does not exist), with a static index or integer Tensors; a Parameter's
     write inside a jitted Cell is a state update; the gradient flows to both the value and the
     rest of x."""
     from graphcell import nn
@@ -126,8 +131,11 @@ def test_item_assignment_as_mindspore():
     np.testing.assert_array_equal(x.asnumpy(), [[9, 2, 8], [9, 2, 8]])   # the last write wins
     with pytest.raises(ValueError, match=r"a value of shape \[3\] cannot be broadcast to x\[index\]'s shape \[2, 2\]"):
         x[:, Tensor(np.array([0, 1], np.int32))] = Tensor(np.zeros(3, np.float32))
-    with pytest.raises(TypeError, match="takes one integer Tensor among full slices"):
-        x[Tensor(np.array([0], np.int32)), Tensor(np.array([1], np.int32))] = 1.0
+    # Several Tensors, and ints beside them, as numpy (MindSpore takes these too).
+    x[Tensor(np.array([0, 1, 0], np.int32)), Tensor(np.array([1, 2, 1], np.int32))] = Tensor(
+        np.array([4.0, 5.0, 6.0], np.float32))
+    x[1, Tensor(np.array([0], np.int32))] = -1.0
+    np.testing.assert_array_equal(x.asnumpy(), [[9, 6, 8], [-1, 2, 5]])
 
 
 def _untransformed_helper(x):

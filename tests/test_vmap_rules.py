@@ -77,6 +77,10 @@ RECORDS.update({
     "random_uniform": ([((2,), U32)], {"shape": (2, 3), "dtype": ms.float32}),
     "random_normal": ([((2,), U32)], {"shape": (4,), "dtype": ms.float32}),
 })
+# Records under other names: a second form of a primitive (name -> primitive's name).
+ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add"}
+# 2-D indices into a middle axis: per-member indices fold the members into that axis.
+RECORDS["scatter_add_rank2"] = ([((2, 5, 3), F32), ((2, 2), I32), ((2, 2, 2, 3), F32)], {"axis": 1})
 # The weight-gradient form of conv (batch_groups > 1) is batched member by member.
 RECORDS["conv_batch_groups"] = ([((4, 3, 5, 5), F32), ((4, 3, 3, 3), F32)],
                                 {"strides": (1, 1), "padding": ((0, 0), (0, 0)), "lhs_dilation": (1, 1),
@@ -93,7 +97,7 @@ def test_every_primitive_has_a_batch_rule_and_a_record():
 
 
 def _check(name, data, strategy=None):
-    prim = PRIMITIVES["conv" if name == "conv_batch_groups" else name]
+    prim = PRIMITIVES[ALIASES.get(name, name)]
     operands, attrs = RECORDS[name]
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
     axes = [data.draw(st.one_of(st.none(), st.integers(0, len(shape))), label=f"axis{i}")

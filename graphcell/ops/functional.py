@@ -389,14 +389,7 @@ def getitem(x: Tensor, index) -> Tensor:
     beside them, broadcast together and pick elements (`logits[rows, labels]`: one per row);
     their dimensions go where the first one stood when they are adjacent, else in front."""
     x = as_tensor(x)
-    index = index if isinstance(index, tuple) else (index,)
-    index = tuple(_index_array(i) if isinstance(i, (Tensor, list, np.ndarray)) else i for i in index)
-    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > x.ndim:
-        raise IndexError(f"too many indices ({n_real}) for a tensor of rank {x.ndim}")
-    at = next((k for k, i in enumerate(index) if i is Ellipsis), None)
-    fill = (slice(None),) * (x.ndim - n_real)
-    index = index[:at] + fill + index[at + 1:] if at is not None else index + fill
+    index = _expanded(index, x.ndim)
     advanced_ints = builtins.any(isinstance(i, Tensor) for i in index)   # ints join the arrays (numpy)
     starts, limits, strides, out_shape, axis = [], [], [], [], 0
     reversed_axes, arrays = [], []          # (output position, indices), in index order
@@ -410,7 +403,7 @@ def getitem(x: Tensor, index) -> Tensor:
             if len(picked) == 0:
                 s, e, st = 0, 0, 1
             elif picked.step < 0:       # the slice's span, then its elements in reverse
-                reversed_axes.append((len(out_shape), np.asarray(picked) - picked[-1]))
+                reversed_axes.append((len(out_shape), np.arange(len(picked))[::-1]))
                 s, e, st = picked[-1], picked[0] + 1, -picked.step
             else:
                 s, e, st = picked.start, picked[-1] + 1, picked.step
@@ -438,16 +431,29 @@ def getitem(x: Tensor, index) -> Tensor:
     return _advanced(out, arrays) if arrays else out
 
 
+def _expanded(index, rank: int) -> tuple:
+    """An index as a tuple with one item per axis (Ellipsis filled in, trailing axes whole)
+    and Nones where it inserts axes; lists and ndarrays become integer Tensors."""
+    index = index if isinstance(index, tuple) else (index,)
+    index = tuple(_index_array(i) if isinstance(i, (Tensor, list, np.ndarray)) else i for i in index)
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > rank:
+        raise IndexError(f"too many indices ({n_real}) for a tensor of rank {rank}")
+    at = next((k for k, i in enumerate(index) if i is Ellipsis), None)
+    fill = (slice(None),) * (rank - n_real)
+    return index[:at] + fill + index[at + 1:] if at is not None else index + fill
+
+
 def setitem(x: Tensor, index, value) -> Tensor:
     """`x` with `x[index]` replaced by `value` (broadcast to `x[index]`'s shape; where an index
     repeats, the last write wins, as in numpy). A static index (ints, slices, None, Ellipsis,
     lists, ndarrays): which elements it writes is worked out here, once, and the new tensor is
-    a select between `x` and the values taken to their places. One integer Tensor among full
-    slices: see `_setitem_by_tensor`."""
+    a select between `x` and the values taken to their places. An index with integer Tensors:
+    see `_setitem_by_tensor`."""
     x = as_tensor(x)
     items = index if isinstance(index, tuple) else (index,)
     if builtins.any(isinstance(i, Tensor) for i in items):
-        return _setitem_by_tensor(x, items, value)
+        return _setitem_by_tensor(x, _expanded(items, x.ndim), value)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
     value = _assignable(value, positions.shape)
     if positions.size == 0:
@@ -461,28 +467,69 @@ def setitem(x: Tensor, index, value) -> Tensor:
     return reshape(flat, x.shape)
 
 
-def _setitem_by_tensor(x: Tensor, items: tuple, value) -> Tensor:
-    """`x[..., t, ...] = value` for one integer Tensor `t` among full slices: which element of
-    the axis each index writes is known only when the graph runs, so every position of the axis
-    finds the last index that names it (a one-hot of the indices times their order) and takes
-    that index's value; positions no index names keep x's."""
-    where = [k for k, item in enumerate(items) if isinstance(item, Tensor)]
-    if len(where) != 1 or builtins.any(not isinstance(i, Tensor) and i != slice(None) for i in items):
-        raise TypeError("x[index] = value with a Tensor index takes one integer Tensor among full slices "
-                        "(x[t] = v, x[:, t] = v); build other updates with ops.select(mask, value, x)")
-    axis, size = where[0], x.shape[where[0]]
-    t = _wrapped(_index_array(items[axis]), size)
-    picked = x.shape[:axis] + tuple(t.shape) + x.shape[axis + 1:]
-    flat = reshape(t, (-1,))
-    count = flat.shape[0]
-    values = broadcast_to(cast(_assignable(value, picked), x.dtype), picked)
-    values = reshape(values, x.shape[:axis] + (count,) + x.shape[axis + 1:])
-    hot = one_hot(flat, size, 1, 0, dtype=mstype.int32)                   # [count, size]
-    order = Tensor(np.arange(1, count + 1, dtype=np.int32)[:, None])
-    writer = reduce_max(mul(hot, order), 0)                               # [size]: last writer + 1, or 0
-    taken = gather(values, maximum(sub(writer, 1), 0), axis)              # x's shape
-    written = reshape(greater(writer, 0), (1,) * axis + (size,) + (1,) * (x.ndim - axis - 1))
-    return select(written, taken, x)
+def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
+    """`x[index] = value` where integer Tensors (and ints beside them, as numpy counts them)
+    pick along some axes: which elements they name is known only when the graph runs. Those
+    axes move to the front as one axis of their combined size S and the indices become one flat
+    index f of K entries; each write that a later one overwrites is dropped (a K x K
+    comparison), and a scatter-add of the survivors' order numbers tells each of the S
+    positions its writer (0: none). Positions gather their writer's value; the slices on the
+    other axes pick the region that changes."""
+    real = [i for i in index if i is not None]
+    picked_axes = [a for a, i in enumerate(real) if not isinstance(i, slice)]
+    others = [a for a in range(x.ndim) if a not in picked_axes]
+    sizes = [x.shape[a] for a in picked_axes]
+    arrays = [_wrapped(real[a], x.shape[a]) for a in picked_axes]
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
+    flat, stride = None, 1
+    for idx, size in reversed(list(zip(arrays, sizes))):
+        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
+        flat = term if flat is None else add(flat, term)
+        stride *= size
+    count, total = math.prod(shape), math.prod(sizes)
+    flat = reshape(flat, (count,))
+    # The values, laid out as [K, the other axes' slices...]: x[index] puts the broadcast index
+    # shape where the first array stood when the arrays are adjacent in the index, else in front.
+    written_shape = _indexed_shape(x.shape, index)
+    value = broadcast_to(cast(_assignable(value, written_shape), x.dtype), written_shape)
+    first = next(k for k, i in enumerate(index) if i is not None and not isinstance(i, slice))
+    last = max(k for k, i in enumerate(index) if i is not None and not isinstance(i, slice))
+    adjacent = builtins.all(i is not None and not isinstance(i, slice) for i in index[first:last + 1])
+    at = builtins.sum(1 for i in index[:first] if i is None or isinstance(i, slice)) if adjacent else 0
+    nb = len(shape)
+    value = transpose(value, list(range(at, at + nb)) + list(range(at)) + list(range(at + nb, value.ndim)))
+    slices = tuple(real[a] for a in others)
+    region_shape = tuple(len(range(*s.indices(x.shape[a]))) for s, a in zip(slices, others))
+    if count == 0 or 0 in region_shape:
+        return x
+    value = reshape(value, (count,) + region_shape)
+    # The last write to each position wins: drop every write a later one repeats.
+    later = Tensor(np.triu(np.ones((count, count), np.bool_), 1))
+    repeated = any(logical_and(equal(expand_dims(flat, 1), expand_dims(flat, 0)), later), 1)
+    order = select(repeated, Tensor(0, mstype.float32), Tensor(np.arange(1, count + 1, dtype=np.float32)))
+    writer = shape_ops.scatter_add.bind(broadcast_to(Tensor(0, mstype.float32), (total,)), flat, order, axis=0)
+    writer = stop_gradient(cast(writer, mstype.int32))                    # [S]: writer's order, or 0
+    moved = reshape(transpose(x, picked_axes + others), (total,) + tuple(x.shape[a] for a in others))
+    region = getitem(moved, (slice(None),) + slices)                      # [S, region...]
+    taken = gather(value, maximum(sub(writer, 1), 0), 0)
+    written = reshape(greater(writer, 0), (total,) + (1,) * len(others))
+    region = select(written, taken, region)
+    if builtins.any(s != slice(None) for s in slices):
+        region = setitem(moved, (slice(None),) + slices, region)
+    moved_shape = tuple(x.shape[a] for a in picked_axes + others)
+    return transpose(reshape(region, moved_shape), list(np.argsort(picked_axes + others)))
+
+
+def _indexed_shape(shape: tuple, index: tuple) -> tuple:
+    """x[index]'s shape, Tensors standing for index arrays of their shape (numpy's rules)."""
+    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.bool_), shape, (0,) * len(shape))
+    stand_ins = tuple(np.zeros(i.shape, np.intp) if isinstance(i, Tensor) else i for i in index)
+    return dummy[stand_ins].shape
 
 
 def _assignable(value, shape: tuple) -> Tensor:

@@ -211,10 +211,22 @@ scatter_add = Primitive("scatter_add", _scatter_add_rule, _scatter_add_impl)
 @scatter_add.def_batch
 def _scatter_add_batch(ctx, args, dims, *, axis):
     (x, idx, upd), (dx, di, du) = args, dims
-    if di is not None:  # per-member indices: member by member
-        return batching.unrolled(scatter_add)(ctx, args, dims, axis=axis)
-    x, upd = batching.materialize(x, dx, ctx.axis_size), batching.materialize(upd, du, ctx.axis_size)
-    return scatter_add.bind(x, idx, upd, axis=axis + 1), 0
+    n = ctx.axis_size
+    x, upd = batching.materialize(x, dx, n), batching.materialize(upd, du, n)
+    if di is None:
+        return scatter_add.bind(x, idx, upd, axis=axis + 1), 0
+    # Per-member indices (an embedding's gradient under vmap, x[t] = v): one scatter into the
+    # members' rows laid end to end, indices offset per member, as take's rule gathers.
+    size = x.shape[axis + 1]
+    moved = F.moveaxis(x, axis + 1, 1)                              # [N, A, pre..., post...]
+    idx = F.clamp(batching.move(idx, di, 0), 0, size - 1)          # clip per member, as scatter_add does
+    offsets = F.reshape(F.arange(0, n * size, size, dtype=idx.dtype), (n,) + (1,) * (idx.ndim - 1))
+    ni = idx.ndim - 1
+    perm = [0] + list(range(1 + axis, 1 + axis + ni)) + list(range(1, 1 + axis)) + \
+        list(range(1 + axis + ni, upd.ndim))
+    out = scatter_add.bind(F.reshape(moved, (n * size,) + moved.shape[2:]), F.add(idx, offsets),
+                           F.transpose(upd, perm), axis=0)
+    return F.moveaxis(F.reshape(out, moved.shape), 1, axis + 1), 0
 
 
 # -- vjp rules: each is the transpose of a linear data movement.
