@@ -47,6 +47,7 @@ for op in ["add", "sub", "mul", "div", "max", "min"]:
     add(op, [f32(3, 4), f32(4) + 3.0 if op == "div" else f32(4)])
     add(op, [f32(3, 1), pos(1, 4)])
 add("max", [np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 0.0, 3.0], np.float32)])  # ties
+add("rem", [f32(3, 4) * 5.0, np.array([1.3, -0.7, 2.1, -1.9], np.float32)])
 add("relu", [f32(3, 4)])
 add("relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0, as jax.nn.relu and MindSpore
 add("relu6", [f32(3, 4) * 4.0 + 2.0])

@@ -47,7 +47,10 @@ def test_schedule_cells(jit):
     cases = [
         (nn.ExponentialDecayLR(0.1, 0.9, 4), 0.1 * 0.9 ** (steps / 4)),
         (nn.ExponentialDecayLR(0.1, 0.9, 4, is_stair=True), 0.1 * 0.9 ** np.floor(steps / 4)),
-        (nn.NaturalExpDecayLR(0.1, 0.9, 4), 0.1 * np.exp(-0.9 * steps / 4)),
+        # MindSpore's code (not its docstring): t is not divided by decay_steps; stair rounds
+        # it down to a multiple of them (as natural_exp_decay_lr's list).
+        (nn.NaturalExpDecayLR(0.1, 0.9, 4), 0.1 * np.exp(-0.9 * steps)),
+        (nn.NaturalExpDecayLR(0.1, 0.9, 4, is_stair=True), 0.1 * np.exp(-0.9 * np.floor(steps / 4) * 4)),
         (nn.InverseDecayLR(0.1, 0.9, 4, is_stair=True), 0.1 / (1 + 0.9 * np.floor(steps / 4))),
         (nn.CosineDecayLR(0.01, 0.1, 8), 0.01 + 0.045 * (1 + np.cos(np.pi * np.minimum(steps, 8) / 8))),
         (nn.PolynomialDecayLR(0.1, 0.01, 8, 2.0), 0.09 * (1 - np.minimum(steps, 8) / 8) ** 2 + 0.01),

@@ -38,7 +38,9 @@ def _np_adam(ws, grads, lrs, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, nesterov=False,
     for t, (gs, lr) in enumerate(zip(grads, lrs), 1):
         alpha = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
         for i, g in enumerate(gs):
-            g = (g + wd * ws[i] if decay[i] else g) / scale
+            # MindSpore's Optimizer stores weight_decay * loss_scale and adds it before the
+            # division: the decay does not depend on the loss scale.
+            g = (g + wd * scale * ws[i] if decay[i] else g) / scale
             m[i] = b1 * m[i] + (1 - b1) * g
             v[i] = b2 * v[i] + (1 - b2) * g * g
             if amsgrad:
@@ -122,6 +124,30 @@ def test_sgd_matches_torch(momentum, dampening, nesterov):
     assert "accum.w" in names and "stat.w" in names and "momentum" in names
 
 
+@pytest.mark.parametrize("make", [
+    lambda ps, s: nn.SGD(ps, learning_rate=0.1, momentum=0.9, weight_decay=0.5, loss_scale=s),
+    lambda ps, s: nn.Momentum(ps, learning_rate=0.1, momentum=0.9, weight_decay=0.5, loss_scale=s),
+    lambda ps, s: nn.Adam(ps, learning_rate=0.1, weight_decay=0.5, loss_scale=s)])
+def test_weight_decay_does_not_depend_on_the_loss_scale(make):
+    """Gradients of a loss scaled by 4 with loss_scale=4 take the steps the unscaled ones take
+    with loss_scale=1, decay included: MindSpore adds weight_decay * loss_scale before it
+    divides (the decay was divided by the loss scale: SGD's first step moved w[0] 0.0625
+    where MindSpore moves it 0.1)."""
+    start = np.array([[1.0, -2.0]], np.float32)
+    grads = _grads(3, [ms.Parameter(T(start), name="w")])
+    results = []
+    for scale in (1.0, 4.0):
+        params = [ms.Parameter(T(start.copy()), name="w")]
+        _run(make(params, scale), [tuple(g * np.float32(scale) for g in gs) for gs in grads], jit=True)
+        results.append(params[0].asnumpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+    params = [ms.Parameter(T(start.copy()), name="w")]
+    opt = make(params, 4.0)
+    opt((T(np.array([[2.0, 1.0]], np.float32)),))           # g = [0.5, 0.25] scaled by 4
+    if isinstance(opt, (nn.SGD, nn.Momentum)):              # first step: w - lr * (g + wd * w)
+        np.testing.assert_allclose(params[0].asnumpy(), [[0.9, -1.925]], rtol=1e-6)
+
+
 def test_momentum_matches_numpy_and_nesterov_changes_nothing():
     results = []
     for nesterov in (False, True):
@@ -186,6 +212,38 @@ def test_an_eager_step_sees_a_changed_hyperparameter():
     opt.weight_decay = 0.5
     opt(g)
     np.testing.assert_allclose(p.asnumpy(), 0.9 - 0.1 * (1 + 0.5 * 0.9), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["xla", "onnx"])
+def test_a_compiled_step_sees_a_changed_hyperparameter(backend):
+    """`opt.weight_decay = 0.5` between two calls of a jitted training step acts at the next
+    one, as it does eagerly (the jit kept the graph traced with the old value: the weights
+    then differed by backend); writes inside construct (a step counter) retrace nothing."""
+    class Counting(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(2, 1)
+            self.calls = 0
+
+        def construct(self, x):
+            self.calls += 1
+            return self.fc(x)
+    x, y = T(np.ones((3, 2), np.float32)), T(np.zeros((3, 1), np.float32))
+    weights = []
+    for compiled in (False, True):
+        ms.set_seed(0)
+        net = Counting()
+        opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+        run = ms.jit(step, backend=backend) if compiled else step
+        run(x, y)
+        run(x, y)
+        opt.weight_decay = 0.5
+        run(x, y)
+        weights.append(net.fc.weight.asnumpy())
+        if compiled:
+            assert run.cache_size == 2, "one trace per weight decay"
+    np.testing.assert_allclose(weights[1], weights[0], rtol=1e-6)
 
 
 def test_schedule_is_called_with_global_step():

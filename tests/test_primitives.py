@@ -40,7 +40,7 @@ UNARY = {
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
     "min": np.minimum, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal,
+    "gt": np.greater, "ge": np.greater_equal, "rem": np.fmod,
 }
 SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((4, 1, 5), (1, 3, 5)), ((), (2, 2))]
 
@@ -77,7 +77,7 @@ def test_unary(name, dtype, jit):
 def test_binary(name, dtype, jit):
     for sx, sy in SHAPES:
         x, y = rand(sx, dtype), rand(sy, dtype)
-        if name == "div":
+        if name in ("div", "rem"):
             y = np.where(y == 0, 1, y).astype(dtype)
         want = BINARY[name](x, y)
         if name == "div" and np.dtype(dtype).kind == "i":
@@ -92,6 +92,14 @@ def test_pow_not_and_or_select_isfinite():
     np.testing.assert_array_equal(run("and", [a, b], {}, True), a & b)
     np.testing.assert_array_equal(run("or", [a, b], {}, True), a | b)
     np.testing.assert_array_equal(run("not", [a], {}, True), ~a)
+    np.testing.assert_array_equal(run("xor", [a, b], {}, True), a ^ b)
+    # On integers they are bitwise, as numpy's ~ & | ^ (they were logical, typed as the input).
+    i, j = np.array([0, 1, 5, -6, 12], np.int32), np.array([3, 1, 4, 7, -1], np.int32)
+    for name, want in [("and", i & j), ("or", i | j), ("xor", i ^ j), ("not", ~i)]:
+        for jit in (False, True):
+            got = run(name, [i, j][:1 if name == "not" else 2], {}, jit)
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, want, err_msg=name)
     c = rand((2, 3), np.bool_)
     np.testing.assert_array_equal(run("select", [c, x[:2, :3], y[:2, :3]], {}, True),
                                   np.where(c, x[:2, :3], y[:2, :3]))
@@ -293,7 +301,7 @@ def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
 
 def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | {"leaky_relu", "elu",
-        "pow", "and", "or", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
+        "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",

@@ -33,7 +33,7 @@ for _name in ew.UNARY:
     _dt = BOOL if _name == "not" else F32
     RECORDS[_name] = ([((2, 3), _dt)], {})
 for _name in ew.BINARY:
-    _dt = BOOL if _name in ("and", "or") else F32
+    _dt = BOOL if _name in ("and", "or", "xor") else F32
     RECORDS[_name] = ([((2, 1, 3), _dt), ((4, 3), _dt)], {})
 RECORDS.update({
     "leaky_relu": ([((2, 3), F32)], {"alpha": 0.3}), "elu": ([((2, 3), F32)], {"alpha": 0.7}),

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtype import bool_, float32, int32, int64
+from ..dtype import bool_, float16, float32, int32, int64
 from ..ops import PRIMITIVES
-from .onnx import LowerCtx, Sym, onnx_dtype, reshape_target
+from .onnx import LowerCtx, OnnxExportError, Sym, onnx_dtype, reshape_target
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -38,7 +38,20 @@ def unary(op_type: str):
 
 
 def unary_alpha(op_type: str):
-    return lambda ctx, x, *, alpha: ctx.op(op_type, x, alpha=alpha)
+    """LeakyRelu and Elu, which onnxruntime's CPU provider has for float32 and float16 only:
+    other dtypes get the select they stand for (float64 models failed to load)."""
+    def rule(ctx, x, *, alpha):
+        if ctx.in_types[0].dtype in (float32, float16):
+            return ctx.op(op_type, x, alpha=alpha)
+        negative = ctx.op("Mul", expm1(ctx, x) if op_type == "Elu" else x, scalar(ctx, alpha))
+        return ctx.op("Where", ctx.op("Greater", x, scalar(ctx, 0)), x, negative)
+    return rule
+
+
+def relu(ctx, x):
+    if ctx.in_types[0].dtype.is_floating:
+        return ctx.op("Relu", x)
+    return ctx.op("Max", x, scalar(ctx, 0))   # onnxruntime's Relu has no int64
 
 
 def binary(op_type: str):
@@ -133,11 +146,12 @@ def is_finite(ctx, x):
 
 
 def log1p(ctx, x):
-    # Kahan's trick: log(u) * x / (u - 1) with u = 1 + x cancels u's rounding error.
+    # Kahan's trick: log(u) * x / (u - 1) with u = 1 + x cancels u's rounding error (x / (u - 1)
+    # first: log(u) * x overflows from x ~ 4e36 on).
     one = scalar(ctx, 1)
     u = ctx.op("Add", x, one)
     um1 = ctx.op("Sub", u, one)
-    ratio = ctx.op("Div", ctx.op("Mul", ctx.op("Log", u), x), um1)
+    ratio = ctx.op("Mul", ctx.op("Log", u), ctx.op("Div", x, um1))
     inf = ctx.op("IsInf", u, detect_negative=0)
     return ctx.op("Where", ctx.op("Or", ctx.op("Equal", u, one), inf), ctx.op("Where", inf, u, x), ratio)
 
@@ -162,11 +176,14 @@ def div(ctx, x, y):
 
 
 def logical(op_type: str):
+    """Not/And/Or/Xor of bools; of integers, their bitwise forms (opset 18 on)."""
     def rule(ctx, *xs):
         if ctx.in_types[0].dtype is bool_:
             return ctx.op(op_type, *xs)
-        as_bool = [cast(ctx, x, bool_) for x in xs]
-        return cast(ctx, ctx.op(op_type, *as_bool), ctx.out_type.dtype)
+        if ctx.opset < 18:
+            raise OnnxExportError(f"bitwise {op_type.lower()} of {ctx.in_types[0].dtype} tensors needs opset 18 "
+                                  f"or newer (ONNX Bitwise{op_type}); export with opset=18")
+        return ctx.op(f"Bitwise{op_type}", *xs)
     return rule
 
 
@@ -192,6 +209,8 @@ def relu6(ctx, x):
 
 
 def select(ctx, p, x, y):
+    if ctx.in_types[1].dtype is bool_:   # onnxruntime's Where has no bool values
+        return cast(ctx, ctx.op("Where", p, cast(ctx, x, int32), cast(ctx, y, int32)), bool_)
     return ctx.op("Where", p, x, y)
 
 
@@ -675,7 +694,7 @@ RULES = {
     # elementwise unary
     "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
-    "relu": unary("Relu"), "relu6": relu6,
+    "relu": relu, "relu6": relu6,
     "leaky_relu": unary_alpha("LeakyRelu"), "elu": unary_alpha("Elu"),
     "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
@@ -683,7 +702,8 @@ RULES = {
     # elementwise binary
     "add": via(int32, binary("Add")), "sub": via(int32, binary("Sub")), "mul": via(int32, binary("Mul")),
     "div": div, "pow": binary("Pow"), "max": maximum, "min": via(int32, binary("Min")),
-    "and": logical("And"), "or": logical("Or"),
+    "rem": lambda ctx, x, y: ctx.op("Mod", x, y, fmod=1),
+    "and": logical("And"), "or": logical("Or"), "xor": logical("Xor"),
     "eq": binary("Equal"), "ne": ne, "lt": compare("Less"), "le": compare("LessOrEqual"),
     "gt": compare("Greater"), "ge": compare("GreaterOrEqual"),
     "select": select,

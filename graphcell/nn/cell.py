@@ -59,7 +59,13 @@ class Cell:
                 self._cells[name] = None
             else:
                 self._cells.pop(name, None) if name in self._cells else None
+                old = self.__dict__.get(name, _UNSET)
                 object.__setattr__(self, name, value)
+                if _RUNNING[0] == 0 and old is not _UNSET and name not in _BOOKKEEPING and _changed(old, value):
+                    # A hyperparameter changed between calls (opt.weight_decay = 0.1): graphs
+                    # traced with the old value are stale. (Inside construct, a Cell's own
+                    # bookkeeping, a step counter, say, changes nothing compiled.)
+                    bump_config_epoch()
 
     def __getattr__(self, name: str):
         d = self.__dict__
@@ -168,10 +174,14 @@ class Cell:
                 if self._graph_jit is None:
                     object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
                 return self._graph_jit(*args, **kwargs)
-        with scope(self._scope_name):
-            if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
-                return converted(self.construct)(*args, **kwargs)
-            return self.construct(*args, **kwargs)
+        _RUNNING[0] += 1
+        try:
+            with scope(self._scope_name):
+                if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
+                    return converted(self.construct)(*args, **kwargs)
+                return self.construct(*args, **kwargs)
+        finally:
+            _RUNNING[0] -= 1
 
     # -- printing --------------------------------------------------------------------------
     def extend_repr(self) -> str:
@@ -272,6 +282,17 @@ class SequentialCell(_IndexedContainer):
 # Cell bookkeeping that differs between Cells without changing what they compute (the
 # per-Cell jits, and the configuration an eager optimizer's jit was built for).
 _BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config"})
+
+
+_UNSET = object()
+_RUNNING = [0]   # how many Cell calls are running (attribute writes inside them are the Cells' own)
+
+
+def _changed(old, new) -> bool:
+    try:
+        return _plain(old) != _plain(new)
+    except _Incomparable:
+        return old is not new
 
 
 def configuration(cell, parameters: bool = True) -> tuple | None:

@@ -65,10 +65,15 @@ class ExponentialDecayLR(_DecayLR):
 
 
 class NaturalExpDecayLR(_DecayLR):
-    """lr * exp(-decay_rate * t / decay_steps) (floor of t / decay_steps with is_stair)."""
+    """lr * exp(-decay_rate * t), t rounded down to a multiple of decay_steps with is_stair.
+    MindSpore's code, as its natural_exp_decay_lr list: its docstring's formula divides t by
+    decay_steps, which the Cell does not do."""
 
     def construct(self, global_step):
-        return F.mul(F.exp(F.mul(self._progress(global_step), -self.decay_rate)), self.learning_rate)
+        t = _step(global_step)
+        if self.is_stair:
+            t = F.mul(F.floor(F.div(t, float(self.decay_steps))), float(self.decay_steps))
+        return F.mul(F.exp(F.mul(t, -self.decay_rate)), self.learning_rate)
 
 
 class InverseDecayLR(_DecayLR):

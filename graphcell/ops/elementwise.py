@@ -41,13 +41,20 @@ UNARY: dict[str, Primitive] = {}
 BINARY: dict[str, Primitive] = {}
 
 
-def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False,
+def _check_bits(name: str, *xs: TensorType) -> None:
+    if any(x.dtype.is_floating for x in xs):
+        raise ShapeError(f"{name} needs bool or integer tensors, got {', '.join(map(str, xs))}")
+
+
+def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False, bits_only: bool = False,
           out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, **attrs) -> TensorType:
         if floats_only and not x.dtype.is_floating:
             raise ShapeError(f"{name} needs a floating-point tensor, got {x}")
         if numbers_only and x.dtype is bool_:
             raise ShapeError(f"{name} needs a numeric tensor, got {x}")
+        if bits_only:
+            _check_bits(name, x)
         return TensorType(x.shape, out_dtype or x.dtype)
     prim = Primitive(name, rule, fn)
     prim.def_batch(batching.vectorized(prim))
@@ -55,9 +62,11 @@ def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = Fals
     return prim
 
 
-def binary(name: str, fn, *, out_dtype: DType | None = None) -> Primitive:
+def binary(name: str, fn, *, bits_only: bool = False, out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, y: TensorType) -> TensorType:
         dtype = same_dtype(name, x, y)
+        if bits_only:
+            _check_bits(name, x, y)
         return TensorType(broadcast_shapes(name, x.shape, y.shape), out_dtype or dtype)
     prim = Primitive(name, rule, fn)
     prim.def_batch(batching.broadcasting(prim))
@@ -82,7 +91,9 @@ sign = unary("sign", jnp.sign)
 floor = unary("floor", jnp.floor, floats_only=True)
 ceil = unary("ceil", jnp.ceil, floats_only=True)
 round_ = unary("round", jnp.round, floats_only=True)  # half to even, as numpy and ONNX
-logical_not = unary("not", jnp.logical_not)
+# not, and, or, xor: logical on bools, bitwise on integers (numpy's ~ & | ^); the functional
+# layer's logical_* cast to bool first.
+logical_not = unary("not", jnp.invert, bits_only=True)
 is_finite = unary("is_finite", jnp.isfinite, floats_only=True, out_dtype=bool_)
 # Their own primitives, not max(x, 0) and a clamp: the gradient is 0 at the kinks (MindSpore's
 # ReluGrad and ReLU6Grad, jax.nn.relu and relu6, torch), where max's balanced rule sends half,
@@ -101,10 +112,12 @@ mul = binary("mul", jnp.multiply)
 div = binary("div", lambda x, y: jnp.divide(x, y) if jnp.issubdtype(x.dtype, jnp.inexact)
              else jnp.floor_divide(x, y))
 pow_ = binary("pow", jnp.power)
+rem = binary("rem", jnp.fmod)   # C's fmod: the remainder takes x's sign (ONNX Mod with fmod=1)
 maximum = binary("max", jnp.maximum)
 minimum = binary("min", jnp.minimum)
-logical_and = binary("and", jnp.logical_and)
-logical_or = binary("or", jnp.logical_or)
+logical_and = binary("and", jnp.bitwise_and, bits_only=True)
+logical_or = binary("or", jnp.bitwise_or, bits_only=True)
+logical_xor = binary("xor", jnp.bitwise_xor, bits_only=True)
 eq = binary("eq", jnp.equal, out_dtype=bool_)
 ne = binary("ne", jnp.not_equal, out_dtype=bool_)
 lt = binary("lt", jnp.less, out_dtype=bool_)
@@ -172,7 +185,8 @@ def _elu_vjp(ctx, cts, primals, outs, *, alpha):
 
 # As jax: |x|' = 1 at 0.
 _unary_vjp(abs_, lambda x, y: F.select(F.greater_equal(x, 0), F.ones_like(x), F.full_like(x, -1.0)))
-for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, eq, ne, lt, le, gt, ge):
+for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, logical_xor,
+           eq, ne, lt, le, gt, ge):
     _p.def_vjp(no_gradient)  # piecewise constant, or boolean
 
 
@@ -192,6 +206,15 @@ def _sub_vjp(ctx, cts, primals, outs):
 def _mul_vjp(ctx, cts, primals, outs):
     x, y = primals
     return unbroadcast(F.mul(cts[0], y), x.shape), unbroadcast(F.mul(cts[0], x), y.shape)
+
+
+@rem.def_vjp
+def _rem_vjp(ctx, cts, primals, outs):
+    # rem(x, y) = x - trunc(x / y) * y, trunc piecewise constant.
+    (x, y), (ct,) = primals, cts
+    q = F.div(x, y)
+    trunc = F.select(F.less(q, 0), F.ceil(q), F.floor(q))
+    return unbroadcast(ct, x.shape), unbroadcast(F.neg(F.mul(ct, trunc)), y.shape)
 
 
 @div.def_vjp

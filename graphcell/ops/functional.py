@@ -44,13 +44,14 @@ def _pair(a, b) -> tuple[Tensor, Tensor]:
 
 def _scalar_like(x, like: Tensor) -> Tensor:
     if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
-        if isinstance(x, float) and not like.dtype.is_floating:
-            return _scalar(x, mstype.float32)
-        if isinstance(x, bool) and like.dtype is not mstype.bool_:
+        kind = np.asarray(x).dtype.kind     # numpy scalars and 0-d arrays as their Python kinds
+        if kind == "f" and not like.dtype.is_floating:
+            return _scalar(float(x), mstype.float32)
+        if kind == "b" and like.dtype is not mstype.bool_:
             return _scalar(int(x), like.dtype)
-        if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
-            return _scalar(x, mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
-        return _scalar(x, like.dtype)
+        if like.dtype is mstype.bool_ and kind in "iu":
+            return _scalar(int(x), mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
+        return _scalar(x.item() if isinstance(x, (np.generic, np.ndarray)) else x, like.dtype)
     return as_tensor(x)
 
 
@@ -113,8 +114,22 @@ less = _binop(ew.lt)
 less_equal = _binop(ew.le)
 greater = _binop(ew.gt)
 greater_equal = _binop(ew.ge)
-logical_and = _binop(ew.logical_and)
-logical_or = _binop(ew.logical_or)
+bitwise_and = _binop(ew.logical_and)   # bitwise on integers, logical on bools (numpy's & | ^)
+bitwise_or = _binop(ew.logical_or)
+bitwise_xor = _binop(ew.logical_xor)
+
+
+def _as_bools(prim):
+    def op(*xs):
+        return prim.bind(*(cast(as_tensor(x), mstype.bool_) for x in xs))
+    return op
+
+
+# MindSpore's logical ops take any dtype as bool and give bools.
+logical_and = _as_bools(ew.logical_and)
+logical_or = _as_bools(ew.logical_or)
+logical_xor = _as_bools(ew.logical_xor)
+logical_not = _as_bools(ew.logical_not)
 subtract, multiply, lt, le, gt, ge, eq, ne = sub, mul, less, less_equal, greater, greater_equal, equal, not_equal
 
 
@@ -137,8 +152,15 @@ def floor_div(x, y):
 
 
 def mod(x, y):
+    """Python's and numpy's x % y: the remainder takes y's sign. Floats go through C's
+    fmod, which is exact (x - floor(x / y) * y loses the remainder of 1e8 % 3, and XLA's
+    fused form of it gave -2)."""
     x, y = _pair(x, y)
-    return sub(x, mul(floor_div(x, y), y))
+    if not x.dtype.is_floating:
+        return sub(x, mul(floor_div(x, y), y))
+    r = ew.rem.bind(x, y)
+    wrong_sign = logical_and(not_equal(r, 0), not_equal(less(r, 0), less(y, 0)))
+    return select(wrong_sign, add(r, y), r)
 
 
 def _unop(prim):
@@ -165,7 +187,7 @@ sign = _unop(ew.sign)
 floor = _unop(ew.floor)
 ceil = _unop(ew.ceil)
 round = _unop(ew.round_)  # noqa: A001
-logical_not = _unop(ew.logical_not)
+bitwise_not = invert = _unop(ew.logical_not)
 isfinite = _unop(ew.is_finite)
 negative = neg
 
@@ -241,6 +263,8 @@ def flatten(x, start_dim=1, end_dim=-1) -> Tensor:
     if x.ndim == 0:
         return reshape(x, (1,))
     s, e = _axis(start_dim, x.ndim), _axis(end_dim, x.ndim)
+    if s > e:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {x.ndim}")
     return reshape(x, x.shape[:s] + (math.prod(x.shape[s:e + 1]),) + x.shape[e + 1:])
 
 
@@ -295,8 +319,10 @@ unsqueeze = expand_dims
 def broadcast_to(x, shape) -> Tensor:
     x = as_tensor(x)
     shape = tuple(int(d) for d in shape)
-    if len(shape) < x.ndim:
-        raise ValueError(f"broadcast_to: cannot broadcast {list(x.shape)} to {list(shape)}")
+    new = len(shape) - x.ndim
+    if new < 0 or -1 in shape[:new]:
+        raise ValueError(f"broadcast_to: cannot broadcast {list(x.shape)} to {list(shape)}"
+                         + (" (-1 keeps an existing axis' size; a new axis needs its size)" if new >= 0 else ""))
     shape = tuple(x.shape[i - len(shape) + x.ndim] if d == -1 else d for i, d in enumerate(shape))
     if shape == x.shape:
         return x
@@ -306,6 +332,8 @@ def broadcast_to(x, shape) -> Tensor:
 
 def concat(tensors, axis: int = 0) -> Tensor:
     tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("concat: needs at least one tensor, got an empty sequence")
     common = result_dtype(*[t.dtype for t in tensors])
     tensors = [cast(t, common) for t in tensors]
     if len(tensors) == 1:
@@ -342,11 +370,16 @@ def split(x, split_size_or_sections, axis: int = 0) -> tuple:
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
+        if split_size_or_sections <= 0:
+            raise ValueError(f"split: split_size_or_sections must be a positive int, got {split_size_or_sections}")
         sizes = [split_size_or_sections] * (n // split_size_or_sections)
         if n % split_size_or_sections:
             sizes.append(n % split_size_or_sections)
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
+            raise ValueError(f"split: the sections {sizes} must be non-negative and add up to axis {axis}'s "
+                             f"size {n}")
     out, start = [], 0
     for s in sizes:
         out.append(slice_axis(x, axis, start, start + s))
@@ -355,8 +388,19 @@ def split(x, split_size_or_sections, axis: int = 0) -> tuple:
 
 
 def pad(x, paddings, value=0) -> Tensor:
-    """`paddings`: one (before, after) pair per axis, from the first axis."""
+    """`paddings`: one (before, after) pair per axis from the first axis (ops.Pad's form), or
+    flat ints from the last axis back, (left, right, top, bottom, ...) (ops.pad's and torch's
+    form). Negative amounts crop."""
     x = as_tensor(x)
+    paddings = list(paddings)
+    if paddings and builtins.all(isinstance(p, numbers.Integral) for p in paddings):
+        if len(paddings) % 2 or len(paddings) // 2 > x.ndim:
+            raise ValueError(f"pad: flat paddings come in (before, after) pairs from the last axis, at most "
+                             f"{x.ndim} of them for a tensor of rank {x.ndim}; got {tuple(paddings)}")
+        flat = [(paddings[i], paddings[i + 1]) for i in range(0, len(paddings), 2)]
+        paddings = [(0, 0)] * (x.ndim - len(flat)) + flat[::-1]
+    if len(paddings) > x.ndim:
+        raise ValueError(f"pad: {len(paddings)} (before, after) pairs for a tensor of rank {x.ndim}")
     pairs = [tuple(p) for p in paddings] + [(0, 0)] * (x.ndim - len(paddings))
     return shape_ops.pad.bind(x, Tensor(value, x.dtype), lo=tuple(p[0] for p in pairs),
                               hi=tuple(p[1] for p in pairs))
@@ -612,11 +656,22 @@ def reduce_sum(x, axis=None, keepdims=False):
     return _reduce(red.reduce_sum, x, axis, keepdims)
 
 
+def _nonempty(name: str, x: Tensor, axis) -> None:
+    """max and min have no identity: over an empty axis numpy refuses them, and so do we."""
+    if builtins.any(x.shape[a] == 0 for a in _axes(axis, x.ndim)):
+        raise ValueError(f"{name}: reducing over an axis of size 0 (shape {list(x.shape)}, axis {axis}): "
+                         "max and min of nothing are undefined")
+
+
 def reduce_max(x, axis=None, keepdims=False):
+    x = as_tensor(x)
+    _nonempty("reduce_max", x, axis)
     return _reduce(red.reduce_max, x, axis, keepdims)
 
 
 def reduce_min(x, axis=None, keepdims=False):
+    x = as_tensor(x)
+    _nonempty("reduce_min", x, axis)
     return _reduce(red.reduce_min, x, axis, keepdims)
 
 
@@ -625,12 +680,22 @@ def reduce_prod(x, axis=None, keepdims=False):
 
 
 def mean(x, axis=None, keep_dims=False):
+    """Integers average in float32; float16 sums in float32 (1,000 values of 100 overflowed)."""
     x = as_tensor(x)
     if not x.dtype.is_floating:
         x = cast(x, mstype.float32)
+    if x.dtype is mstype.float16:
+        return cast(mean(cast(x, mstype.float32), axis, keep_dims), mstype.float16)
     axes = _axes(axis, x.ndim)
     count = math.prod(x.shape[a] for a in axes)
+    if count == 0:   # numpy: nan (0 / 0); onnxruntime's ReduceMean would give 0
+        return _empty_reduction(x, axes, keep_dims, float("nan"))
     return div(reduce_sum(x, axes, keep_dims), float(count))
+
+
+def _empty_reduction(x: Tensor, axes: tuple, keep_dims: bool, value) -> Tensor:
+    shape = tuple(1 if a in axes else d for a, d in enumerate(x.shape) if keep_dims or a not in axes)
+    return full(shape, value, x.dtype)
 
 
 reduce_mean = mean
@@ -639,17 +704,27 @@ amax, amin = reduce_max, reduce_min
 
 
 def all(x, axis=None, keep_dims=False):  # noqa: A001
-    return reduce_min(cast(x, mstype.bool_), axis, keep_dims)
+    return _all_or_any(red.reduce_min, x, axis, keep_dims, True)
 
 
 def any(x, axis=None, keep_dims=False):  # noqa: A001
-    return reduce_max(cast(x, mstype.bool_), axis, keep_dims)
+    return _all_or_any(red.reduce_max, x, axis, keep_dims, False)
+
+
+def _all_or_any(prim, x, axis, keep_dims, empty):
+    """min or max of bools; over an empty axis, all is True and any False (numpy)."""
+    x = cast(as_tensor(x), mstype.bool_)
+    axes = _axes(axis, x.ndim)
+    if builtins.any(x.shape[a] == 0 for a in axes):
+        return _empty_reduction(x, axes, keep_dims, empty)
+    return _reduce(prim, x, axes, keep_dims)
 
 
 def _arg(prim, x, axis, keepdims):
     x = as_tensor(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        out = _arg(prim, reshape(x, (-1,)), 0, False)
+        return reshape(out, (1,) * x.ndim) if keepdims else out
     axis = _axis(axis, x.ndim)
     out = prim.bind(x, axis=axis, index_dtype=mstype.int32)
     return expand_dims(out, axis) if keepdims else out
@@ -674,7 +749,8 @@ def var(x, axis=None, ddof=0, keepdims=False):
 def logsumexp(x, axis=None, keep_dims=False):
     x = as_tensor(x)
     axes = _axes(axis, x.ndim)
-    m = stop_gradient(reduce_max(x, axes, True))
+    m = reduce_max(x, axes, True)
+    m = stop_gradient(select(isfinite(m), m, zeros_like(m)))   # an infinite max shifts nothing (jax)
     out = add(log(reduce_sum(exp(sub(x, m)), axes, True)), m)
     return out if keep_dims else squeeze(out, axes) if axes else out
 

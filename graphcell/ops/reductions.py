@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..dtype import DType, bool_
+from ..dtype import DType, bool_, int32
 from ..ir.core import TensorType
 from . import batching
 from . import shape_ops
@@ -91,7 +91,14 @@ reduce_min.def_vjp(_chooser_vjp)
 
 @reduce_prod.def_vjp
 def _reduce_prod_vjp(ctx, cts, primals, outs, *, axes):
-    # prod / x: exact for nonzero inputs; an input that is exactly 0 gets nan (jax's rule,
-    # which multiplies the other elements, is not done here).
+    # The product of the other elements: prod / x where the slice has no zero; where it has
+    # one zero, that element gets the product of the rest and the others 0; with two or more,
+    # every element gets 0 (jax's values; prod / x alone gave nan at a zero).
     x = primals[0]
-    return (F.mul(_expand_back(F.mul(cts[0], outs[0]), x, axes), F.reciprocal(x)),)
+    zero = F.equal(x, 0)
+    safe = F.select(zero, F.ones_like(x), x)
+    others = _expand_back(F.reduce_prod(safe, axes), x, axes)          # the product of the nonzeros
+    zeros = _expand_back(F.reduce_sum(F.cast(zero, int32), axes), x, axes)
+    partial = F.select(F.equal(zeros, 0), F.div(others, safe),
+                       F.select(F.logical_and(F.equal(zeros, 1), zero), others, F.zeros_like(x)))
+    return (F.mul(_expand_back(cts[0], x, axes), partial),)

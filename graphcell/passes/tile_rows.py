@@ -318,6 +318,8 @@ def plan_tile(graph: Graph, copies: int = 1) -> tuple[int, int] | None:
     if seeds is None:
         return None
     in_axes, rows = seeds
+    if rows < 2:   # nothing to tile (and an empty batch has no bytes per row)
+        return None
     try:
         axes = row_axes(graph, in_axes, rows)
     except NotRowwise:
@@ -332,6 +334,8 @@ def tile_rows(graph: Graph) -> PassResult:
     if seeds is None or any(n.primitive is tile_rows_p for n in graph.nodes):
         return PassResult(graph, False)
     in_axes, rows = seeds
+    if rows < 2:
+        return PassResult(graph, False)
     try:
         axes = row_axes(graph, in_axes, rows)
         # A vmapped graph carries the tile its lowering choices were made for (vmap's plan).

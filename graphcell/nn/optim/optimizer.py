@@ -110,10 +110,13 @@ class Optimizer(Cell):
 
     # -- the steps every optimizer shares ---------------------------------------------------
     def prepare_gradients(self, gradients) -> tuple:
-        """Checks the gradients' structure, then applies weight decay and loss scaling."""
+        """Checks the gradients' structure, then applies weight decay and loss scaling. As
+        MindSpore's Optimizer, the decay is added at weight_decay * loss_scale before the
+        gradients are divided by loss_scale, so it does not depend on the loss scale."""
         grads = self._check_gradients(gradients)
         if self.weight_decay > 0 and not self.decoupled_weight_decay:
-            grads = tuple(F.add(g, F.mul(p, self.weight_decay)) if flag else g
+            decay = self.weight_decay * self.loss_scale
+            grads = tuple(F.add(g, F.mul(p, decay)) if flag else g
                           for g, p, flag in zip(grads, self.parameters, self.decay_flags))
         if self.loss_scale != 1.0:
             grads = tuple(F.div(g, self.loss_scale) for g in grads)
