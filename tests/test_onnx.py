@@ -99,6 +99,34 @@ def test_dynamic_batch_with_batch_dependent_constants_and_reshapes(tmp_path):
         np.testing.assert_allclose(sess(x), f(ms.Tensor(x)).asnumpy(), rtol=1e-6, atol=1e-7)
 
 
+def test_means_over_the_batch_follow_the_batch_size(tmp_path):
+    """A mean's divisor is computed from the input's shape (it was the example batch's count,
+    baked in: x - x.mean() was wrong at every other batch size), in branches too."""
+    def f(x):
+        y = x - x.mean()
+        return ops.cond(y.sum() > 0, lambda v: v / v.mean(axis=0), lambda v: v * ops.var(v, 0), y)
+
+    path = ms.export(f, ms.Tensor(RNG.random((2, 3), np.float32)), file_name=str(tmp_path / "m.onnx"))
+    sess = Session(path, providers=["cpu"])
+    for b in (1, 2, 5):
+        x = RNG.random((b, 3), np.float32) - 0.3
+        np.testing.assert_allclose(sess(x), f(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_number_computed_from_the_batch_size_is_a_clear_error():
+    """x * x.shape[0] bakes the example batch's size into the file; the export refuses it
+    with a dynamic batch on that axis (it was exported and wrong at other sizes)."""
+    def f(x):
+        return x * float(x.shape[0])
+    with pytest.raises(OnnxExportError, match=r"a constant made in Cell '' is 3.0 at one batch size and"):
+        to_onnx(f, ms.Tensor(np.ones((3, 2), np.float32)), dynamic_axes={"x": [0]})
+    with pytest.raises(OnnxExportError, match=r"is 3.0 at one batch size"):   # inside a branch
+        to_onnx(lambda x: ops.cond(x.sum() > 0, f, lambda v: v, x), ms.Tensor(np.ones((3, 2), np.float32)),
+                dynamic_axes={"x": [0]})
+    model = to_onnx(f, ms.Tensor(np.ones((3, 2), np.float32))).model   # automatic: axis 0 stays static
+    assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_value == 3
+
+
 def test_graph_that_changes_with_the_batch_is_a_clear_error():
     def f(x):
         return x * 2 if x.shape[0] < 4 else x - 1

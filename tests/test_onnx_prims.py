@@ -90,6 +90,7 @@ RECORDS = [
     rec("reduce_min", [r(3, 4, dtype=np.bool_)], axes=(0, 1), id="reduce_min-bool"),
     rec("reduce_sum", [r(3, 4, dtype=I64)], axes=(), id="reduce_sum-noaxes"),
     rec("argmax", [r(3, 5)], axis=1, index_dtype=mstype.int32),
+    rec("element_count", [r(3, 5, 2)], axes=(0, 2), dtype=mstype.float32),
     rec("argmin", [r(3, 5, dtype=I64)], axis=0, index_dtype=mstype.int64),
     rec("reshape", [r(2, 3, 4)], shape=(4, 6)),
     rec("reshape", [r(2, 0, 4)], shape=(0, 8), id="reshape-empty"),

@@ -302,7 +302,7 @@ def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
 def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
-        "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "reshape", "transpose",
+        "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",

@@ -45,6 +45,7 @@ RECORDS.update({
     "reduce_min": ([((2, 3, 4), F32)], {"axes": (2,)}),
     "reduce_prod": ([((2, 3), F32)], {"axes": (0, 1)}),
     "argmax": ([((2, 3, 4), F32)], {"axis": 1, "index_dtype": ms.int32}),
+    "element_count": ([((2, 3, 4), F32)], {"axes": (0, 2), "dtype": ms.float32}),
     "argmin": ([((2, 3, 4), F32)], {"axis": 2, "index_dtype": ms.int32}),
     "reshape": ([((2, 3, 4), F32)], {"shape": (6, 4)}),
     "transpose": ([((2, 3, 4), F32)], {"perm": (2, 0, 1)}),

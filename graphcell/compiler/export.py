@@ -24,6 +24,7 @@ from ..context import lowering_for
 from ..frontend import pytree
 from ..frontend.trace import Traced, _arg_names, trace
 from ..ir.core import Graph
+from ..ops.primitive import Literal
 from ..tensor import Tensor
 from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
@@ -133,12 +134,40 @@ def _same_structure(a: Graph, b: Graph) -> str | None:
         if na.primitive is not nb.primitive or len(na.inputs) != len(nb.inputs) \
                 or [ia.get(v) for v in na.inputs] != [ib.get(v) for v in nb.inputs]:
             return f"{na.primitive.name} (Cell '{na.source.scope}') vs {nb.primitive.name}"
+        problem = _same_constants(na, nb)
+        if problem is not None:
+            return problem
         for va, vb in zip(na.outputs, nb.outputs):
             if va.ndim != vb.ndim:
                 return f"{na.primitive.name} (Cell '{na.source.scope}') changes rank with the batch size"
             ia[va], ib[vb] = len(ia), len(ib)
     if [ia[v] for v in a.outputs] != [ib[v] for v in b.outputs]:
         return "the outputs differ"
+    return None
+
+
+def _same_constants(na, nb) -> str | None:
+    """A constant that differs between the two traces (x * x.shape[0]) would be exported with
+    the example batch's value: wrong at every other batch size. One shaped by the batch
+    (ones((x.shape[0], 2))) is expanded at run time from a slice along its dynamic axes, so
+    those slices are compared. Subgraphs are compared too."""
+    for key, va in na.attrs.items():
+        vb = nb.attrs.get(key)
+        if isinstance(va, Literal) and isinstance(vb, Literal):
+            a, b = va.array, vb.array
+            if a.ndim == b.ndim and a.shape != b.shape:
+                seed = tuple(slice(0, 1) if da != db else slice(None) for da, db in zip(a.shape, b.shape))
+                a, b = a[seed], b[seed]
+            if a.shape != b.shape or not np.array_equal(a, b, equal_nan=True):
+                shown = (f"{a.item()!r} at one batch size and {b.item()!r} at another" if a.size == b.size == 1
+                         else f"of shape {list(a.shape)} at one batch size and {list(b.shape)} at another")
+                return (f"a constant made in Cell '{na.source.scope}' is {shown}: a number computed from a "
+                        "shape (x.shape[0] used in arithmetic, say) is baked into the file; use ops on "
+                        "Tensors (ops.element_count) instead")
+        elif isinstance(va, Graph) and isinstance(vb, Graph):
+            problem = _same_structure(va, vb)
+            if problem is not None:
+                return problem
     return None
 
 

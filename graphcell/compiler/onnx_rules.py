@@ -226,6 +226,14 @@ def reducer(op_type: str):
     return via(int32, rule)
 
 
+def element_count(ctx, x, *, axes, dtype):
+    dims = [ctx.in_dims[0][a] for a in axes]
+    if not any(isinstance(d, Sym) for d in dims):
+        return ctx.const(np.asarray(np.prod(dims), dtype.np_dtype))
+    sizes = ctx.shape_tensor(dims, minus_one=False)     # int64[k], the dynamic ones from the inputs
+    return cast(ctx, ctx.op("ReduceProd", sizes, keepdims=0), dtype)
+
+
 def arg(op_type: str):
     def rule(ctx, x, *, axis, index_dtype):
         out = ctx.op(op_type, x, axis=axis, keepdims=0)
@@ -710,7 +718,7 @@ RULES = {
     # reductions
     "reduce_sum": reducer("ReduceSum"), "reduce_max": reducer("ReduceMax"),
     "reduce_min": reducer("ReduceMin"), "reduce_prod": reducer("ReduceProd"),
-    "argmax": arg("ArgMax"), "argmin": arg("ArgMin"),
+    "argmax": arg("ArgMax"), "argmin": arg("ArgMin"), "element_count": element_count,
     # shapes
     "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
     "concatenate": concatenate, "slice": slice_rule, "pad": pad,

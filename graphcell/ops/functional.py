@@ -687,10 +687,19 @@ def mean(x, axis=None, keep_dims=False):
     if x.dtype is mstype.float16:
         return cast(mean(cast(x, mstype.float32), axis, keep_dims), mstype.float16)
     axes = _axes(axis, x.ndim)
-    count = math.prod(x.shape[a] for a in axes)
-    if count == 0:   # numpy: nan (0 / 0); onnxruntime's ReduceMean would give 0
+    if math.prod(x.shape[a] for a in axes) == 0:   # numpy: nan (0 / 0); onnxruntime's ReduceMean: 0
         return _empty_reduction(x, axes, keep_dims, float("nan"))
-    return div(reduce_sum(x, axes, keep_dims), float(count))
+    return div(reduce_sum(x, axes, keep_dims), element_count(x, axes, x.dtype))
+
+
+def element_count(x, axis=None, dtype=mstype.float32) -> Tensor:
+    """The number of elements over `axis` as a scalar of `dtype`: a graph node that an ONNX
+    export with a dynamic batch computes from the input's shape."""
+    x = as_tensor(x)
+    axes = _axes(axis, x.ndim)
+    if not axes:
+        return Tensor(1, to_dtype(dtype))
+    return red.element_count.bind(x, axes=axes, dtype=to_dtype(dtype))
 
 
 def _empty_reduction(x: Tensor, axes: tuple, keep_dims: bool, value) -> Tensor:
@@ -742,8 +751,7 @@ def var(x, axis=None, ddof=0, keepdims=False):
     x = as_tensor(x)
     axes = _axes(axis, x.ndim)
     centered = sub(x, mean(x, axes, True))
-    count = math.prod(x.shape[a] for a in axes)
-    return div(reduce_sum(square(centered), axes, keepdims), float(count - ddof))
+    return div(reduce_sum(square(centered), axes, keepdims), sub(element_count(x, axes, centered.dtype), ddof))
 
 
 def logsumexp(x, axis=None, keep_dims=False):

@@ -1,6 +1,8 @@
 """Reductions over a tuple of axes (no keepdims: the functional layer reshapes)."""
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 
 from ..dtype import DType, bool_, int32
@@ -64,6 +66,28 @@ argmax.def_batch(_arg_batch(argmax))
 argmin.def_batch(_arg_batch(argmin))
 argmax.def_vjp(no_gradient)
 argmin.def_vjp(no_gradient)
+
+
+# How many elements `axes` of x hold, as a scalar of `dtype`: a mean's divisor. A node, not a
+# constant, so that an ONNX export with a dynamic batch computes it from the input's shape
+# (a constant would keep the example batch's count: x - x.mean() was wrong at other sizes).
+def _count_rule(x: TensorType, *, axes: tuple, dtype: DType) -> TensorType:
+    check(all(0 <= a < x.ndim for a in axes), f"element_count: axes {axes} are invalid for rank {x.ndim}")
+    return TensorType((), dtype)
+
+
+element_count = Primitive(
+    "element_count", _count_rule,
+    lambda x, *, axes, dtype: jnp.asarray(math.prod(x.shape[a] for a in axes), dtype.np_dtype))
+
+
+@element_count.def_batch
+def _count_batch(ctx, args, dims, *, axes, dtype):
+    (x,), (d,) = args, dims
+    return element_count.bind(x, axes=tuple(batching.unbatched_axis(a, d) for a in axes), dtype=dtype), None
+
+
+element_count.def_vjp(no_gradient)
 
 
 # -- vjp rules: a reduction's cotangent is broadcast back over the reduced axes.
