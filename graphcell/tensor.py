@@ -279,6 +279,8 @@ class Tensor:
         from now on (in a trace, its later uses read the new value); a Parameter's write is a
         state update (ops.assign)."""
         ops = _ops()
+        if not isinstance(self, Parameter):
+            _check_writable_here(self)
         updated = ops.setitem(self, index, value)
         if isinstance(self, Parameter):
             ops.assign(self, updated)
@@ -331,6 +333,18 @@ def _ops():
         from .ops import functional
         _FUNCTIONAL = functional
     return _FUNCTIONAL
+
+
+def _check_writable_here(t: "Tensor") -> None:
+    """Inside a trace, `x[i] = v` may not rebind a value of an enclosing trace (a variable a
+    branch function closes over): it would be left holding a value of the inner trace once
+    that ends. (A concrete Tensor becomes a value of the trace, as `zeros` filled in place.)"""
+    from .frontend.tracer import current_tracer
+    tracer, payload = current_tracer(), t._payload
+    if tracer is not None and isinstance(payload, Value) and payload.tracer is not tracer:
+        raise RuntimeError(
+            "x[index] = value inside a traced function, branch or loop body writes a Tensor made "
+            "outside it; write a copy made inside it (y = x * 1; y[i] = v) and return it")
 
 
 PARAMETER_NAME_DEFAULT = "Parameter"

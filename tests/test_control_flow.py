@@ -545,3 +545,41 @@ def test_ops_cond_and_while_loop_functional_forms():
     np.testing.assert_allclose(ms.jit(f)(-x).asnumpy(), [-8, -10])    # [-4, -5] doubled once
     np.testing.assert_allclose(ms.jit(f)(x * 4).asnumpy(), [12, 24])  # runs zero times
     np.testing.assert_allclose(f(x).asnumpy(), [6, 12])
+
+
+def _assign_in_if(x):
+    y = x * 1.0
+    if x.sum() > 0:
+        y[0] = 5.0
+    return y
+
+
+def _assign_in_while(x):
+    y = x * 1.0
+    while y.sum() < 20.0:
+        y[0] = y[0] + 4.0
+    return y
+
+
+@pytest.mark.parametrize("fn", [_assign_in_if, _assign_in_while])
+def test_item_assignment_in_a_tensor_branch_or_loop(fn):
+    """`y[0] = v` inside a tensor `if`/`while` makes y a branch output or loop carry, as
+    `y = ...` does (the write was neither: y kept a value of the branch's trace and the jit
+    crashed on it)."""
+    for x in (np.array([1.0, 2.0, 3.0], np.float32), np.array([-1.0, 2.0, -3.0], np.float32)):
+        want = fn(Tensor(x)).asnumpy()
+        for run in (ms.jit(fn), ms.jit(fn, backend="onnx")):
+            np.testing.assert_array_equal(run(Tensor(x)).asnumpy(), want)
+        np.testing.assert_array_equal(ms.vmap(fn)(Tensor(np.stack([x, -x]))).asnumpy()[0], want)
+
+
+def test_item_assignment_to_a_closed_over_tensor_in_a_branch_is_a_clear_error():
+    def f(x):
+        y = x * 1.0
+
+        def branch(a):
+            y[0] = 5.0
+            return a
+        return ops.cond(x.sum() > 0, branch, lambda a: a, x) + y
+    with pytest.raises(RuntimeError, match="writes a Tensor made outside it"):
+        ms.jit(f)(Tensor(np.ones(3, np.float32)))

@@ -387,6 +387,19 @@ def _annotate_live(stmts, after: dict, wrap: dict | None = None):
 
 # -- pass 2: statements become functions plus runtime calls ------------------------------------------
 
+def _stored_name(n) -> str | None:
+    """The variable a store rebinds: `y = ...`, and `y[i] = ...` (item assignment gives the
+    Tensor a new value, so a branch or loop that does it outputs y)."""
+    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+        return n.id
+    if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+        base = n.value
+        while isinstance(base, ast.Subscript):
+            base = base.value
+        return base.id if isinstance(base, ast.Name) else None   # self.p[i] = v: a state write
+    return None
+
+
 def _assigned(stmts) -> list:
     """Names a block assigns in its own scope, in order of first assignment."""
     out: list = []
@@ -398,8 +411,9 @@ def _assigned(stmts) -> list:
     for s in stmts:
         scoped = isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for n in [s] + ([] if scoped else list(_own_scope(s))):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                add(n.id)
+            stored = _stored_name(n)
+            if stored is not None:
+                add(stored)
             elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
                 add(n.name)
             elif isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -411,7 +425,7 @@ def _assigned(stmts) -> list:
 def _first_line(stmts, name) -> int:
     for s in stmts:
         for n in ast.walk(s):
-            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+            if _stored_name(n) == name:
                 return getattr(n, "lineno", 0)
     return 0
 
