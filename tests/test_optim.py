@@ -269,6 +269,30 @@ def test_wrong_gradients_name_the_parameter():
         opt((T(np.ones((3, 2), np.float32)), T(np.ones(3, np.float32))))
 
 
+@pytest.mark.parametrize("build,error,message", [
+    (lambda ps: nn.SGD(ps, dampening=None), TypeError, r"'SGD', the 'dampening' must be a float >= 0.0, but got NoneType"),
+    (lambda ps: nn.Adam(ps, beta1="0.9"), TypeError, r"'Adam', the 'beta1' must be a float > 0.0 and < 1.0"),
+    (lambda ps: nn.SGD(ps, momentum=float("nan")), ValueError, r"'momentum' must be a float >= 0.0, but got nan"),
+    (lambda ps: nn.Adam(ps, eps=float("nan")), ValueError, r"'eps' must be a float > 0.0, but got nan"),
+    (lambda ps: nn.SGD(ps, weight_decay=float("nan")), ValueError, r"'weight_decay' must be a float >= 0.0"),
+    (lambda ps: nn.SGD(ps, learning_rate=float("nan")), ValueError, r"'learning_rate' must be >= 0, but got nan"),
+    (lambda ps: nn.SGD(ps, learning_rate=[0.1, -0.2]), ValueError, r"learning_rate\[1\] is -0.2"),
+    (lambda ps: nn.SGD([ps[0], ps[1], ps[0]]), ValueError, r"params\[0\] and params\[2\] are the same Parameter"),
+])
+def test_bad_hyperparameters_name_the_argument(build, error, message):
+    """Each was a bare Python error (None < 0) or accepted silently (NaN, a negative list
+    entry, a Parameter listed twice and updated twice a step)."""
+    with pytest.raises(error, match=message):
+        build(_params())
+
+
+def test_an_optimizer_takes_an_array_learning_rate_and_refuses_to_lose_its_parameter():
+    opt = nn.SGD(_params(), learning_rate=np.array([0.1, 0.2], np.float32))
+    assert opt.learning_rate.shape == (2,)
+    with pytest.raises(TypeError, match=r"'learning_rate' is a Parameter.*set_data"):
+        opt.learning_rate = 0.01     # it would have failed at the next step, on 'float'.ndim
+
+
 def test_train_one_step_cell_matches_manual_sgd():
     net = nn.Dense(3, 2)
     w0, b0 = net.weight.asnumpy().copy(), net.bias.asnumpy().copy()

@@ -53,6 +53,10 @@ class Cell:
         elif isinstance(value, Cell):
             self.insert_child_to_cell(name, value)
         else:
+            if name in self._params and value is not None:
+                raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter: it takes a Parameter "
+                                f"(or None), not {type(value).__name__}; to change its value use "
+                                f"self.{name}.set_data(...)")
             if value is None and name in self._params:
                 self._params[name] = None
             elif value is None and name in self._cells:

@@ -5,15 +5,13 @@ import numpy as np
 
 from ...ops import functional as F
 from ...tensor import Parameter
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_hyperparameter
 
 
 def _check_betas(name, beta1, beta2, eps):
     for arg, value in (("beta1", beta1), ("beta2", beta2)):
-        if not 0.0 < value < 1.0:
-            raise ValueError(f"For '{name}', the '{arg}' must be in range (0.0, 1.0), but got {value}")
-    if eps <= 0:
-        raise ValueError(f"For '{name}', the 'eps' must be > 0, but got {eps}")
+        check_hyperparameter(name, arg, value, 0.0, above=True, below=1.0)
+    check_hyperparameter(name, "eps", eps, 0.0, above=True)
 
 
 class Adam(Optimizer):

@@ -6,8 +6,8 @@ CellList (where each member's learning rate and state are stacked like its weigh
 state lives in Parameters, so `save_checkpoint(optimizer, ...)` saves it.
 
 Each call does, in MindSpore's order (MINDSPORE_NOTES.md section 4):
-1. g <- g + weight_decay * w for weights whose name (at build) contains neither 'beta' nor
-   'gamma' (optimizers with decoupled decay skip this);
+1. g <- g + weight_decay * loss_scale * w for weights whose name (at build) contains neither
+   'beta' nor 'gamma' (optimizers with decoupled decay skip this);
 2. g <- g / loss_scale;
 3. lr = learning_rate: the scalar, `table[global_step]` for a list, or `schedule(global_step)`;
    a dynamic learning rate then advances `global_step` (an int32 [1] Parameter);
@@ -25,6 +25,20 @@ from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell, configuration
 
 
+def check_hyperparameter(optimizer: str, arg: str, value, low: float, *, above: bool = False,
+                         below: float | None = None) -> float:
+    """`value` as a float after checking that it is a real number (not a bool, not NaN) >= low
+    (> low with `above`) and < below; else an error naming the optimizer and the argument."""
+    bound = (f"> {low}" if above else f">= {low}") + (f" and < {below}" if below is not None else "")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{optimizer}', the '{arg}' must be a float {bound}, but got "
+                        f"{type(value).__name__} {value!r}")
+    value = float(value)
+    if not (value > low if above else value >= low) or (below is not None and not value < below):
+        raise ValueError(f"For '{optimizer}', the '{arg}' must be a float {bound}, but got {value!r}")
+    return value
+
+
 class Optimizer(Cell):
     """Base class: holds `parameters` (a ParameterTuple), `learning_rate` and `global_step`."""
 
@@ -34,13 +48,11 @@ class Optimizer(Cell):
         super().__init__(auto_prefix=False)
         name = type(self).__name__
         params = self._check_params(parameters)
-        if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or weight_decay < 0:
-            raise ValueError(f"For '{name}', the 'weight_decay' must be a float >= 0, but got {weight_decay!r}")
-        if isinstance(loss_scale, bool) or not isinstance(loss_scale, numbers.Real) or loss_scale <= 0:
-            raise ValueError(f"For '{name}', the 'loss_scale' must be a float > 0, but got {loss_scale!r}")
+        weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
+        loss_scale = check_hyperparameter(name, "loss_scale", loss_scale, 0.0, above=True)
         self.parameters = ParameterTuple(params)
-        self.weight_decay = float(weight_decay)
-        self.loss_scale = float(loss_scale)
+        self.weight_decay = weight_decay
+        self.loss_scale = loss_scale
         # MindSpore's default decay filter, applied to the names the weights have now.
         self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
         self.dynamic_lr = self._init_learning_rate(learning_rate)
@@ -85,6 +97,11 @@ class Optimizer(Cell):
                                           "supported yet")
             if not isinstance(p, Parameter):
                 raise TypeError(f"For '{name}', params[{i}] should be a Parameter, got {type(p).__name__}")
+        seen = {}
+        for i, p in enumerate(params):
+            if seen.setdefault(id(p), i) != i:
+                raise ValueError(f"For '{name}', params[{seen[id(p)]}] and params[{i}] are the same Parameter "
+                                 f"'{p.name}': each would be updated twice a step")
         return params
 
     def _init_learning_rate(self, lr) -> bool:
@@ -95,18 +112,22 @@ class Optimizer(Cell):
             return True
         if isinstance(lr, Tensor) and lr.ndim == 0 or isinstance(lr, numbers.Real) and not isinstance(lr, bool):
             value = float(lr)
-            if value < 0:
+            if not value >= 0:   # NaN too
                 raise ValueError(f"For '{name}', the 'learning_rate' must be >= 0, but got {value}")
             self.learning_rate = Parameter(np.array(value, np.float32), name="learning_rate", requires_grad=False)
             return False
-        if isinstance(lr, (list, tuple)) or isinstance(lr, Tensor) and lr.ndim == 1:
+        if isinstance(lr, (list, tuple)) or isinstance(lr, (Tensor, np.ndarray)) and lr.ndim == 1:
             table = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, np.float32)
             if table.size == 0:
                 raise ValueError(f"For '{name}', the 'learning_rate' list must not be empty")
+            bad = np.flatnonzero(~(table >= 0))
+            if bad.size:
+                raise ValueError(f"For '{name}', every entry of the 'learning_rate' list must be >= 0, but "
+                                 f"learning_rate[{bad[0]}] is {table[bad[0]]}")
             self.learning_rate = Parameter(table, name="learning_rate", requires_grad=False)
             return True
-        raise TypeError(f"For '{name}', the 'learning_rate' should be a float, a list, a 0-D or 1-D Tensor "
-                        f"or a LearningRateSchedule, but got {type(lr).__name__}")
+        raise TypeError(f"For '{name}', the 'learning_rate' should be a float, a list, a 1-D array, a 0-D or "
+                        f"1-D Tensor or a LearningRateSchedule, but got {type(lr).__name__}")
 
     # -- the steps every optimizer shares ---------------------------------------------------
     def prepare_gradients(self, gradients) -> tuple:

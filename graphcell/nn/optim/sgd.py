@@ -1,13 +1,11 @@
 """SGD and Momentum with MindSpore's update rules (MINDSPORE_NOTES.md section 4)."""
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ...ops import functional as F
 from ...tensor import Parameter
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_hyperparameter
 
 
 def _scalar_param(value: float, name: str) -> Parameter:
@@ -22,10 +20,8 @@ class SGD(Optimizer):
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        if isinstance(momentum, bool) or not isinstance(momentum, numbers.Real) or momentum < 0:
-            raise ValueError(f"For 'SGD', the 'momentum' must be a float >= 0, but got {momentum!r}")
-        if dampening < 0:
-            raise ValueError(f"For 'SGD', the 'dampening' must be >= 0, but got {dampening!r}")
+        momentum = check_hyperparameter("SGD", "momentum", momentum, 0.0)
+        dampening = check_hyperparameter("SGD", "dampening", dampening, 0.0)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and 'dampening' must "
                              f"equal to 0.0, but got 'momentum' {momentum}, 'dampening' {dampening}")
@@ -58,7 +54,7 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if not isinstance(momentum, float):
             raise TypeError(f"For 'Momentum', the 'momentum' should be float, but got {type(momentum).__name__}")
-        if momentum < 0:
+        if not momentum >= 0:   # NaN too
             raise ValueError(f"For 'Momentum', the 'momentum' should be at least 0.0, but got {momentum}")
         self.use_nesterov = bool(use_nesterov)
         self.momentum = _scalar_param(momentum, "momentum")
