@@ -523,18 +523,7 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     picked_axes = [a for a, i in enumerate(real) if not isinstance(i, slice)]
     others = [a for a in range(x.ndim) if a not in picked_axes]
     sizes = [x.shape[a] for a in picked_axes]
-    arrays = [_wrapped(real[a], x.shape[a]) for a in picked_axes]
-    shapes = [tuple(a.shape) for a in arrays]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
-                         + " ".join(str(s) for s in shapes)) from None
-    flat, stride = None, 1
-    for idx, size in reversed(list(zip(arrays, sizes))):
-        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
-        flat = term if flat is None else add(flat, term)
-        stride *= size
+    flat, shape = _flat_index([_wrapped(real[a], x.shape[a]) for a in picked_axes], sizes)
     count, total = math.prod(shape), math.prod(sizes)
     flat = reshape(flat, (count,))
     # The values, laid out as [K, the other axes' slices...]: x[index] puts the broadcast index
@@ -609,6 +598,23 @@ def _wrapped(item, size: int) -> Tensor:
     return select(less(item, 0), add(item, size), item)
 
 
+def _flat_index(arrays: list, sizes: list) -> tuple:
+    """Integer index Tensors into axes of `sizes`, broadcast together (numpy's IndexError when
+    they cannot be), as one C-order index into the axes' combined size; and their shape."""
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
+    flat, stride = None, 1
+    for idx, size in reversed(list(zip(arrays, sizes))):
+        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
+        flat = term if flat is None else add(flat, term)
+        stride *= size
+    return flat, shape
+
+
 def _advanced(x: Tensor, arrays: list) -> Tensor:
     """numpy's advanced indexing by several arrays at output positions `arrays[k][0]`: the
     indexed axes, moved to the front, become one axis of their combined size, and the indices
@@ -617,17 +623,7 @@ def _advanced(x: Tensor, arrays: list) -> Tensor:
     rest = [a for a in range(x.ndim) if a not in positions]
     sizes = [x.shape[p] for p in positions]
     out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
-    shapes = [tuple(idx.shape) for _, idx in arrays]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
-                         + " ".join(str(s) for s in shapes)) from None
-    flat, stride = None, 1
-    for (_, idx), size in reversed(list(zip(arrays, sizes))):
-        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
-        flat = term if flat is None else add(flat, term)
-        stride *= size
+    flat, shape = _flat_index([idx for _, idx in arrays], sizes)
     out = gather(out, flat, 0)                                    # [broadcast..., rest...]
     if positions != list(range(positions[0], positions[0] + len(positions))):
         return out                                                # not adjacent: in front
