@@ -75,6 +75,15 @@ def test_mindspore_error_messages():
         ms.vmap(lambda p: p[0] + p[1], in_axes=((0,),))((t(3), t(3)))
 
 
+def test_an_axis_for_a_python_scalar_is_an_error():
+    """As jax: a Python number has no axis to map (in_axes=(0, 0) on (x, 2.0) was silently
+    (0, None)); an int broadcast over all the arguments leaves scalars alone."""
+    x = Tensor(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=r"'in_axes'\[1\] is 0, but the argument there is a Python float"):
+        ms.vmap(lambda a, s: a * s, in_axes=(0, 0))(x, 2.0)
+    np.testing.assert_array_equal(ms.vmap(lambda a, s: a * s)(x, 2.0).asnumpy(), np.full((3, 2), 2.0))
+
+
 def test_compiles_once_per_signature():
     calls = []
 

@@ -355,3 +355,21 @@ def test_split_members_run_member_by_member(nets, monkeypatch, in_axes, x_file, 
     graph = next(iter(ensemble.cache.values())).graph
     assert sum(n.primitive.name == "conv" for n in graph.nodes) == 8      # 2 convs x 4 members
     assert sum(n.primitive.name == "reduce_window_max" for n in graph.nodes) == 8
+
+
+def test_a_member_parameter_replaced_after_the_ensemble_was_built():
+    """`net.bias = Parameter(...)` on a member: the ensemble restacks. It kept stacks standing
+    for the replaced Parameters and broadcast member 0's new bias to every member (members
+    1 and 2 off by ~100, a later replacement on member 2 ignored)."""
+    members = [Tiny(nested=True) for _ in range(3)]
+    for i, m in enumerate(members):
+        m.inner.bias.set_data(Tensor(np.full(2, float(i), np.float32)))
+    ens = ms.vmap(nn.CellList(members), in_axes=None)
+    x = Tensor(np.ones((4, 4), np.float32))
+    ens(x)
+    for k in (0, 2):
+        name = members[k].inner.bias.name
+        members[k].inner.bias = ms.Parameter(Tensor(np.full(2, 100.0 * (k + 1), np.float32)), name=name)
+        got = ens(x).asnumpy()
+        for i, m in enumerate(members):
+            np.testing.assert_allclose(got[i], m(x).asnumpy(), rtol=1e-6, err_msg=f"member {i} after {k}")

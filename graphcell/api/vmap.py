@@ -66,6 +66,7 @@ class VmapFunction:
             if spec is None and self.ensemble is None:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
         self.cache: dict = {}
+        self._ensemble_epoch = None
         self._checked: set = set()  # signatures whose members were checked to share one graph
         self._member_traces: dict = {}  # the last two member traces, for the next lowering target
         self.devices, self.mesh, self._meshes = devices, mesh, {}  # (axis size, mode) -> mesh (issue 10)
@@ -73,6 +74,23 @@ class VmapFunction:
     @property
     def cache_size(self) -> int:
         return len(self.cache)
+
+    def _refresh_ensemble(self) -> None:
+        """Restacks the members when one's Parameters were replaced (an assignment, which
+        bumps the configuration epoch: checked only then). The old stacks would have stood for
+        the replaced Parameters, and member 0's new one been broadcast to every member."""
+        from ..compiler.jit import config_epoch
+        epoch = config_epoch()
+        if epoch == self._ensemble_epoch:
+            return
+        self._ensemble_epoch = epoch
+        if self.ensemble.members_changed():
+            mesh = self.ensemble.mesh
+            self.ensemble = Ensemble(self.fn)
+            self.ensemble.place(mesh)
+            self.cache.clear()
+            self._checked.clear()
+            self._member_traces.clear()
 
     def __call__(self, *args, **kwargs):
         if kwargs:
@@ -83,6 +101,7 @@ class VmapFunction:
         axes = [_normalize(ax, t.ndim, "in_axes") for ax, t in zip(axes, leaves)]
         axis_size = self._axis_size(leaves, axes, args)
         if self.ensemble is not None:
+            self._refresh_ensemble()
             self.ensemble.ensure_home()
         leaves = self._place(leaves, axes, axis_size)
         from ..compiler.jit import config_epoch
@@ -278,13 +297,18 @@ def _leaf_axes(spec, args, name: str, structure=_ARGS) -> list:
     return out
 
 
-def _match(spec, structure, name, out, path):
+def _match(spec, structure, name, out, path, explicit=False):
+    """`explicit`: `spec` was given for this very place (an entry of a tuple or dict), not
+    broadcast from an enclosing int."""
     if structure is None:  # a Tensor slot
         if isinstance(spec, (tuple, list, dict)):
             raise RuntimeError(f"vmap: '{name}'{path} is a {type(spec).__name__} but the value there is a Tensor")
         out.append(spec)
         return
     if isinstance(structure, pytree.Static):
+        if explicit and isinstance(spec, int):   # as jax: only a Tensor has an axis to map
+            raise ValueError(f"vmap: '{name}'{path} is {spec}, but the argument there is a Python "
+                             f"{type(structure.value).__name__}, which has no axis to map; give None")
         return
     if structure[0] is dict:
         keys, items = structure[1], structure[2]
@@ -292,7 +316,7 @@ def _match(spec, structure, name, out, path):
             if set(spec) != set(keys):
                 raise RuntimeError(f"vmap: '{name}'{path} has keys {sorted(spec)} but the value has {sorted(keys)}")
             for k, s in zip(keys, items):
-                _match(spec[k], s, name, out, f"{path}[{k!r}]")
+                _match(spec[k], s, name, out, f"{path}[{k!r}]", explicit=True)
             return
     else:
         items = structure[1]
@@ -301,7 +325,7 @@ def _match(spec, structure, name, out, path):
                 raise RuntimeError(f"vmap: '{name}'{path} has {len(spec)} entries but the value there has "
                                    f"{len(items)}")
             for k, (sp, s) in enumerate(zip(spec, items)):
-                _match(sp, s, name, out, f"{path}[{k}]")
+                _match(sp, s, name, out, f"{path}[{k}]", explicit=True)
             return
     if isinstance(spec, (tuple, list, dict)):
         raise RuntimeError(f"vmap: '{name}'{path} is a {type(spec).__name__} that does not match the value there")

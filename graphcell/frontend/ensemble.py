@@ -130,6 +130,15 @@ class Ensemble:
     def __len__(self):
         return len(self.members)
 
+    def members_changed(self) -> bool:
+        """Whether a member's Parameters are other objects than the ones stacked (a member's
+        `bias` replaced by a new Parameter after the ensemble was built)."""
+        for cell, stacked in zip(self.members, self.member_params):
+            now = list(cell.get_parameters())
+            if len(now) != len(stacked) or any(a is not b for a, b in zip(now, stacked)):
+                return True
+        return False
+
     def stacked_for(self, member0_param) -> Parameter | None:
         """The stacked Parameter standing for a member-0 Parameter (None: not a member's)."""
         slot = self._slot_of.get(id(member0_param))
