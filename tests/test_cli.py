@@ -220,11 +220,32 @@ def test_user_error_exits_2_with_one_line():
     (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],
      "--reduce mean needs an ensemble"),
     (["run", "missing.onnx", "--input", "x.npy"], "ONNX file missing.onnx does not exist"),
+    # Found by fuzzing the command: an internal error after the work was done.
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "-o", "no_such_folder/out.txt"],
+     "no_such_folder/out.txt: folder"),
 ])
 def test_user_errors_name_the_problem(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_an_ensemble_checkpoint_into_one_model_is_refused(tmp_path, capsys):
+    """A stacked ensemble checkpoint loaded its member 0 by prefix and dropped the rest."""
+    from graphcell.train import stack_checkpoints
+    stack_checkpoints(CKPTS[:3], str(tmp_path / "ens.ckpt"))
+    assert main(["export", LENET, "--checkpoint", str(tmp_path / "ens.ckpt"), "--input-shape", "2,1,32,32",
+                 "-o", str(tmp_path / "x.onnx")]) == 2
+    assert "holds an ensemble (members 0, 1, 2)" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def test_python_dash_m_graphcell_is_the_command_and_tolerances_are_not_negative():
+    done = subprocess.run([sys.executable, "-m", "graphcell", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and "usage: graphcell" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "graphcell", "check", f"{TINY}:TinyNet", "--input-shape", "2,4",
+                           "--rtol", "-1"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "argument --rtol: must be a number >= 0, got -1" in done.stderr
 
 
 def test_model_file_runs_alone():

@@ -309,6 +309,24 @@ def test_strict_load_missing_parameter_raises_and_changes_nothing():
     assert_unchanged(net, before)
 
 
+def test_a_string_entry_under_a_parameters_name_is_not_a_load(tmp_path):
+    """append_dict={"weight": "a note"} replaces the weight in the file (with a warning, as
+    MindSpore replaces it); loading reports weight as not loaded, and strict_load refuses
+    (it was skipped silently, reported neither way)."""
+    path = str(tmp_path / "a.ckpt")
+    save_checkpoint(nn.Dense(3, 2), path, append_dict={"weight": "a note that collides"})
+    params = load_checkpoint(path)
+    assert params["weight"] == "a note that collides"
+    net = nn.Dense(3, 2)
+    before = net.weight.asnumpy().copy()
+    assert load_param_into_net(net, params)[0] == ["weight"]
+    with pytest.raises(ParameterLoadError, match="weight"):
+        load_param_into_net(net, params, strict_load=True)
+    np.testing.assert_array_equal(net.weight.asnumpy(), before)
+    with pytest.raises(ValueError, match="does not fit in Int64"):
+        save_checkpoint(nn.Dense(3, 2), path, append_dict={"step": 2**70})
+
+
 def test_wrong_shapes_name_every_mismatch_and_change_nothing():
     net = load_lenet(0)
     before = snapshot(net)

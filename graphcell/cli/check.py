@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import loader
 from .dump import loader_args
+from .errors import tolerance
 
 
 def add_parser(sub, common):
@@ -11,8 +12,8 @@ def add_parser(sub, common):
                        "diverging node", description=__doc__.split("\n\n")[0])
     loader_args(p, batch_default=2)
     p.add_argument("--checkpoint", metavar="F", help="load parameters from a checkpoint")
-    p.add_argument("--rtol", type=float, default=1e-5)
-    p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--rtol", type=tolerance, default=1e-5)
+    p.add_argument("--atol", type=tolerance, default=1e-5)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run)
 

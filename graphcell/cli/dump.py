@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import loader
-from .errors import UserError, one_line
+from .errors import UserError, check_output_folder, one_line
 from .output import human_bytes, human_count
 
 FORMATS = ("text", "dot", "svg", "json", "stablehlo", "onnx")
@@ -216,9 +216,11 @@ SUMMARY_COLUMNS = ["stage", "nodes", "params", "FLOPs", "peak live", "nodes by o
 
 
 def run(args, out) -> int:
-    stages = build_stages(args)
     folder = args.output is not None and (os.path.isdir(args.output) or args.output.endswith(("/", os.sep))
                                           or (args.passes and not os.path.splitext(args.output)[1]))
+    if args.output is not None and not folder:
+        check_output_folder(args.output)
+    stages = build_stages(args)
     if folder:
         os.makedirs(args.output, exist_ok=True)
         summaries = []

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import loader
 from .dump import loader_args
-from .errors import UserError
+from .errors import UserError, check_output_folder, tolerance
 from .output import human_bytes
 
 REDUCE = ("none", "mean", "vote", "mean_std")
@@ -27,7 +27,7 @@ def add_parser(sub, common):
     p.add_argument("--opset", type=int, help="ONNX opset (default 18)")
     p.add_argument("--dynamic-batch", action="store_true",
                    help="find the batch axis and make it dynamic (also implied by 'batch' in --input-shape)")
-    p.add_argument("--atol", type=float, default=1e-4, help="largest |ONNX - XLA| accepted (default 1e-4)")
+    p.add_argument("--atol", type=tolerance, default=1e-4, help="largest |ONNX - XLA| accepted (default 1e-4)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.onnx")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=run)
@@ -69,9 +69,7 @@ def run(args, out) -> int:
     fn, specs, lead, n, dynamic, names = build_exportable(args)
     example = loader.random_inputs(specs, args.batch_size, args.seed, lead)
     reduce = None if args.reduce == "none" else args.reduce
-    folder = os.path.dirname(os.path.abspath(args.output))
-    if not os.path.isdir(folder):
-        raise UserError(f"-o {args.output}: folder {folder} does not exist")
+    check_output_folder(args.output)
     path = loader.traced_user_call(
         f"exporting {args.model}", export, fn, *example, file_name=args.output, reduce=reduce, opset=args.opset,
         input_names=names, dynamic_axes=dynamic, members=n if n > 1 else None,

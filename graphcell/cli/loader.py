@@ -221,12 +221,21 @@ def load_checkpoint_into(net, path: str, model_text: str) -> None:
     except Exception as e:
         raise UserError(f"cannot read checkpoint {path}: {one_line(e)}") from e
     try:
-        not_loaded, _ = load_param_into_net(net, params)
+        not_loaded, unused = load_param_into_net(net, params)
     except Exception as e:
         raise UserError(f"checkpoint {path} does not fit {model_text}: {one_line(e)}") from e
     if not_loaded:
         raise UserError(f"checkpoint {path} does not fit {model_text}: it has no value for "
                         f"{', '.join(not_loaded[:5])}{' ...' if len(not_loaded) > 5 else ''}")
+    # An ensemble's checkpoint (members' names prefixed 0., 1., ...) loads its member 0 by
+    # prefix; the other members would be dropped without a word.
+    names = {p.name for p in net.get_parameters()}
+    others = sorted({key.split(".", 1)[0] for key in unused
+                     if "." in key and key.split(".", 1)[0].isdigit() and key.split(".", 1)[1] in names})
+    if others:
+        raise UserError(f"checkpoint {path} holds an ensemble (members {', '.join(['0'] + others)}), not one "
+                        f"{model_text}: split it with graphcell.train.extract_member, or give one checkpoint "
+                        "per member")
 
 
 def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = None) -> list:

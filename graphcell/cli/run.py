@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .errors import UserError, one_line
+from .errors import UserError, check_output_folder, one_line
 
 
 def add_parser(sub, common):
@@ -54,6 +54,8 @@ def run(args, out) -> int:
         raise UserError(f"ONNX file {args.onnx_file} does not exist")
     if args.repeat < 1:
         raise UserError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.output:
+        check_output_folder(args.output)
     providers = [p.strip() for p in args.provider.split(",") if p.strip()]
     notes = []
     try:
@@ -76,7 +78,7 @@ def run(args, out) -> int:
         session.run(*positional, **named)
         times.append(time.perf_counter() - t0)
     if args.output:
-        _save(args.output, session.outputs, outputs)
+        saved = _save(args.output, session.outputs, outputs)
     report = {"file": args.onnx_file, "provider": session.provider, "notes": notes,
               "outputs": [{"name": n, "shape": list(o.shape), "dtype": o.dtype.name}
                           for n, o in zip(session.outputs, outputs)],
@@ -92,14 +94,18 @@ def run(args, out) -> int:
         out.line(f"output {o['name']}: {o['dtype']}{o['shape']}")
     out.line(f"latency: median {report['median_ms']:.3f} ms, min {report['min_ms']:.3f} ms over {args.repeat} runs")
     if args.output:
-        out.line(f"saved {args.output}")
+        out.line(f"saved {saved}")
     return 0
 
 
-def _save(path: str, names: list, outputs: list) -> None:
+def _save(path: str, names: list, outputs: list) -> str:
+    """Writes the outputs; returns the file written (numpy adds .npy)."""
     if path.endswith(".npz"):
         np.savez(path, **dict(zip(names, outputs)))
-    elif len(outputs) == 1:
-        np.save(path if path.endswith(".npy") else path + ".npy", outputs[0])
+        return path
+    if len(outputs) == 1:
+        path = path if path.endswith(".npy") else path + ".npy"
+        np.save(path, outputs[0])
+        return path
     else:
         raise UserError(f"the model has {len(outputs)} outputs ({', '.join(names)}): save them with -o FILE.npz")

@@ -149,9 +149,13 @@ def _append_entries(entries: OrderedDict, append_dict) -> None:
         if not isinstance(name, str) or not isinstance(value, (int, float, bool, str, Tensor)):
             raise TypeError(f"For 'save_checkpoint', append_dict entries must be str: int, float, bool, str, "
                             f"Parameter or Tensor, but got {name!r}: {type(value).__name__}.")
+        if name in entries:
+            logger.warning("save_checkpoint: append_dict's %r replaces the net's value of that name", name)
         if isinstance(value, bool):
             entries[name] = np.array(value, np.bool_)
         elif isinstance(value, int):
+            if not -2**63 <= value < 2**63:
+                raise ValueError(f"For 'save_checkpoint', append_dict's {name!r} = {value} does not fit in Int64.")
             entries[name] = np.array(value, np.int64)
         elif isinstance(value, float):
             entries[name] = np.array(value, np.float32)
@@ -423,10 +427,9 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load=False, remo
     source: dict[int, str] = {}  # id(param) -> key it loads from
     param_not_load: list[str] = []
     for param in params:
-        if param.name in parameter_dict:
-            if not isinstance(parameter_dict[param.name], str):  # a string entry has no tensor to load
-                source[id(param)] = param.name
-        else:
+        if param.name in parameter_dict and not isinstance(parameter_dict[param.name], str):
+            source[id(param)] = param.name
+        else:   # missing, or a string entry (a note: no tensor to load)
             param_not_load.append(param.name)
     if param_not_load and not strict_load:
         found = _match_by_prefix(param_not_load, list(parameter_dict))
