@@ -44,14 +44,15 @@ def _pair(a, b) -> tuple[Tensor, Tensor]:
 
 def _scalar_like(x, like: Tensor) -> Tensor:
     if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
-        kind = np.asarray(x).dtype.kind     # numpy scalars and 0-d arrays as their Python kinds
-        if kind == "f" and not like.dtype.is_floating:
-            return _scalar(float(x), mstype.float32)
-        if kind == "b" and like.dtype is not mstype.bool_:
+        if isinstance(x, (np.generic, np.ndarray)):
+            x = x.item()   # numpy scalars and 0-d arrays as the Python numbers they hold
+        if isinstance(x, float) and not like.dtype.is_floating:
+            return _scalar(x, mstype.float32)
+        if isinstance(x, bool) and like.dtype is not mstype.bool_:
             return _scalar(int(x), like.dtype)
-        if like.dtype is mstype.bool_ and kind in "iu":
-            return _scalar(int(x), mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
-        return _scalar(x.item() if isinstance(x, (np.generic, np.ndarray)) else x, like.dtype)
+        if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
+            return _scalar(x, mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
+        return _scalar(x, like.dtype)
     return as_tensor(x)
 
 
