@@ -50,6 +50,7 @@ add("max", [np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 0.0, 3.0], np.
 add("rem", [f32(3, 4) * 5.0, np.array([1.3, -0.7, 2.1, -1.9], np.float32)])
 add("relu", [f32(3, 4)])
 add("relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0, as jax.nn.relu and MindSpore
+add("abs", [np.array([-1.5, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0 (see REFERENCE)
 add("relu6", [f32(3, 4) * 4.0 + 2.0])
 add("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)])  # 0 at both kinks
 add("leaky_relu", [f32(3, 4)], alpha=0.3)
@@ -115,7 +116,9 @@ add("reduce_window_max_grad", [f32(2, 3, 6, 6), f32(2, 3, 3, 3)], **pool)
 
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
 # identity; jax's own barrier gives the zero cotangent).
-REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x)}
+REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
+             # |x|' = sign(x), 0 at 0, as MindSpore's AbsGrad and torch (jax.grad of abs gives 1)
+             "abs": lambda x: x * jax.lax.stop_gradient(jax.numpy.sign(x))}
 
 
 def _floating(a):

@@ -257,3 +257,70 @@ def test_set_train_propagates():
     assert net.conv1.training is True
     net.set_train(False)
     assert net.fc3.training is False
+
+
+def test_out_of_range_ids_and_labels_are_errors_eagerly():
+    """Found by fuzzing the layers against torch: Embedding clamped ids 4 and 100 to the last
+    row and -1 to the first; CrossEntropyLoss and NLLLoss gave an out-of-range label loss 0.
+    Eagerly (ids known) they raise, naming the Cell, as MindSpore's Gather and torch do."""
+    emb = nn.Embedding(4, 2)
+    for ids in ([0, 4], [-1, 2]):
+        with pytest.raises(ValueError, match=r"Embedding 'Embedding': ids must be in \[0, 4\), got"):
+            emb(Tensor(np.array(ids, np.int32)))
+    logits = Tensor(np.zeros((2, 3), np.float32))
+    for loss in (nn.CrossEntropyLoss(), nn.NLLLoss()):
+        with pytest.raises(ValueError, match=r"labels must be in \[0, 3\), got 7"):
+            loss(logits, Tensor(np.array([0, 7], np.int32)))
+        loss(logits, Tensor(np.array([0, -100], np.int32)))   # ignore_index is not out of range
+    with pytest.raises(TypeError, match="labels must be integers"):
+        nn.NLLLoss()(logits, Tensor(np.array([0.0, 1.0], np.float32)))
+
+
+def test_nhwc_and_integer_inputs_are_refused_by_norms_and_pools():
+    """data_format='NHWC' was accepted and ignored (normalised and pooled the wrong axes)."""
+    for make in (lambda: nn.BatchNorm2d(3, data_format="NHWC"), lambda: nn.MaxPool2d(2, data_format="NHWC"),
+                 lambda: nn.AvgPool2d(2, data_format="NHWC")):
+        with pytest.raises(ValueError, match="only data_format='NCHW' is supported, got 'NHWC'"):
+            make()
+    with pytest.raises(TypeError, match="input has dtype Int32"):
+        nn.BatchNorm2d(3)(Tensor(np.zeros((1, 3, 2, 2), np.int32)))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"weight": True}, {"pos_weight": True}, {"weight": True, "pos_weight": True}])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_weight_and_pos_weight_match_torch(kwargs, reduction):
+    """MindSpore's BCEWithLogitsLoss(reduction, weight, pos_weight) (the arguments were missing)."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((4, 3)) * 5).astype(np.float32)
+    y = (rng.random((4, 3)) > 0.5).astype(np.float32)
+    values = {"weight": rng.random(3).astype(np.float32), "pos_weight": (rng.random(3) * 3).astype(np.float32)}
+    args = {k: values[k] for k in kwargs}
+    want = torch.nn.functional.binary_cross_entropy_with_logits(
+        torch.tensor(x, requires_grad=True), torch.tensor(y), reduction=reduction,
+        **{k: torch.tensor(v) for k, v in args.items()})
+    loss = nn.BCEWithLogitsLoss(reduction, **{k: Tensor(v) for k, v in args.items()})
+    for run in (loss, ms.jit(loss), ms.jit(loss, backend="onnx")):
+        np.testing.assert_allclose(run(Tensor(x), Tensor(y)).asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_l1_loss_gradient_at_a_tie_is_zero_as_torch():
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    got = ms.grad(lambda a, b: nn.L1Loss()(a, b))(Tensor(x), Tensor(np.array([1.0, 0.0, 3.0], np.float32)))
+    t = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.l1_loss(t, torch.tensor([1.0, 0.0, 3.0])).backward()
+    np.testing.assert_allclose(got.asnumpy(), t.grad.numpy())
+
+
+def test_slicing_a_container_keeps_its_parameters_names():
+    """seq[1:] re-added the cells under new indices, renaming the original's Parameters
+    ('2.weight' -> '1.weight'): a checkpoint of seq then had the wrong keys."""
+    seq = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU(), nn.Dense(2, 2)])
+    cells = nn.CellList([nn.Dense(2, 2) for _ in range(3)])
+    names = [[p.name for p in c.get_parameters()] for c in (seq, cells)]
+    tail, part = seq[1:], cells[1:]
+    assert [p.name for p in tail.get_parameters()] == ["2.weight", "2.bias"]
+    assert [[p.name for p in c.get_parameters()] for c in (seq, cells)] == names
+    x = Tensor(np.ones((1, 2), np.float32))
+    np.testing.assert_allclose(tail(seq[0](x)).asnumpy(), seq(x).asnumpy())
+    part.append(nn.Dense(2, 2))   # the next free index
+    assert [p.name for p in part.get_parameters()][-2:] == ["3.weight", "3.bias"]

@@ -225,6 +225,22 @@ class Cell:
                             f"parameters are {dtype}; cast it with x.astype(graphcell.{dtype.name})")
 
 
+    def check_indices(self, ids: Tensor, size: int, what: str, ignore=None) -> None:
+        """Integer `ids` into `size` rows. Concrete (eager) ids out of [0, size) raise, naming
+        this Cell, as MindSpore's Gather does; traced ones cannot be read, and the gather
+        clamps them."""
+        from ..frontend.tracer import current_scope
+        where = current_scope() or type(self).__name__
+        if not ids.dtype.is_integer:
+            raise TypeError(f"{type(self).__name__} '{where}': {what} must be integers, got {ids.dtype}")
+        if ids.is_symbolic or ids.size == 0:
+            return
+        values = np.asarray(ids.asnumpy())
+        bad = values[((values < 0) | (values >= size)) & (values != ignore if ignore is not None else True)]
+        if bad.size:
+            raise ValueError(f"{type(self).__name__} '{where}': {what} must be in [0, {size}), got {bad.flat[0]}")
+
+
 class _IndexedContainer(Cell):
     """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ..."""
 
@@ -236,7 +252,10 @@ class _IndexedContainer(Cell):
     def append(self, cell: Cell):
         if not isinstance(cell, Cell):
             raise TypeError(f"{type(self).__name__} holds Cells, got {type(cell).__name__}")
-        self.insert_child_to_cell(str(len(self._cells)), cell)
+        key = len(self._cells)
+        while str(key) in self._cells:   # a slice keeps its cells' keys ("1", "2")
+            key += 1
+        self.insert_child_to_cell(str(key), cell)
         return self
 
     def extend(self, cells):
@@ -245,10 +264,16 @@ class _IndexedContainer(Cell):
         return self
 
     def __getitem__(self, index):
-        items = list(self._cells.values())
         if isinstance(index, slice):
-            return type(self)(items[index])
-        return items[index]
+            # The cells keep their keys, so their Parameters keep their names (re-adding them
+            # under new indices renamed the original container's Parameters: seq[1:] turned
+            # '2.weight' into '1.weight', and a checkpoint of seq then had the wrong keys).
+            part = type(self).__new__(type(self))
+            _IndexedContainer.__init__(part)
+            for key, cell in list(self._cells.items())[index]:
+                part.insert_child_to_cell(key, cell)
+            return part
+        return list(self._cells.values())[index]
 
     def __len__(self):
         return len(self._cells)

@@ -72,6 +72,7 @@ class CrossEntropyLoss(LossBase):
             if labels.dtype is not mstype.int32:
                 raise TypeError(f"For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
                                 f"'mindspore.{labels.dtype.name}'.")
+            self.check_indices(labels, n_classes, "labels", ignore=self.ignore_index)
             valid = F.not_equal(labels, self.ignore_index)
             safe = F.select(valid, labels, 0)
             hot = F.moveaxis(F.one_hot(safe, n_classes, dtype=logits.dtype), -1, class_axis)
@@ -104,6 +105,7 @@ class NLLLoss(LossBase):
 
     def construct(self, logits, labels):
         n_classes = logits.shape[1]
+        self.check_indices(labels, n_classes, "labels", ignore=self.ignore_index)
         valid = F.not_equal(labels, self.ignore_index)
         hot = F.moveaxis(F.one_hot(F.select(valid, labels, 0), n_classes, dtype=logits.dtype), -1, 1)
         w = F.cast(valid, logits.dtype)
@@ -116,6 +118,22 @@ class NLLLoss(LossBase):
 
 
 class BCEWithLogitsLoss(LossBase):
+    """-w * (pos_weight * y * log(sigmoid(x)) + (1 - y) * log(1 - sigmoid(x))), MindSpore's
+    arguments; `weight` and `pos_weight` broadcast against the logits (pos_weight: one per class,
+    the last axis)."""
+
+    def __init__(self, reduction: str = "mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
     def construct(self, logits, labels):
-        loss = F.add(F.sub(F.relu(logits), F.mul(logits, labels)), F.log1p(F.exp(F.neg(F.abs(logits)))))
+        # softplus(x) - x*y: stable for large |x| (log1p(exp(-|x|)) never overflows).
+        soft_plus = F.add(F.relu(logits), F.log1p(F.exp(F.neg(F.abs(logits)))))    # -log(1 - sigmoid(x))
+        if self.pos_weight is None:
+            loss = F.sub(soft_plus, F.mul(logits, labels))
+        else:   # pos_weight*y*softplus(-x) + (1-y)*softplus(x), softplus(-x) = softplus(x) - x
+            pw = F.cast(self.pos_weight, logits.dtype)
+            loss = F.add(F.mul(F.mul(pw, labels), F.sub(soft_plus, logits)), F.mul(F.sub(1.0, labels), soft_plus))
+        if self.weight is not None:
+            loss = F.mul(loss, F.cast(self.weight, logits.dtype))
         return self.get_loss(loss)

@@ -183,8 +183,9 @@ def _elu_vjp(ctx, cts, primals, outs, *, alpha):
     return (F.mul(cts[0], slope),)
 
 
-# As jax: |x|' = 1 at 0.
-_unary_vjp(abs_, lambda x, y: F.select(F.greater_equal(x, 0), F.ones_like(x), F.full_like(x, -1.0)))
+# |x|' = sign(x), 0 at 0: MindSpore's AbsGrad, torch and oneDNN (jax alone takes 1 there: an L1
+# loss of equal tensors had a gradient of 1/n per element).
+_unary_vjp(abs_, lambda x, y: F.sign(x))
 for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, logical_xor,
            eq, ne, lt, le, gt, ge):
     _p.def_vjp(no_gradient)  # piecewise constant, or boolean

@@ -42,6 +42,13 @@ def explicit_padding(pad_mode: str, padding, spatial, kernel, stride, dilation, 
     return tuple(same_padding(spatial[i], kernel[i], stride[i], dilation[i]) for i in range(2))
 
 
+
+def check_data_format(layer: str, data_format: str) -> None:
+    """Layers compute in NCHW only; NHWC is refused rather than computed over the wrong axes."""
+    if data_format != "NCHW":
+        raise ValueError(f"{layer}: only data_format='NCHW' is supported, got {data_format!r}; "
+                         "transpose the input with ops.transpose(x, (0, 3, 1, 2))")
+
 class Conv2d(Cell):
     """2-D convolution over NCHW input; weight [out, in/group, kh, kw]; no bias by default."""
 
@@ -49,8 +56,7 @@ class Conv2d(Cell):
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  data_format="NCHW", dtype="float32"):
         super().__init__()
-        if data_format != "NCHW":
-            raise ValueError("Conv2d: only data_format='NCHW' is supported")
+        check_data_format("Conv2d", data_format)
         if in_channels % group or out_channels % group:
             raise ValueError(f"Conv2d: group={group} must divide in_channels={in_channels} and "
                              f"out_channels={out_channels}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...ops import functional as F
 from ..cell import Cell
 from ._init import make_param
+from .conv import check_data_format
 
 
 class _BatchNorm(Cell):
@@ -19,6 +20,7 @@ class _BatchNorm(Cell):
                  gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
                  use_batch_statistics=None, data_format="NCHW", dtype="float32"):
         super().__init__()
+        check_data_format(type(self).__name__, data_format)
         if not 0.0 <= momentum <= 1.0:
             raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
@@ -31,7 +33,9 @@ class _BatchNorm(Cell):
         self.beta = make_param(beta_init, (num_features,), "beta", dtype, requires_grad=affine)
 
     def construct(self, x):
-        self.check_input(x, rank=self._rank, what=f"{self._rank}-D input")
+        self.check_input(x, rank=self._rank)
+        if not x.dtype.is_floating:
+            self.check_input(x, dtype=self.gamma.dtype)
         self.check_input(x, axis=1, size=self.num_features, what=f"input (num_features={self.num_features})")
         axes = tuple(a for a in range(x.ndim) if a != 1)
         bshape = tuple(self.num_features if a == 1 else 1 for a in range(x.ndim))
@@ -116,6 +120,7 @@ class Embedding(Cell):
             self.embedding_table.set_data(table)
 
     def construct(self, ids):
+        self.check_indices(ids, self.vocab_size, "ids")
         if self.use_one_hot:
             hot = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, dtype=self.embedding_table.dtype)
             out = F.matmul(hot, self.embedding_table)

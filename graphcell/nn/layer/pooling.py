@@ -6,7 +6,7 @@ import numpy as np
 from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
-from .conv import _pair, explicit_padding
+from .conv import _pair, check_data_format, explicit_padding
 
 
 def _ceil_extra(size, kernel, stride, lo, hi):
@@ -65,6 +65,7 @@ class MaxPool2d(_Pool2d):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
                  return_indices=False, ceil_mode=False, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, dilation, ceil_mode, "MaxPool2d")
+        check_data_format("MaxPool2d", data_format)
         if return_indices:
             raise ValueError("MaxPool2d: return_indices=True is not supported")
 
@@ -80,6 +81,7 @@ class AvgPool2d(_Pool2d):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, 1, ceil_mode, "AvgPool2d")
+        check_data_format("AvgPool2d", data_format)
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def construct(self, x):
