@@ -324,3 +324,31 @@ def test_slicing_a_container_keeps_its_parameters_names():
     np.testing.assert_allclose(tail(seq[0](x)).asnumpy(), seq(x).asnumpy())
     part.append(nn.Dense(2, 2))   # the next free index
     assert [p.name for p in part.get_parameters()][-2:] == ["3.weight", "3.bias"]
+
+
+def test_container_list_operations_as_mindspore():
+    """insert, item assignment, del and += (they were missing)."""
+    cells = nn.CellList([nn.Dense(2, 2) for _ in range(2)])
+    first, second, new = cells[0], cells[1], nn.Dense(2, 2)
+    cells.insert(1, new)
+    assert list(cells) == [first, new, second] and second.weight.name == "2.weight"
+    del cells[0]
+    assert list(cells) == [new, second] and len(cells) == 2
+    cells += [nn.Dense(2, 2)]
+    replacement = nn.Dense(2, 2)
+    cells[0] = replacement
+    assert cells[0] is replacement and replacement.weight.name == "0.weight" and len(cells) == 3
+    seq = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU(), nn.Dense(2, 2)])
+    del seq[1]
+    x = Tensor(np.ones((1, 2), np.float32))
+    np.testing.assert_allclose(seq(x).asnumpy(), seq[1](seq[0](x)).asnumpy())
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: nn.Embedding(5, 2, padding_idx=7), r"padding_idx must be in \[0, 5\), got 7"),
+    (lambda: nn.Dropout(keep_prob=0.0), r"keep_prob=0.0 \(p = 1 - keep_prob = 1.0\)"),
+    (lambda: nn.LayerNorm((4,), begin_norm_axis=-2), "begin_norm_axis must be -1 or >= 0, got -2"),
+])
+def test_layer_arguments_are_checked(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

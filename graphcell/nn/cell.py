@@ -263,6 +263,35 @@ class _IndexedContainer(Cell):
             self.append(cell)
         return self
 
+    __iadd__ = extend
+
+    def insert(self, index: int, cell: Cell):
+        """Puts `cell` before position `index`; the cells from there move up one, and their
+        Parameters are renamed by their new positions, as MindSpore's CellList.insert does."""
+        cells = list(self._cells.values())
+        cells.insert(index, cell)
+        self._cells.clear()
+        for cell in cells:
+            self.append(cell)
+
+    def __setitem__(self, index: int, cell: Cell):
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{type(self).__name__} holds Cells, got {type(cell).__name__}")
+        key = list(self._cells)[index]
+        self.insert_child_to_cell(key, cell)
+
+    def __delitem__(self, index):
+        """Removes cells; the rest are renumbered 0, 1, ... (their Parameters keep their names,
+        as in MindSpore)."""
+        keys = list(self._cells)
+        for key in keys[index] if isinstance(index, slice) else [keys[index]]:
+            del self._cells[key]
+        kept = list(self._cells.values())
+        self._cells.clear()
+        for i, cell in enumerate(kept):
+            self._cells[str(i)] = cell
+        bump_config_epoch()
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             # The cells keep their keys, so their Parameters keep their names (re-adding them

@@ -81,7 +81,8 @@ class Dropout(Cell):
         super().__init__()
         self.p = float(p) if p is not None else 1.0 - float(keep_prob)
         if not 0.0 <= self.p < 1.0:
-            raise ValueError(f"Dropout: p must be in [0, 1), got {self.p}")
+            given = f"p={p}" if p is not None else f"keep_prob={keep_prob} (p = 1 - keep_prob = {self.p})"
+            raise ValueError(f"Dropout: p must be in [0, 1) (keep_prob in (0, 1]), got {given}")
 
     def construct(self, x):
         return F.dropout(x, self.p, self.training)

@@ -82,6 +82,9 @@ class LayerNorm(Cell):
             raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got "
                             f"{type(normalized_shape).__name__}")
         self.normalized_shape = tuple(normalized_shape)
+        for name, axis in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
+            if axis < -1:   # MindSpore 2.10 rejects them too
+                raise ValueError(f"LayerNorm: {name} must be -1 or >= 0, got {axis}")
         self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
         self.gamma = make_param(gamma_init, self.normalized_shape, "gamma", dtype)
         self.beta = make_param(beta_init, self.normalized_shape, "beta", dtype)
@@ -112,6 +115,8 @@ class Embedding(Cell):
                  embedding_table="normal", dtype="int32", padding_idx=None):
         super().__init__()
         self.vocab_size, self.embedding_size, self.use_one_hot = vocab_size, embedding_size, use_one_hot
+        if padding_idx is not None and not 0 <= padding_idx < vocab_size:
+            raise ValueError(f"Embedding: padding_idx must be in [0, {vocab_size}), got {padding_idx}")
         self.padding_idx = padding_idx
         self.embedding_table = make_param(embedding_table, (vocab_size, embedding_size), "embedding_table")
         if padding_idx is not None:
