@@ -373,3 +373,19 @@ def test_a_member_parameter_replaced_after_the_ensemble_was_built():
         got = ens(x).asnumpy()
         for i, m in enumerate(members):
             np.testing.assert_allclose(got[i], m(x).asnumpy(), rtol=1e-6, err_msg=f"member {i} after {k}")
+
+
+def test_gradients_for_members_parameters_through_the_ensemble():
+    """grad(loss_of_ensemble, weights=members' Parameters): each member's row of its stack's
+    gradient (they were all zeros: the function reads the stacks, not the members)."""
+    ms.set_seed(0)
+    members = [nn.Dense(4, 3) for _ in range(2)]
+    ens = ms.vmap(nn.CellList(members), in_axes=None)
+    x = Tensor(np.arange(8, dtype=np.float32).reshape(2, 4) / 8)
+    weights = [p for m in members for p in m.trainable_params()]
+    grad = ms.grad(lambda xx: (ens(xx) ** 2).sum(), None, weights)
+    want = [g for m in members
+            for g in ms.grad(lambda xx, m=m: (m(xx) ** 2).sum(), None, m.trainable_params())(x)]
+    for got in (grad(x), ms.jit(grad)(x)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)

@@ -137,16 +137,30 @@ class _GradFunction:
                                     "inputs (integer and bool inputs have none)")
             input_slots.append((p, len(wrt), len(idx)))
             wrt.extend(idx)
-        weight_slots = []  # per weight: index into the grads, or None (unused: zeros)
+        # Per weight: an index into the grads, (index, member) for an ensemble member's
+        # Parameter that the function read through its vmapped ensemble (the member's row of the
+        # stack's gradient), or None (unused: zeros).
+        weight_slots = []
         param_index = {id(p): forward.n_args + j for j, p in enumerate(forward.params)}
+        stack_slots: dict[int, int] = {}
         for w in self.weights or ():
             if not w.dtype.is_floating:
                 raise TypeError(f"grad: weight '{w.name}' is {w.dtype}; gradients exist only for "
                                 "floating-point Parameters")
             j = param_index.get(id(w))
-            weight_slots.append(None if j is None else len(wrt))
             if j is not None:
+                weight_slots.append(len(wrt))
                 wrt.append(j)
+                continue
+            home = getattr(w, "_home", None)
+            js = param_index.get(id(home.stacked)) if home is not None else None
+            if js is None:
+                weight_slots.append(None)
+                continue
+            if js not in stack_slots:
+                stack_slots[js] = len(wrt)
+                wrt.append(js)
+            weight_slots.append((stack_slots[js], w._home_index))
         diff = self._differentiated_leaves(forward)
         g = grad_graph(graph, wrt, diff, with_sens=self.sens_param, name=f"grad_{graph.name}")
         n_grads = len(wrt)
@@ -187,7 +201,12 @@ class _GradFunction:
         if self.weights is not None:
             per_weight = []
             for w, slot in zip(self.weights, layout["weights"]):
-                g = F.zeros_like(w) if slot is None else grads[slot]
+                if slot is None:
+                    g = F.zeros_like(w)
+                elif isinstance(slot, tuple):
+                    g = grads[slot[0]][slot[1]]
+                else:
+                    g = grads[slot]
                 per_weight.append((w.name, g) if self.return_ids else g)
             result.append(per_weight[0] if self.bare_weights else tuple(per_weight))
         grads_out = result[0] if len(result) == 1 else tuple(result)
