@@ -327,6 +327,14 @@ def test_a_string_entry_under_a_parameters_name_is_not_a_load(tmp_path):
         save_checkpoint(nn.Dense(3, 2), path, append_dict={"step": 2**70})
 
 
+def test_a_file_without_parameters_says_so(tmp_path):
+    """It said "nothing is left after filtering; check 'choice_func'..." with no filter given."""
+    path = str(tmp_path / "empty.safetensors")
+    safetensors.numpy.save_file({}, path)
+    with pytest.raises(ValueError, match="empty.safetensors holds no parameters"):
+        load_checkpoint(path)
+
+
 def test_wrong_shapes_name_every_mismatch_and_change_nothing():
     net = load_lenet(0)
     before = snapshot(net)

@@ -365,9 +365,12 @@ def load_checkpoint(ckpt_file_name, net: Cell | None = None, strict_load=False, 
         return filter_prefix is None or not name.startswith(filter_prefix)
 
     parameter_dict = {}
-    for name, value in _read_entries(path, fmt, crc_check).items():
+    entries = _read_entries(path, fmt, crc_check)
+    for name, value in entries.items():
         if wanted(name):
             parameter_dict[name] = value if isinstance(value, str) else Parameter(value, name=name)
+    if not entries:
+        raise ValueError(f"For 'load_checkpoint', {path} holds no parameters.")
     if not parameter_dict:
         raise ValueError(f"For 'load_checkpoint', nothing is left of {path} after filtering; check "
                          "'choice_func', 'specify_prefix' and 'filter_prefix'.")
