@@ -423,3 +423,15 @@ def test_mnist_dataset_reads_idx_files(tmp_path):
         ds.MnistDataset(str(tmp_path), usage="test")
     with pytest.raises(ValueError, match="does not exist"):
         ds.MnistDataset(str(tmp_path / "missing"))
+
+
+def test_rows_of_different_dtypes_and_generator_objects_are_refused():
+    """Found by fuzzing the pipeline: float32 and int32 rows batched into float64, and a
+    generator object (not function) was used up by counting the size: 0 rows after it."""
+    def rows():
+        yield (np.float32(1.0),)
+        yield (np.int32(2),)
+    with pytest.raises(DatasetError, match=r"different dtypes \['float32', 'int32'\]"):
+        list(ds.GeneratorDataset(rows, column_names=["x"]).batch(2))
+    with pytest.raises(TypeError, match="pass the generator function itself"):
+        ds.GeneratorDataset(rows(), column_names=["x"])

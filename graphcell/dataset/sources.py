@@ -11,6 +11,8 @@ the GIL, sources need no pickling, and a failing row keeps its traceback).
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ..dtype import to_dtype
@@ -54,6 +56,10 @@ class GeneratorDataset(Dataset):
                  num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
                  python_multiprocessing=True, max_rowsize=None):
         super().__init__((), num_parallel_workers)
+        if isinstance(source, types.GeneratorType):
+            raise TypeError("GeneratorDataset: the source is a generator object, which runs once (counting the "
+                            "dataset's size would use it up); pass the generator function itself, "
+                            "GeneratorDataset(gen, ...) rather than GeneratorDataset(gen(), ...)")
         self.source = source
         self._name = self._name_for(source)
         if schema is not None and column_names is None:

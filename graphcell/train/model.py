@@ -172,6 +172,13 @@ class Model:
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
             cbs.append(ProgressBar())
         steps = train_dataset.get_dataset_size()
+        if steps == 0:
+            raise ValueError("Model.train: the dataset has no batches (fewer rows than the batch size with "
+                             "drop_remainder=True, or an empty source)")
+        if dataset_sink_mode and sink_size > 0 and sink_size != steps:
+            raise NotImplementedError(f"Model.train: sink_size={sink_size} (epochs of {sink_size} steps, the data "
+                                      f"running on across them) is not supported; the dataset has {steps} "
+                                      "batches an epoch: leave sink_size at -1, or take(sink_size) batches")
         batch_size = train_dataset.get_batch_size() if hasattr(train_dataset, "get_batch_size") else None
         start = _start_step(train_dataset, initial_epoch, steps)
         # completed_step_num: the global steps whose update is in the parameters
