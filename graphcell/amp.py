@@ -8,6 +8,8 @@ the compiled graph).
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 
 from . import dtype as mstype
 from .compiler.jit import bump_config_epoch
@@ -75,8 +77,7 @@ class StaticLossScaler(LossScaler):
     """
 
     def __init__(self, scale_value):
-        if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)) or scale_value <= 0:
-            raise ValueError(f"StaticLossScaler: scale_value must be a positive number, got {scale_value!r}")
+        _check_scale("StaticLossScaler", scale_value)
         self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
                                      requires_grad=False)
 
@@ -91,6 +92,11 @@ class StaticLossScaler(LossScaler):
         return False
 
 
+def _check_scale(scaler: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+        raise ValueError(f"{scaler}: scale_value must be a finite positive number, got {value!r}")
+
+
 class DynamicLossScaler(LossScaler):
     """A scale that shrinks on overflow and grows after `scale_window` good steps.
 
@@ -101,10 +107,10 @@ class DynamicLossScaler(LossScaler):
     """
 
     def __init__(self, scale_value, scale_factor, scale_window):
-        if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)) or scale_value <= 0:
-            raise ValueError(f"DynamicLossScaler: scale_value must be a positive number, got {scale_value!r}")
-        if not isinstance(scale_factor, (int, float)) or scale_factor < 1:
-            raise ValueError(f"DynamicLossScaler: scale_factor must be a number >= 1, got {scale_factor!r}")
+        _check_scale("DynamicLossScaler", scale_value)
+        if isinstance(scale_factor, bool) or not isinstance(scale_factor, numbers.Real) \
+                or not 1 <= scale_factor < math.inf:
+            raise ValueError(f"DynamicLossScaler: scale_factor must be a finite number >= 1, got {scale_factor!r}")
         if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window < 1:
             raise ValueError(f"DynamicLossScaler: scale_window must be a positive int, got {scale_window!r}")
         self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
@@ -191,7 +197,7 @@ class _AmpConstruct:
         return _cast_floats(out, self.output_dtype) if self.output_dtype is not None else out
 
 
-def _wrap_construct(cell, compute_dtype, output_dtype):
+def wrap_construct(cell, compute_dtype, output_dtype):
     object.__setattr__(cell, "construct", _AmpConstruct(cell, compute_dtype, output_dtype))
 
 
@@ -208,7 +214,7 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
       which compute in float32 and hand `dtype` on; the network's outputs are float32.
     - "O3": every Cell computes in `dtype`; outputs are float32.
 
-    Unlike a plain `to_float`, Parameters keep their float32 storage (master weights): they
+    As `Cell.to_float`, Parameters keep their float32 storage (master weights): they
     are cast where a Cell uses them, so gradients, optimizer updates and checkpoints stay
     float32, as in MindSpore. Parameter names do not change.
     """
@@ -230,13 +236,13 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     for _, cell in network.cells_and_names():
         if amp_level == "O1":
             if isinstance(cell, white):
-                _wrap_construct(cell, dtype, mstype.float32)
+                wrap_construct(cell, dtype, mstype.float32)
         elif amp_level == "O2" and isinstance(cell, black):
-            _wrap_construct(cell, mstype.float32, dtype)
+            wrap_construct(cell, mstype.float32, dtype)
         elif cell is not network:
-            _wrap_construct(cell, dtype, None)
+            wrap_construct(cell, dtype, None)
     if amp_level in ("O2", "O3") and not isinstance(network, black):
-        _wrap_construct(network, dtype, mstype.float32)
+        wrap_construct(network, dtype, mstype.float32)
     object.__setattr__(network, "_amp_level", amp_level)
     bump_config_epoch()  # compiled graphs of this network are stale
     return network

@@ -249,3 +249,23 @@ def test_amp_survives_deepcopy():
     np.testing.assert_allclose(out_twin - out_net, 100.0, atol=0.25)  # float16 ulp at 100 is 0.0625
     _, graph = compute_dtypes(twin, X)
     assert str(graph.outputs[0].type.dtype) == "Float32" and graph.inputs[0].name == "x"
+
+
+def test_to_float_casts_inputs_and_keeps_float32_parameters():
+    """MindSpore's Cell.to_float: the cells compute in float16 on float32 inputs, and the
+    Parameters stay float32 (it cast their storage, and a float32 input then failed)."""
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32))
+    want = net(x).asnumpy()
+    assert net.to_float(ms.float16) is net
+    out = net(x)
+    assert out.dtype == ms.float16 and all(p.dtype == ms.float32 for p in net.get_parameters())
+    np.testing.assert_allclose(out.asnumpy().astype(np.float32), want, rtol=2e-2, atol=2e-2)
+    assert ms.jit(net)(x).dtype == ms.float16
+
+
+@pytest.mark.parametrize("make", [lambda: StaticLossScaler(float("nan")), lambda: StaticLossScaler(float("inf")),
+                                  lambda: DynamicLossScaler(2.0 ** 10, float("nan"), 2)])
+def test_loss_scalers_refuse_nan_and_infinite_settings(make):
+    with pytest.raises(ValueError, match="finite"):
+        make()

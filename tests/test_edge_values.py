@@ -142,3 +142,17 @@ def test_argument_errors_name_the_argument(call, message):
     raised a bare Python error."""
     with pytest.raises(ValueError, match=message):
         call(Tensor(np.zeros((2, 3), np.float32)))
+
+
+def test_float64_max_pool_gradient_and_bfloat16_pooling_in_onnxruntime():
+    """onnxruntime's CPU provider has no float64 ConvTranspose (a max pool's gradient failed to
+    load); a bfloat16 max pool failed to lower with numpy's "Invalid integer data type 'V'", and
+    now reaches onnxruntime, whose missing kernel is named as such (not a "corrupt file")."""
+    from graphcell import nn
+    from graphcell.runtime.session import OnnxModelError
+    x = np.random.default_rng(0).standard_normal((1, 1, 4, 4))
+    pool = nn.MaxPool2d(2, 2)
+    grad = ms.grad(lambda t: (pool(t) ** 2).sum())
+    np.testing.assert_allclose(ms.jit(grad, backend="onnx")(Tensor(x)).asnumpy(), grad(Tensor(x)).asnumpy())
+    with pytest.raises(OnnxModelError, match="have no kernel for an op at this dtype"):
+        ms.jit(pool, backend="onnx")(Tensor(x.astype(ms.bfloat16.np_dtype)))

@@ -508,7 +508,8 @@ class PoolLayout:
 
 
 def _lowest(dtype):
-    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+    # not issubdtype(dtype, floating): bfloat16 (ml_dtypes) is not a numpy floating type
+    return np.iinfo(dtype).min if np.issubdtype(dtype, np.integer) else -np.inf
 
 
 def _window_slices(ctx, x, combine: str, pad_value, *, window, strides, padding):
@@ -624,7 +625,7 @@ def _max_grad_by_mask(ctx, layout: "PoolLayout", xl: str, gl: str, dims) -> str:
     # N=4: 1.8 vs 0.2 ms at the first pool).
     won = ctx.op("Cast", ctx.op("Equal", first, positions), to=onnx_dtype(dtype))
     spread = ctx.op("Mul", won, reshape(ctx, gl, [rows, 1, h // k, w // k]))
-    if dtype.name in ("float16", "float32", "float64"):   # ConvTranspose's types
+    if dtype.name in ("float16", "float32"):   # onnxruntime's CPU ConvTranspose has no float64
         one_hot = np.eye(k * k, dtype=dtype.np_dtype).reshape(k * k, 1, k, k)
         back = ctx.op("ConvTranspose", spread, ctx.const(one_hot), kernel_shape=[k, k], strides=[k, k])
     else:

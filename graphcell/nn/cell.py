@@ -160,10 +160,14 @@ class Cell:
         return self
 
     def to_float(self, dst_type) -> "Cell":
-        from ..ops.functional import cast
-        for param in self.get_parameters():
-            if param.dtype.is_floating:
-                param._payload = cast(param, dst_type)._payload
+        """MindSpore's: this Cell and its sub-cells compute in `dst_type`. Floating inputs and
+        trainable Parameters are cast where they are used; the Parameters keep their dtype
+        (the float32 master weights that gradients, optimizers and checkpoints see). It cast the
+        Parameters themselves, and a float32 input then failed the dtype check."""
+        from ..amp import wrap_construct
+        from ..dtype import to_dtype
+        for _, cell in self.cells_and_names():
+            wrap_construct(cell, to_dtype(dst_type), None)
         bump_config_epoch()
         return self
 

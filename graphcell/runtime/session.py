@@ -15,6 +15,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+from ..dtype import float16
 from . import optimized_cache as optimized_models
 
 __all__ = ["Session", "SessionInputError", "OnnxModelError", "PROVIDERS", "run_traced_onnx"]
@@ -178,6 +179,11 @@ class Session:
         try:
             sess = ort.InferenceSession(source, opts, usable)
         except Exception as e:  # onnxruntime's InvalidProtobuf/InvalidGraph/Fail...: name the file instead
+            if "NOT_IMPLEMENTED" in str(e):   # a valid model with an op or dtype the provider lacks
+                raise OnnxModelError(f"Session: cannot load {self.name!r}: {e}. The providers {usable} have no "
+                                     "kernel for an op at this dtype (onnxruntime's CPU provider lacks most "
+                                     "bfloat16 and some float64 and small-integer kernels); cast the model to "
+                                     "float32, or run it with the XLA backend") from None
             raise OnnxModelError(f"Session: cannot load {self.name!r}: {e}. Is it an ONNX model? It may be "
                                  "truncated or corrupt; re-export it with graphcell.export(...)") from None
         if written is not None and written.is_file():
@@ -310,6 +316,15 @@ def _jit_session(traced, param_arrays=None) -> Session:
         model = cached_model(("jit-baked", RUNTIME_OPSET, traced.graph, tuple(params.values())),
                              lambda: lower(traced.graph, params=params, opset=RUNTIME_OPSET).model)
     # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
-    return Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
-                   name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
-                   optimized_cache=cache_folder("onnxruntime"))
+    session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
+                      name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
+                      optimized_cache=cache_folder("onnxruntime"))
+    if session.provider == "CPUExecutionProvider" and _computes_in_float16(traced.graph):
+        warnings.warn(f"jit({traced.graph.name}) with backend='onnx': onnxruntime's CPU provider computes most "
+                      "float16 ops in float32 (it inserts casts around them), so a value that overflows "
+                      "float16 under XLA (a loss scaler's inf) can stay finite here", RuntimeWarning, stacklevel=4)
+    return session
+
+
+def _computes_in_float16(graph) -> bool:
+    return any(v.dtype is float16 for node in graph.nodes for v in node.outputs)
