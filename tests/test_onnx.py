@@ -705,3 +705,70 @@ def test_check_names_the_first_diverging_node(monkeypatch):
     assert report.first_divergence["scope"] == "relu"
     assert "f32[3,84] = relu" in report.first_divergence["text"]
     assert report.outputs[0]["onnx"] > 1e-3 and report.outputs[0]["xla"] < 1e-5
+
+
+# -- found by fuzzing export options and the Session ------------------------------------------------
+
+def test_external_data_for_a_small_model_and_the_optimised_cache(tmp_path):
+    """external_data=True on a model with no tensor over the threshold crashed (no .data file to
+    move); the optimised-model cache hashed the .onnx file only, so a re-export with new
+    external weights was served the old ones: models with external data are not cached."""
+    path, cache = str(tmp_path / "m.onnx"), tmp_path / "cache"
+    x = np.ones((2, 3), np.float32)
+    ms.export(lambda t: t * 2.0, ms.Tensor(x), file_name=str(tmp_path / "small.onnx"), external_data=True)
+    outs = []
+    for scale in (1.0, 2.0):
+        w = ms.Parameter(ms.Tensor(np.full((3, 600), scale, np.float32)), name="w")
+        ms.export(lambda t: ops.matmul(t, w), ms.Tensor(x), file_name=path, external_data=True)
+        outs.append(Session(path, providers=["cpu"], optimized_cache=cache)(x))
+    np.testing.assert_allclose(outs[1], 2 * outs[0])
+
+
+def test_dynamic_axes_forms_and_mistakes():
+    def f(x):
+        return ops.concat([x, x, x], 1)
+    x = ms.Tensor(np.ones((3, 5, 4), np.float32))
+    dims = lambda m: [d.dim_param or d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim]  # noqa: E731
+    # Example sizes whose resized copies had one ratio (batch 3 -> 9, seq 5 -> 15) named 3*seq 5*batch.
+    assert dims(to_onnx(f, x, dynamic_axes={"x": {0: "batch", 1: "seq"}}).model) == ["batch", "3*seq", 4]
+    # A list gives each axis its own symbol, as torch.onnx (both were 'batch').
+    assert dims(to_onnx(f, x, dynamic_axes={"x": [0, 1]}).model) == ["batch", "3*x_dynamic_axes_2", 4]
+    with pytest.raises(ValueError, match="gives axis 3 of input 'x', which has rank 3"):
+        to_onnx(f, x, dynamic_axes={"x": [3]})
+    with pytest.raises(ValueError, match="names 'X', which is neither an input"):
+        to_onnx(f, x, dynamic_axes={"X": [0]})
+
+
+def test_session_feeds_threads_and_types(tmp_path):
+    import threading
+    path = ms.export(lambda a, b: a * 2.0 + b, ms.Tensor(np.ones((2, 3), np.float32)),
+                     ms.Tensor(np.ones((2, 3), np.float32)), file_name=str(tmp_path / "m.onnx"))
+    sess = Session(path, providers="cpu", io_binding=True)
+    a, b = np.ones((2, 3), np.float32), np.zeros((2, 3), np.float32)
+    np.testing.assert_allclose(sess({"a": a, "b": b}), 2.0)        # onnxruntime's feed dict
+    with pytest.raises(SessionInputError, match="input 'a' is given twice"):
+        sess(a, b, a=a)
+    wrong = []
+
+    def calls(k):   # one IO binding shared by threads: results came back for another call's batch
+        for i in range(40):
+            n = 1 + (i + k) % 5
+            got = sess(np.full((n, 3), k, np.float32), np.zeros((n, 3), np.float32))
+            wrong.append(got.shape != (n, 3) or not np.all(got == 2 * k))
+    threads = [threading.Thread(target=calls, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not any(wrong)
+    bf16 = ms.export(lambda t: ops.cast(t, ms.float32) * 2.0, ms.Tensor(np.ones(3, ms.bfloat16.np_dtype)),
+                     file_name=str(tmp_path / "b"))
+    assert Session(bf16, providers=["cpu"]).inputs[0][2] == ms.bfloat16.np_dtype   # it raised at load
+
+
+def test_check_treats_equal_nans_as_equal_and_names_a_diverging_output():
+    ok = ms.check(lambda t: ops.sqrt(t) * 2.0, ms.Tensor(np.array([-1.0, 4.0], np.float32)))
+    assert ok.ok
+    bad = ms.check(lambda t: ops.cast(t * 2.0, ms.int32), ms.Tensor(np.array([3e9], np.float32)))
+    assert not bad.ok and bad.first_divergence is not None and "cast" in str(bad.first_divergence)
+

@@ -64,7 +64,7 @@ def _close(a, b, rtol, atol) -> tuple[bool, float]:
     same_inf = np.isinf(a64) & (a64 == b64)
     err = np.where(both_nan | same_inf, 0.0, np.abs(a64 - b64))
     diff = float(np.max(err, initial=0.0))
-    ok = bool(np.all(err <= atol + rtol * np.abs(np.where(same_inf, 0.0, b64))))
+    ok = bool(np.all(err <= atol + rtol * np.abs(np.where(both_nan | same_inf, 0.0, b64))))   # NaN == NaN
     return ok, diff
 
 
@@ -114,9 +114,10 @@ def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",
     for node in graph.nodes:
         for v in node.outputs:
             name = lowered.names.get(v)
-            if name in produced and name not in existing:
-                model.graph.output.append(onnx_value_info(name, v.type))
-                existing.add(name)
+            if name in produced:   # a model output already is its own probe
+                if name not in existing:
+                    model.graph.output.append(onnx_value_info(name, v.type))
+                    existing.add(name)
                 probes.append((node, v, name))
     del model.graph.value_info[:]
     onnx.checker.check_model(model)

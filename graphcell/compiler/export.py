@@ -84,8 +84,10 @@ def _with_head(fn, reduce):
 
 # -- dynamic axes -----------------------------------------------------------------------------------
 
-def _normalize_axes(dynamic_axes, leaves, names) -> dict[int, dict[int, str]] | None:
-    """{leaf index: {axis: symbol}}; None means "find the batch axis automatically"."""
+def _normalize_axes(dynamic_axes, leaves, names, output_names=()) -> dict[int, dict[int, str]] | None:
+    """{leaf index: {axis: symbol}}; None means "find the batch axis automatically". A list
+    names its first axis `batch` and each further one `<input>_dynamic_axes_<k>` (torch.onnx's
+    names: a list does not tie its axes together)."""
     if dynamic_axes is None:
         return None
     if dynamic_axes is False or dynamic_axes == {}:
@@ -96,15 +98,21 @@ def _normalize_axes(dynamic_axes, leaves, names) -> dict[int, dict[int, str]] | 
             index = key
         elif key in names:
             index = names.index(key)
+        elif key in output_names or key == "output" or str(key).startswith("output_"):
+            continue   # an output's axes (torch.onnx's convention): outputs follow the inputs
         else:
-            continue   # an output name (torch.onnx's convention): outputs follow the inputs
+            raise ValueError(f"export: dynamic_axes names {key!r}, which is neither an input ({', '.join(names)}) "
+                             "nor an output")
         if not 0 <= index < len(leaves):
             raise ValueError(f"export: dynamic_axes names input {key!r}, but there are {len(leaves)} inputs")
+        name, ndim = names[index] if index < len(names) else str(index), leaves[index].ndim
         if isinstance(axes, dict):
             spec = {int(a): str(s) for a, s in axes.items()}
         else:
-            spec = {int(a): "batch" for a in axes}
-        ndim = leaves[index].ndim
+            spec = {int(a): "batch" if k == 0 else f"{name}_dynamic_axes_{k + 1}" for k, a in enumerate(axes)}
+        for a in spec:
+            if not -ndim <= a < ndim:
+                raise ValueError(f"export: dynamic_axes gives axis {a} of input {name!r}, which has rank {ndim}")
         out[index] = {a % ndim: s for a, s in spec.items()}
     return out
 
@@ -192,11 +200,12 @@ def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
             if da == db:
                 entry.append(da)
                 continue
-            for sym, sa in sizes_a.items():
-                sb = sizes_b[sym]
-                if da * sb == db * sa and da % sa == 0:
-                    entry.append(Sym(sym, da // sa))
-                    break
+            fits = [sym for sym, sa in sizes_a.items() if da * sizes_b[sym] == db * sa and da % sa == 0]
+            if len(fits) > 1:
+                raise OnnxExportError(f"dimension {axis} ({da}) is a multiple of more than one dynamic axis "
+                                      f"({', '.join(fits)}); export with other example sizes")
+            if fits:
+                entry.append(Sym(fits[0], da // sizes_a[fits[0]]))
             else:
                 where = f"node {va.producer.primitive.name} in Cell '{va.producer.source.scope}'" \
                     if va.producer is not None else f"input {va.name!r}"
@@ -218,8 +227,10 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
             size = leaves[i].shape[a]
             if sizes_a.setdefault(s, size) != size:
                 raise ValueError(f"export: dynamic axis {s!r} has sizes {sizes_a[s]} and {size} in the inputs")
-    # Distinct, unlikely sizes so that each dimension's ratio identifies its symbol.
-    sizes_b = {s: 2 * n + 3 + 2 * k for k, (s, n) in enumerate(sorted(sizes_a.items()))}
+    # Unlikely sizes whose ratios to the example's differ between symbols (2 + k + 1/n), so that
+    # each dimension's ratio identifies its symbol (2n + 3 + 2k made batch 3 -> 9 and seq 5 -> 15:
+    # 5 * batch and 3 * seq alike).
+    sizes_b = {s: n * (2 + k) + 1 for k, (s, n) in enumerate(sorted(sizes_a.items()))}
     new_leaves = _resized(leaves, axes, sizes_b)
     new_args, _ = pytree.unflatten(structure, new_leaves)
     other = trace(fn, *new_args, name=_name_of(fn))
@@ -339,7 +350,7 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
         raise TypeError("export: the example inputs must be Tensors")
     arg_names = list(input_names or _arg_names(net, [len(pytree.flatten(a)[0]) for a in inputs]))
     arg_names += [f"arg{i}" for i in range(len(arg_names), len(leaves))]
-    axes = _normalize_axes(dynamic_axes, leaves, arg_names)
+    axes = _normalize_axes(dynamic_axes, leaves, arg_names, tuple(output_names or ()))
     with lowering_for("onnx"):  # the vmap pass picks onnxruntime's lowerings
         if axes is None:
             traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names)
@@ -454,6 +465,8 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = N
                         location=location, size_threshold=1024)
         if check:
             onnx.checker.check_model(tmp_model)
-        # The data first: a model file never points at a missing or stale data file.
-        os.replace(os.path.join(tmp, location), os.path.join(directory, location))
+        # The data first: a model file never points at a missing or stale data file. (A model
+        # whose tensors are all under the threshold has none.)
+        if os.path.exists(os.path.join(tmp, location)):
+            os.replace(os.path.join(tmp, location), os.path.join(directory, location))
         os.replace(tmp_model, path)

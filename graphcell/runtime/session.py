@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from ..dtype import float16
+from ..dtype import bfloat16, float16
 from . import optimized_cache as optimized_models
 
 __all__ = ["Session", "SessionInputError", "OnnxModelError", "PROVIDERS", "run_traced_onnx"]
@@ -49,6 +50,7 @@ _NP_OF_ORT = {
     "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(int32)": np.int32,
     "tensor(int64)": np.int64, "tensor(uint8)": np.uint8, "tensor(uint16)": np.uint16,
     "tensor(uint32)": np.uint32, "tensor(uint64)": np.uint64, "tensor(bool)": np.bool_,
+    "tensor(bfloat16)": bfloat16.np_dtype, "tensor(string)": np.object_,
 }
 
 
@@ -90,8 +92,10 @@ class Session:
                  intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
                  graph_optimization_level="all", io_binding: bool | str = "auto", name: str | None = None,
                  config: dict | None = None, optimized_cache: str | os.PathLike | None = None):
+        if providers is None:
+            providers = ("cuda", "cpu")
         if isinstance(providers, str):
-            providers = [providers]
+            providers = [p.strip() for p in providers.split(",") if p.strip()]   # "cuda,cpu", as the CLI
         wanted = [provider_name(p) for p in providers]
         if not wanted:
             raise ValueError("Session: providers must name at least one execution provider")
@@ -130,7 +134,7 @@ class Session:
             raise FileNotFoundError(f"Session: no model file {source!r}; export one with graphcell.export(...)")
         cached = None
         if optimized_cache is not None and usable == ["CPUExecutionProvider"] and \
-                level == _LEVELS["all"]:
+                level == _LEVELS["all"] and not _has_external_data(source):
             data = source if isinstance(source, bytes) else Path(source).read_bytes()
             cached = optimized_models.cache_path(optimized_cache, data, config)
         self.optimized_from_cache = None
@@ -163,6 +167,7 @@ class Session:
             io_binding = self._device != "cpu"
         self.io_binding = bool(io_binding)
         self._binding = self._sess.io_binding() if io_binding else None
+        self._binding_lock = threading.Lock()   # one binding: calls from several threads take turns
 
     def _optimize(self, source, opts, usable, cached):
         """A new onnxruntime session over `source`; onnxruntime also writes the optimised
@@ -200,6 +205,8 @@ class Session:
     def _feeds(self, args, kwargs) -> dict:
         """The inputs by name, as C-contiguous numpy arrays, checked against the model's dtypes
         and shapes (messages are built only for a bad input: this runs on every call)."""
+        if len(args) == 1 and isinstance(args[0], dict) and not kwargs:   # onnxruntime's feed dict
+            args, kwargs = (), args[0]
         if len(args) > len(self.inputs):
             raise SessionInputError(f"{self.name}: {len(args)} inputs given, the model takes "
                                     f"{len(self.inputs)} ({', '.join(n for n, _, _ in self.inputs)})")
@@ -208,6 +215,8 @@ class Session:
             if k not in self._input_names:
                 raise SessionInputError(f"{self.name}: no input named {k!r}; inputs: "
                                         f"{', '.join(n for n, _, _ in self.inputs)}")
+            if k in feeds:
+                raise SessionInputError(f"{self.name}: input {k!r} is given twice, by position and by name")
             feeds[k] = v
         symbols: dict[str, tuple[int, str]] = {}
         out = {}
@@ -242,19 +251,29 @@ class Session:
         feeds = self._feeds(args, kwargs)
         if self._binding is None:
             return self._sess.run(None, feeds)
-        binding = self._binding
-        binding.clear_binding_inputs()
-        binding.clear_binding_outputs()
-        for name, a in feeds.items():
-            binding.bind_cpu_input(name, a)
-        for name in self.outputs:
-            binding.bind_output(name, self._device)
-        self._sess.run_with_iobinding(binding)
-        return binding.copy_outputs_to_cpu()
+        with self._binding_lock:
+            binding = self._binding
+            binding.clear_binding_inputs()
+            binding.clear_binding_outputs()
+            for name, a in feeds.items():
+                binding.bind_cpu_input(name, a)
+            for name in self.outputs:
+                binding.bind_output(name, self._device)
+            self._sess.run_with_iobinding(binding)
+            return binding.copy_outputs_to_cpu()
 
     def __call__(self, *args, **kwargs):
         outs = self.run(*args, **kwargs)
         return outs[0] if len(outs) == 1 else outs
+
+
+def _has_external_data(source) -> bool:
+    """Whether a model file keeps tensors in other files (which the optimised-model cache's key,
+    a hash of the model file, would not cover: a re-export with new weights served stale ones)."""
+    if not isinstance(source, str):
+        return False
+    model = onnx.load(source, load_external_data=False)
+    return any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer)
 
 
 def _describe(shape, dtype) -> str:
