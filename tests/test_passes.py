@@ -478,3 +478,55 @@ def test_every_pass_preserves_outputs(graph):
     once = run_pipeline(graph, "xla").graph
     again = run_pipeline(once, "xla")
     assert not again.changed, f"{show(once)}\n---\n{show(again.graph)}"
+
+
+def test_found_by_fuzzing_the_passes():
+    """simplify merged u8 -> f64 -> i8 into u8 -> i8 (saturating became wrapping); folding ran
+    cast with numpy (300.0 -> uint8 gave 44 folded, 255 unfolded); CSE merged alphas 0.0 and
+    -0.0 (equal as floats); reduce_max over an empty axis passed the shape rule."""
+    from graphcell.compiler.to_jax import graph_to_jax
+    chain = parse("""
+        graph g(%x: u8[3]) {
+          %0:f64[3] = cast(%x) {dtype=Float64}
+          %1:i8[3] = cast(%0) {dtype=Int8}
+          return %1
+        }""")
+    x = np.array([1, 200, 251], np.uint8)
+    (want,) = graph_to_jax(chain)(x)
+    (got,) = graph_to_jax(simplify(chain).graph)(x)
+    np.testing.assert_array_equal(got, want)
+    folded = parse("""
+        graph f() {
+          %0:f32[2] = constant() {value=[300.0, -1.0]}
+          %1:u8[2] = cast(%0) {dtype=UInt8}
+          return %1
+        }""")
+    (unfolded,) = graph_to_jax(folded)()
+    (after,) = graph_to_jax(fold_constants(folded).graph)()
+    np.testing.assert_array_equal(after, unfolded)
+    zeros = parse("""
+        graph z(%x: f32[1]) {
+          %0:f32[1] = leaky_relu(%x) {alpha=-0.0}
+          %1:f32[1] = leaky_relu(%x) {alpha=0.0}
+          return %0, %1
+        }""")
+    assert len(cse(zeros).graph.nodes) == 2
+    with pytest.raises(ParseError, match="include one of size 0"):
+        parse("""
+            graph e(%x: f32[2,0]) {
+              %0:f32[2] = reduce_max(%x) {axes=(1,)}
+              return %0
+            }""")
+
+
+def test_inputs_sharing_a_name_survive_text_and_json():
+    """Two unnamed Parameters are both 'Parameter': the text form refused to parse and the JSON
+    form silently wired both uses to the second."""
+    from graphcell.ir import from_json, to_json
+    from graphcell.frontend.trace import trace
+    a = ms.Parameter(ms.Tensor(np.array([1.0, 2.0], np.float32)))
+    b = ms.Parameter(ms.Tensor(np.array([3.0, 5.0], np.float32)))
+    graph = trace(lambda x: x * a - b, ms.Tensor(np.ones(2, np.float32))).graph
+    assert len({v.name for v in graph.inputs}) == len(graph.inputs)
+    for copy in (parse_graph(format_graph(graph)), from_json(to_json(graph))):
+        assert_same_outputs(graph, copy)

@@ -147,8 +147,17 @@ class GraphBuilder:
         self.inputs: list[Value] = []
         self.nodes: list[Node] = []
         self.source = SourceInfo()
+        self._input_names: set[str] = set()
 
     def add_input(self, type: TensorType, name: str, kind: str = "arg") -> Value:
+        """A graph input, named `name` made unique among the inputs (two Parameters may share
+        a name, and the text form and JSON find values by name); an all-digit name would read
+        as a node's number, so it gets a prefix."""
+        base = name if not name.isdigit() else f"v{name}"
+        name, k = base, 1
+        while name in self._input_names:
+            name, k = f"{base}_{k}", k + 1
+        self._input_names.add(name)
         value = Value(type, name, kind)
         self.inputs.append(value)
         return value

@@ -35,7 +35,9 @@ def _cast_rule(x: TensorType, *, dtype: DType) -> TensorType:
     return TensorType(x.shape, dtype)
 
 
-cast = Primitive("cast", _cast_rule, lambda x, *, dtype: x.astype(dtype.np_dtype))
+# jnp, also for numpy operands (constant folding): numpy's astype wraps float -> int out of
+# range where XLA saturates (a folded cast of 300.0 to uint8 gave 44, the unfolded 255).
+cast = Primitive("cast", _cast_rule, lambda x, *, dtype: jnp.asarray(x).astype(dtype.np_dtype))
 cast.def_batch(batching.vectorized(cast))
 
 

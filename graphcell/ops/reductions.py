@@ -19,6 +19,8 @@ def _axes_rule(name):
     def rule(x: TensorType, *, axes: tuple) -> TensorType:
         check(all(0 <= a < x.ndim for a in axes) and len(set(axes)) == len(axes),
               f"{name}: axes {axes} are invalid for a tensor of rank {x.ndim}")
+        check(name not in ("reduce_max", "reduce_min") or all(x.shape[a] for a in axes),
+              f"{name}: axes {axes} of {x} include one of size 0: max and min of nothing are undefined")
         return TensorType(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
     return rule
 

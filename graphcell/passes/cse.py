@@ -19,7 +19,9 @@ from .base import PassResult, rebuild, result
 
 
 def _key(node, ins):
-    return (node.primitive, ins, tuple(sorted(node.attrs.items(), key=lambda kv: kv[0])))
+    # Floats by repr: 0.0 == -0.0, and leaky_relu(alpha=-0.0) is not leaky_relu(alpha=0.0).
+    attrs = tuple((k, (float, repr(v)) if isinstance(v, float) else v) for k, v in sorted(node.attrs.items()))
+    return (node.primitive, ins, attrs)
 
 
 def cse(graph: Graph) -> PassResult:

@@ -195,8 +195,11 @@ def _cast(node, ins, builder):
     if x.dtype is dtype:
         return (x,)
     inner = producer_of(x, node.primitive)
-    if inner is not None and exact_cast(inner.inputs[0].dtype, x.dtype):
-        source = inner.inputs[0]  # the first cast lost nothing: cast the original directly
+    # The first cast lost nothing: cast the original directly, unless that changes the second
+    # cast's kind (u8 -> f64 -> i8 saturates where u8 -> i8 wraps).
+    if inner is not None and exact_cast(inner.inputs[0].dtype, x.dtype) \
+            and (x.dtype.is_floating == inner.inputs[0].dtype.is_floating or dtype.is_floating):
+        source = inner.inputs[0]
         return (source if source.dtype is dtype else _bind(builder, "cast", [source], dtype=dtype),)
     return None
 

@@ -339,7 +339,7 @@ def _jit_session(traced, param_arrays=None) -> Session:
                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
                       optimized_cache=cache_folder("onnxruntime"))
     if session.provider == "CPUExecutionProvider" and _computes_in_float16(traced.graph):
-        warnings.warn(f"jit({traced.graph.name}) with backend='onnx': onnxruntime's CPU provider computes most "
+        warnings.warn("jit(backend='onnx') of a float16 graph: onnxruntime's CPU provider computes most "
                       "float16 ops in float32 (it inserts casts around them), so a value that overflows "
                       "float16 under XLA (a loss scaler's inf) can stay finite here", RuntimeWarning, stacklevel=4)
     return session
