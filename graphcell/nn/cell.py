@@ -162,8 +162,7 @@ class Cell:
     def to_float(self, dst_type) -> "Cell":
         """MindSpore's: this Cell and its sub-cells compute in `dst_type`. Floating inputs and
         trainable Parameters are cast where they are used; the Parameters keep their dtype
-        (the float32 master weights that gradients, optimizers and checkpoints see). It cast the
-        Parameters themselves, and a float32 input then failed the dtype check."""
+        (the float32 master weights that gradients, optimizers and checkpoints see)."""
         from ..amp import wrap_construct
         from ..dtype import to_dtype
         for _, cell in self.cells_and_names():
@@ -227,7 +226,6 @@ class Cell:
         if dtype is not None and x.dtype is not dtype:
             raise TypeError(f"{type(self).__name__} '{where}': {what} has dtype {x.dtype} but the "
                             f"parameters are {dtype}; cast it with x.astype(graphcell.{dtype.name})")
-
 
     def check_indices(self, ids: Tensor, size: int, what: str, ignore=None) -> None:
         """Integer `ids` into `size` rows. Concrete (eager) ids out of [0, size) raise, naming
