@@ -653,22 +653,11 @@ def reduce_sum(x, axis=None, keepdims=False):
     return _reduce(red.reduce_sum, x, axis, keepdims)
 
 
-def _nonempty(name: str, x: Tensor, axis) -> None:
-    """max and min have no identity: over an empty axis numpy refuses them, and so do we."""
-    if builtins.any(x.shape[a] == 0 for a in _axes(axis, x.ndim)):
-        raise ValueError(f"{name}: reducing over an axis of size 0 (shape {list(x.shape)}, axis {axis}): "
-                         "max and min of nothing are undefined")
-
-
 def reduce_max(x, axis=None, keepdims=False):
-    x = as_tensor(x)
-    _nonempty("reduce_max", x, axis)
     return _reduce(red.reduce_max, x, axis, keepdims)
 
 
 def reduce_min(x, axis=None, keepdims=False):
-    x = as_tensor(x)
-    _nonempty("reduce_min", x, axis)
     return _reduce(red.reduce_min, x, axis, keepdims)
 
 

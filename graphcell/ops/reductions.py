@@ -15,30 +15,31 @@ from .primitive import Primitive, check
 REDUCERS: dict[str, Primitive] = {}
 
 
-def _axes_rule(name):
+def _axes_rule(name, has_identity: bool):
     def rule(x: TensorType, *, axes: tuple) -> TensorType:
         check(all(0 <= a < x.ndim for a in axes) and len(set(axes)) == len(axes),
               f"{name}: axes {axes} are invalid for a tensor of rank {x.ndim}")
-        check(name not in ("reduce_max", "reduce_min") or all(x.shape[a] for a in axes),
-              f"{name}: axes {axes} of {x} include one of size 0: max and min of nothing are undefined")
+        check(has_identity or all(x.shape[a] for a in axes),
+              f"{name}: axes {axes} of {x} include one of size 0 (reducing over an axis of size 0: "
+              "max and min of nothing are undefined)")
         return TensorType(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
     return rule
 
 
-def reducer(name: str, fn, keeps_dtype_by_argument: bool = False) -> Primitive:
+def reducer(name: str, fn, keeps_dtype_by_argument: bool = False, has_identity: bool = True) -> Primitive:
     """`keeps_dtype_by_argument`: jnp.sum and jnp.prod widen int32 and bool to int64 (numpy's
     rule) unless told the dtype; the result keeps the input's dtype, as the type rule says."""
     impl = (lambda x, *, axes: fn(x, axis=axes, dtype=x.dtype)) if keeps_dtype_by_argument \
         else (lambda x, *, axes: fn(x, axis=axes))
-    prim = Primitive(name, _axes_rule(name), impl)
+    prim = Primitive(name, _axes_rule(name, has_identity), impl)
     prim.def_batch(batching.reducer(prim))
     REDUCERS[name] = prim
     return prim
 
 
 reduce_sum = reducer("reduce_sum", jnp.sum, keeps_dtype_by_argument=True)
-reduce_max = reducer("reduce_max", jnp.max)
-reduce_min = reducer("reduce_min", jnp.min)
+reduce_max = reducer("reduce_max", jnp.max, has_identity=False)
+reduce_min = reducer("reduce_min", jnp.min, has_identity=False)
 reduce_prod = reducer("reduce_prod", jnp.prod, keeps_dtype_by_argument=True)
 
 
