@@ -11,17 +11,26 @@ def _element_formatter(dtype):
     return None
 
 
+def _scalar_text(array: np.ndarray) -> str:
+    """A 0-d value in its shortest form in its own dtype (numpy's scalar str: 0.1, not float32's
+    0.10000000149011612; 1e+20; -0), a whole float without its `.0` (MindSpore prints 2)."""
+    value = array[()]
+    if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+        text = str(value)
+        return text[:-2] if text.endswith(".0") else text
+    return str(value.item())
+
+
 def format_tensor(array: np.ndarray, dtype) -> str:
     head = f"Tensor(shape={list(array.shape)}, dtype={dtype}, value="
     if array.ndim == 0:
-        value = array.item()
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return f"{head} {value})"
+        return f"{head} {_scalar_text(array)})"
     if dtype.name == "bfloat16":
         array = array.astype(np.float32)
     body = np.array2string(array, separator=", ", formatter=_element_formatter(dtype),
                            threshold=1000 if array.ndim == 1 else 36, edgeitems=3,
                            max_line_width=160)
+    if array.ndim == 1:
+        body = body.replace(", ..., ", " ... ")  # MindSpore's 1-D summary: `a, b, c ... x, y, z`
     sep = " " if array.ndim == 1 else "\n"
     return f"{head}{sep}{body})"

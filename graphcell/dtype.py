@@ -50,10 +50,13 @@ int16 = DType("int16", np.int16, "Int16", "i16")
 int32 = DType("int32", np.int32, "Int32", "i32")
 int64 = DType("int64", np.int64, "Int64", "i64")
 uint8 = DType("uint8", np.uint8, "UInt8", "u8")
+uint16 = DType("uint16", np.uint16, "UInt16", "u16")
 uint32 = DType("uint32", np.uint32, "UInt32", "u32")
+uint64 = DType("uint64", np.uint64, "UInt64", "u64")
 bool_ = DType("bool_", np.bool_, "Bool", "bool")
 
-ALL_DTYPES = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint32, bool_)
+ALL_DTYPES = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+              bool_)
 float_ = float32
 int_ = int64
 
@@ -94,10 +97,26 @@ def to_dtype(x) -> DType:
     return d
 
 
+def dtype_to_nptype(dtype):
+    """The numpy scalar type of a dtype (MindSpore's `dtype_to_nptype`): float32 -> np.float32."""
+    return to_dtype(dtype).np_dtype.type
+
+
+def pytype_to_dtype(obj) -> DType:
+    """The dtype of a Python or numpy type (MindSpore's `pytype_to_dtype`): int -> Int64."""
+    return to_dtype(obj)
+
+
+def dtype_to_pytype(dtype) -> type:
+    """The Python type a dtype's values convert to (MindSpore's `dtype_to_pytype`): bool, int or float."""
+    d = to_dtype(dtype)
+    return bool if d is bool_ else int if d.is_integer else float
+
+
 def result_dtype(*dtypes: DType) -> DType:
     """The dtype two tensors promote to, with MindSpore's rules for the common cases:
     bool < ints < floats, and the wider of two members of one kind."""
-    order = [bool_, uint8, int8, int16, int32, uint32, int64, bfloat16, float16, float32, float64]
+    order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, bfloat16, float16, float32, float64]
     best = dtypes[0]
     for d in dtypes[1:]:
         if d is best:

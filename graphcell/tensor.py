@@ -11,12 +11,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
-from .dtype import DType, to_dtype
+from .dtype import DType, result_dtype, to_dtype
 from .ir.core import TensorType, Value
 
 
 def _default_dtype(data) -> DType:
-    """MindSpore's defaults: Python ints are Int64, floats Float32; arrays keep theirs."""
+    """MindSpore's defaults: Python ints are Int64, floats Float32; arrays and numpy scalars
+    keep theirs (np.float64 is a subclass of float, so it is tested first)."""
+    if isinstance(data, (np.ndarray, np.generic, jax.Array)):
+        return to_dtype(data.dtype)
     if isinstance(data, bool):
         return mstype.bool_
     if isinstance(data, int):
@@ -24,9 +27,9 @@ def _default_dtype(data) -> DType:
     if isinstance(data, float):
         return mstype.float32
     arr = np.asarray(data)
-    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic, jax.Array)):
+    if arr.dtype == np.float64:
         return mstype.float32  # a Python list of floats
-    if arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, np.generic, jax.Array)):
+    if arr.dtype.kind in "iu":
         return mstype.int64
     return to_dtype(arr.dtype)
 
@@ -51,7 +54,12 @@ def _to_array(data, dtype: DType | None):
         dtype = _default_dtype(data) if not isinstance(data, jax.Array) else to_dtype(data.dtype)
     if isinstance(data, jax.Array) and data.dtype == dtype.np_dtype:
         return data
-    return host_to_device(np.asarray(data, dtype=dtype.np_dtype))
+    try:
+        array = np.asarray(data, dtype=dtype.np_dtype)
+    except OverflowError:
+        raise ValueError(f"Tensor({data!r}): a value does not fit {dtype}; give a wider dtype "
+                         "or a float") from None
+    return host_to_device(array)
 
 
 class Tensor:
@@ -136,43 +144,68 @@ class Tensor:
         return p
 
     def asnumpy(self) -> np.ndarray:
-        return np.asarray(self._concrete("asnumpy()"))
+        """The value as a new, writable numpy array (changing it leaves the Tensor as it is)."""
+        return np.array(self._concrete("asnumpy()"))
+
+    def _host(self, what: str) -> np.ndarray:
+        """The value as a read-only numpy view, for reads that copy nothing."""
+        return np.asarray(self._concrete(what))
 
     def numpy(self) -> np.ndarray:
         return self.asnumpy()
 
     def __array__(self, dtype=None, copy=None):
-        arr = self.asnumpy()
-        return arr.astype(dtype) if dtype is not None else arr
+        arr = self._host("asnumpy()")  # read-only view unless a copy is asked for
+        if dtype is not None:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def item(self):
-        return self.asnumpy().item()
+        return self._host("item()").item()
 
     def tolist(self):
-        return self.asnumpy().tolist()
+        return self._host("tolist()").tolist()
 
     def __bool__(self):
         return bool(self._concrete("bool()"))
 
+    def _scalar(self, what: str):
+        """The one element of a one-element Tensor, for int(), float() and index (MindSpore
+        takes any one-element Tensor, as torch does)."""
+        value = self._concrete(what)
+        if value.size != 1:
+            raise TypeError(f"{what} of a Tensor of shape {list(self.shape)}: only a Tensor with "
+                            "one element converts to a Python scalar")
+        return np.asarray(value).reshape(()).item()
+
     def __int__(self):
-        return int(self._concrete("int()"))
+        return int(self._scalar("int()"))
 
     def __float__(self):
-        return float(self._concrete("float()"))
+        return float(self._scalar("float()"))
 
     def __index__(self):
-        return int(self._concrete("index"))
+        if not (self.dtype.is_integer or self.dtype is mstype.bool_):
+            raise TypeError(f"a {self.dtype} Tensor cannot be an index: only integer Tensors with one "
+                            "element can (cast it with .astype(graphcell.int64))")
+        return int(self._scalar("index"))
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d Tensor formats as its value (f"{loss:.4f}"); any other with an empty spec as str()."""
+        if self.ndim == 0 and not self.is_symbolic:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     def __repr__(self):
         if self.is_symbolic:
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<traced>)"
         from ._tensor_repr import format_tensor
-        return format_tensor(self.asnumpy(), self.dtype)
+        return format_tensor(self._host("repr()"), self.dtype)
 
     def __str__(self):
         if self.is_symbolic:
             return repr(self)
-        return str(self.asnumpy())
+        return str(self._host("str()"))
 
     __hash__ = object.__hash__
 
@@ -268,6 +301,46 @@ class Tensor:
     def any(self, axis=None, keep_dims=False):
         return _ops().any(self, axis, keep_dims)
 
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _ops().var(self, axis, ddof, keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _ops().std(self, axis, ddof, keepdims)
+
+    def repeat(self, repeats, axis=None):
+        """numpy's repeat (MindSpore's Tensor.repeat), not torch's (that is `tile`)."""
+        return _ops().repeat_interleave(self, repeats, axis)
+
+    def repeat_interleave(self, repeats, dim=None):
+        return _ops().repeat_interleave(self, repeats, dim)
+
+    def tile(self, reps):
+        return _ops().tile(self, reps)
+
+    def fill(self, value):
+        """A new Tensor of this shape and dtype holding `value` (MindSpore's Tensor.fill returns
+        a new Tensor; this one is unchanged)."""
+        return _ops().full_like(self, value)
+
+    def swapaxes(self, axis0, axis1):
+        return _ops().swapaxes(self, axis0, axis1)
+
+    def ravel(self):
+        return _ops().reshape(self, (-1,))
+
+    def numel(self) -> int:
+        return self.size
+
+    nelement = numel
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
     def copy(self):
         return Tensor._wrap(self._payload) if not self.is_symbolic else self
 
@@ -315,8 +388,9 @@ class Tensor:
     def __ror__(self, o): return _ops().bitwise_or(o, self)
     def __xor__(self, o): return _ops().bitwise_xor(self, o)
     def __rxor__(self, o): return _ops().bitwise_xor(o, self)
-    def __eq__(self, o): return _ops().equal(self, o)
-    def __ne__(self, o): return _ops().not_equal(self, o)
+    # MindSpore compares a Tensor with None as Python does (False, and True for !=).
+    def __eq__(self, o): return False if o is None else _ops().equal(self, o)
+    def __ne__(self, o): return True if o is None else _ops().not_equal(self, o)
     def __lt__(self, o): return _ops().less(self, o)
     def __le__(self, o): return _ops().less_equal(self, o)
     def __gt__(self, o): return _ops().greater(self, o)
@@ -404,12 +478,32 @@ class Parameter(Tensor):
         if isinstance(data, Tensor) and data.is_symbolic or current_tracer() is not None:
             _ops().assign(self, data)
             return self
+        self._check_incoming_dtype(data)
         array = _to_array(data, self.dtype)
         if tuple(array.shape) != self.shape:
-            raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {list(array.shape)}, "
-                             f"expected {list(self.shape)}")
+            if not slice_shape or self._home is not None:
+                raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {list(array.shape)}, "
+                                 f"expected {list(self.shape)}"
+                                 + (" (an ensemble member's shape is its stack's)" if slice_shape else ""))
+            from .compiler.jit import bump_config_epoch
+            bump_config_epoch()  # graphs traced with the old shape are stale
         self._payload = array
         return self
+
+    def _check_incoming_dtype(self, data) -> None:
+        """MindSpore's rule: a value of a lower dtype is cast up to the Parameter's; one that
+        would lose range or kind (a float into an int Parameter, float64 into float32) is a
+        TypeError, not a silent truncation."""
+        if isinstance(data, (Tensor, np.ndarray, np.generic, jax.Array)):
+            incoming = data.dtype if isinstance(data, Tensor) else to_dtype(data.dtype)
+        else:  # a Python number or list: cast to the Parameter's dtype, unless it is a float
+            incoming = _default_dtype(data)  # going into an integer or bool Parameter
+            if not (incoming.is_floating and not self.dtype.is_floating):
+                return
+        if result_dtype(self.dtype, incoming) is not self.dtype:
+            raise TypeError(f"Parameter {self.name!r}: incoming data of dtype {incoming} can not be converted "
+                            f"to the Parameter's dtype {self.dtype} implicitly; cast the data "
+                            f"(.astype({self.dtype.name})) or change the Parameter with .set_dtype(...)")
 
     def assign_value(self, value):
         return self.set_data(value)

@@ -54,6 +54,21 @@ def test_accuracy_multilabel():
     assert acc.eval() == pytest.approx(2 / 3)
 
 
+def test_multilabel_precision_and_recall_count_per_sample_as_mindspore():
+    """MindSpore's Precision/Recall('multilabel') give one value per sample seen (its source swaps
+    the class axis first), and their mean with average=True; a plain loop over samples here."""
+    y_pred = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]])
+    y = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 1], [0, 1, 0]])
+    want_p = [sum(a * b for a, b in zip(p, t)) / max(sum(p), 1) for p, t in zip(y_pred, y)]
+    want_r = [sum(a * b for a, b in zip(p, t)) / max(sum(t), 1) for p, t in zip(y_pred, y)]
+    for cls, want in ((M.Precision, want_p), (M.Recall, want_r)):
+        metric = cls("multilabel")
+        metric.update(y_pred[:3], y[:3])
+        metric.update(y_pred[3:], y[3:])
+        np.testing.assert_allclose(metric.eval(), want)
+        assert metric.eval(average=True) == pytest.approx(np.mean(want))
+
+
 def test_empty_metrics_raise_mindspore_error():
     for metric in (M.Accuracy(), M.Top1CategoricalAccuracy(), M.Loss(), M.MAE(), M.MSE(), M.Precision(),
                    M.Recall(), M.F1()):

@@ -171,6 +171,27 @@ def test_activations_against_torch():
     np.testing.assert_allclose(nn.Softplus()(Tensor(half)).asnumpy(), TF.softplus(t(half).float()).numpy(), rtol=2e-3, atol=1e-3)
 
 
+def test_prelu_against_torch_with_gradients_in_every_backend():
+    """One slope per channel (axis 1) or one shared; the slope's gradient too, and at x == 0 (torch
+    takes the negative side there)."""
+    x = rand(2, 3, 4, 4)
+    x[0, :, 0, 0] = 0.0
+    for channel, w in [(3, 0.1), (1, 0.25), (3, [0.1, -0.2, 0.3])]:
+        cell, torch_cell = nn.PReLU(channel, w), torch.nn.PReLU(channel)
+        torch_cell.weight.data = torch.tensor(np.broadcast_to(np.float32(w), (channel,)).copy())
+        leaf = t(x).requires_grad_(True)
+        want = torch_cell(leaf)
+        (want ** 2).sum().backward()
+        for run in (cell, ms.jit(cell), ms.jit(cell, backend="onnx")):
+            np.testing.assert_allclose(run(Tensor(x)).asnumpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+        dx, (dw,) = ms.grad(lambda v: (cell(v) ** 2).sum(), 0, cell.trainable_params())(Tensor(x))
+        np.testing.assert_allclose(dx.asnumpy(), leaf.grad.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(dw.asnumpy(), torch_cell.weight.grad.numpy(), rtol=1e-5, atol=1e-5)
+    assert isinstance(nn.Dense(3, 2, activation="prelu").activation, nn.PReLU)
+    with pytest.raises(ValueError, match="'w' must be a float or hold 3 value"):
+        nn.PReLU(3, [0.1, 0.2])
+
+
 def test_dropout_modes():
     x = Tensor(np.ones((1000,), np.float32))
     d = nn.Dropout(p=0.3)

@@ -210,3 +210,110 @@ def test_a_sum_has_one_dtype_eagerly_under_jit_and_in_onnxruntime(dtype):
             np.testing.assert_array_equal(r.asnumpy(), results[0].asnumpy())
     assert ops.sum(Tensor(x), 1).dtype is want_dtype
     np.testing.assert_array_equal(ops.sum(Tensor(x), 1).asnumpy(), x.astype(np.int64).sum(1))
+
+
+def test_numpy_scalars_keep_their_dtype_and_big_ints_are_refused():
+    """np.float64 is a subclass of float, but a numpy scalar keeps its dtype as an array does."""
+    assert Tensor(np.float64(1.5)).dtype is ms.float64
+    assert Tensor(np.float32(1.5)).dtype is ms.float32
+    assert Tensor(np.int32(3)).dtype is ms.int32 and Tensor(np.bool_(True)).dtype is ms.bool_
+    with pytest.raises(ValueError, match="does not fit Int64"):
+        Tensor(2 ** 70)
+
+
+def test_unsigned_16_and_64_bit_tensors():
+    a = np.array([1, 60000], np.uint16)
+    assert Tensor(a).dtype is ms.uint16 and ms.jit(lambda x: x + x)(Tensor(a)).asnumpy().tolist() == (a + a).tolist()
+    b = np.array([1, 2 ** 63], np.uint64)
+    assert Tensor(b).dtype is ms.uint64 and ms.jit(lambda x: x + 1)(Tensor(b)).asnumpy().tolist() == (b + 1).tolist()
+    assert ms.dtype_to_nptype(ms.uint16) is np.uint16 and ms.pytype_to_dtype(float) is ms.float32
+    assert [ms.dtype_to_pytype(d) for d in (ms.bool_, ms.uint64, ms.bfloat16)] == [bool, int, float]
+
+
+def test_python_conversions_as_mindspore():
+    t = Tensor([1.0, 2.0])
+    assert (t == None) is False and (t != None) is True  # noqa: E711 - the comparison under test
+    assert int(Tensor([3.7])) == 3 and float(Tensor([[2]])) == 2.0 and f"{Tensor(3.14159):.2f}" == "3.14"
+    assert [10, 20, 30][Tensor(1)] == 20 and [10, 20, 30][Tensor([2], ms.int32)] == 30
+    with pytest.raises(TypeError, match="Float32 Tensor cannot be an index"):
+        [1, 2][Tensor(1.0)]
+    with pytest.raises(TypeError, match=r"shape \[2\]: only a Tensor with one element"):
+        int(t)
+    with pytest.raises(TypeError):
+        f"{t:.2f}"
+    a = t.asnumpy()
+    a[0] = 9.0  # a writable copy: the Tensor keeps its value
+    assert t.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_scalar_and_summarised_repr():
+    """0-d values print in their shortest form in their own dtype; long 1-D tensors as `a ... z`."""
+    for value, text in [(Tensor(0.1), "0.1"), (Tensor(-0.0), "-0"), (Tensor(1e20), "1e+20"),
+                        (Tensor(np.float16(0.1)), "0.1"), (Tensor(np.float64(0.1)), "0.1"),
+                        (Tensor(3), "3"), (Tensor(np.uint8(200)), "200")]:
+        assert repr(value) == f"Tensor(shape=[], dtype={value.dtype}, value= {text})"
+    assert repr(Tensor(np.arange(1001))) == \
+        "Tensor(shape=[1001], dtype=Int64, value= [   0,    1,    2 ...  998,  999, 1000])"
+
+
+def test_numpy_style_methods():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    t = Tensor(x)
+    for got, want in [(t.tile((2, 1)), np.tile(x, (2, 1))), (t.tile((2,)), np.tile(x, (2,))),
+                      (t.tile((2, 1, 3)), np.tile(x, (2, 1, 3))), (t.repeat(2, 1), np.repeat(x, 2, 1)),
+                      (t.repeat([1, 0, 2], 0), np.repeat(x, [1, 0, 2], 0)), (t.repeat(3), np.repeat(x, 3)),
+                      (t.std(), x.std()), (t.var(axis=0, ddof=1), x.var(axis=0, ddof=1)),
+                      (t.std(1, keepdims=True), x.std(1, keepdims=True)), (t.swapaxes(0, -1), x.swapaxes(0, -1)),
+                      (t.ravel(), x.ravel()), (t.fill(7), np.full_like(x, 7))]:
+        assert got.shape == want.shape and got.dtype is ms.float32
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    assert t.numel() == t.nelement() == 12 and t.itemsize == 4 and t.nbytes == 48
+    with pytest.raises(ValueError, match="one non-negative count per element of axis 0"):
+        t.repeat([1, 2], 0)
+
+
+def test_tile_and_repeat_compile_batch_and_differentiate():
+    """tile and repeat are broadcasts, reshapes and gathers: XLA, onnxruntime, vmap and grad follow."""
+    import jax
+    import jax.numpy as jnp
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+
+    def f(v):
+        return ms.ops.tile(v, (2, 1)) * ms.ops.repeat_interleave(v, [2, 0, 1], 0).sum()
+
+    def jf(v):
+        return jnp.tile(v, (2, 1)) * jnp.repeat(v, jnp.array([2, 0, 1]), 0, total_repeat_length=3).sum()
+
+    want = jax.vmap(jf)(x)
+    for fn in (ms.vmap(f), ms.jit(ms.vmap(f)), ms.jit(ms.vmap(f), backend="onnx")):
+        np.testing.assert_allclose(fn(Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-5)
+    grad = ms.grad(lambda v: (f(v) ** 2).sum())(Tensor(x[0]))
+    np.testing.assert_allclose(grad.asnumpy(), jax.grad(lambda v: (jf(v) ** 2).sum())(x[0]), rtol=1e-5, atol=1e-4)
+
+
+def test_set_data_refuses_what_would_be_truncated():
+    """MindSpore's rule: lower dtypes are cast up; a float into an int Parameter, or a wider dtype,
+    is a TypeError that changes nothing."""
+    p = Parameter(np.zeros(3, np.int32), name="steps")
+    for bad in (1.5, np.ones(3, np.float32), Tensor(np.ones(3, np.int64)), [0.5, 1.0, 2.0]):
+        with pytest.raises(TypeError, match="Parameter 'steps': incoming data of dtype .* can not be converted"):
+            p.set_data(bad)
+    assert p.asnumpy().tolist() == [0, 0, 0]
+    p.set_data(Tensor(np.array([1, 2, 3], np.int8)))
+    p.set_data([4, 5, 6])
+    assert p.asnumpy().tolist() == [4, 5, 6] and p.dtype is ms.int32
+    w = Parameter(np.zeros(3, np.float32), name="w")
+    w.set_data(Tensor(np.ones(3, np.float16)))
+    assert w.dtype is ms.float32
+    with pytest.raises(TypeError, match="Float64"):
+        w.set_data(np.ones(3))
+
+
+def test_set_data_with_slice_shape_changes_the_shape_and_retraces():
+    net = ms.nn.Dense(3, 2)
+    f = ms.jit(net)
+    x = Tensor(np.ones((1, 3), np.float32))
+    assert f(x).shape == (1, 2)
+    net.weight.set_data(np.ones((4, 3), np.float32), slice_shape=True)
+    net.bias.set_data(np.zeros(4, np.float32), slice_shape=True)
+    np.testing.assert_array_equal(f(x).asnumpy(), [[3, 3, 3, 3]])

@@ -250,3 +250,42 @@ def test_float64_and_bfloat16_values_are_cast():
     assert net.fc1.weight.dtype == ms.float32
     np.testing.assert_array_equal(net.fc1.weight.asnumpy(), tmodel.fc1.weight.detach().numpy())
     np.testing.assert_array_equal(net.fc3.bias.asnumpy(), state["fc3.bias"].float().numpy())
+
+
+def test_wrapped_and_data_parallel_state_dicts_load():
+    """Training scripts save {"model": sd, "epoch": 3} and DataParallel's "module."-prefixed keys."""
+    torch.manual_seed(5)
+    tmodel = TorchLeNet5()
+    state = tmodel.state_dict()
+    for wrapped in ({"model": state, "epoch": 3}, {"model_state_dict": state, "optimizer": {}},
+                    {f"module.{k}": v for k, v in state.items()},
+                    {"state_dict": {f"module.{k}": v for k, v in state.items()}}):
+        net = LeNet5()
+        assert load_torch_state_dict(net, wrapped, strict=True) == ([], [])
+        np.testing.assert_array_equal(net.fc2.weight.asnumpy(), state["fc2.weight"].numpy())
+
+
+def test_a_value_that_is_not_a_tensor_is_named():
+    state = TorchLeNet5().state_dict()
+    state["fc1.bias"] = [0.0] * 120
+    net = LeNet5()
+    before = snapshot(net)
+    with pytest.raises(TypeError, match=r"'fc1\.bias' holds a list, not a tensor"):
+        load_torch_state_dict(net, state)
+    assert_unchanged(net, before)
+    state = TorchLeNet5().state_dict()
+    state["fc2.weight"] = torch.empty(84, 120, device="meta")
+    with pytest.raises(TypeError, match=r"'fc2\.weight' is a meta tensor"):
+        load_torch_state_dict(net, state)
+    assert_unchanged(net, before)
+
+
+def test_trailing_unit_dims_are_a_mismatch_from_torch():
+    """The checkpoint rule that drops trailing size-1 dims would hide a torch model that differs."""
+    state = TorchLeNet5().state_dict()
+    state["fc3.bias"] = state["fc3.bias"].reshape(10, 1)
+    net = LeNet5()
+    before = snapshot(net)
+    with pytest.raises(ParameterLoadError, match=r"fc3\.bias.*\(10,\).*\(10, 1\)"):
+        load_torch_state_dict(net, state)
+    assert_unchanged(net, before)

@@ -331,6 +331,49 @@ def broadcast_to(x, shape) -> Tensor:
     return shape_ops.broadcast_in_dim.bind(x, shape=shape, dims=dims)
 
 
+def tile(x, dims) -> Tensor:
+    """numpy's and MindSpore's tile: `dims` repeats per axis, aligned from the last axis (a
+    shorter tuple than the rank repeats the trailing axes; a longer one adds leading axes).
+    A broadcast over an interleaved axis per input axis, then one reshape."""
+    x = as_tensor(x)
+    dims = _shape_arg(dims)
+    if builtins.any(d < 0 for d in dims):
+        raise ValueError(f"tile: dims must be non-negative, got {dims}")
+    rank = builtins.max(len(dims), x.ndim)
+    dims = (1,) * (rank - len(dims)) + dims
+    x = reshape(x, (1,) * (rank - x.ndim) + x.shape)
+    interleaved = tuple(s for pair in zip(dims, x.shape) for s in pair)
+    spread = broadcast_to(reshape(x, tuple(s for d in x.shape for s in (1, d))), interleaved)
+    return reshape(spread, tuple(d * s for d, s in zip(dims, x.shape)))
+
+
+def repeat_interleave(x, repeats, axis=None) -> Tensor:
+    """numpy's `repeat`: each element `repeats` times along `axis` (the flattened tensor when
+    None); `repeats` an int, or one count per element along the axis."""
+    x = as_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim)
+    if isinstance(repeats, Tensor):
+        repeats = repeats.tolist()
+    if isinstance(repeats, numbers.Integral) or (isinstance(repeats, (list, tuple)) and len(repeats) == 1):
+        count = int(repeats if isinstance(repeats, numbers.Integral) else repeats[0])
+        if count < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got {count}")
+        spread = broadcast_to(expand_dims(x, axis + 1), x.shape[:axis + 1] + (count,) + x.shape[axis + 1:])
+        return reshape(spread, x.shape[:axis] + (x.shape[axis] * count,) + x.shape[axis + 1:])
+    counts = [int(r) for r in repeats]
+    if len(counts) != x.shape[axis] or builtins.any(c < 0 for c in counts):
+        raise ValueError(f"repeat: repeats needs one non-negative count per element of axis {axis} "
+                         f"({x.shape[axis]}), got {list(repeats)}")
+    return gather(x, Tensor(np.repeat(np.arange(len(counts)), counts), mstype.int64), axis)
+
+
+def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
+    """MindSpore's `ops.repeat_elements`: each slice along `axis` `rep` times."""
+    return repeat_interleave(x, int(rep), axis)
+
+
 def concat(tensors, axis: int = 0) -> Tensor:
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
@@ -738,6 +781,10 @@ def var(x, axis=None, ddof=0, keepdims=False):
     axes = _axes(axis, x.ndim)
     centered = sub(x, mean(x, axes, True))
     return div(reduce_sum(square(centered), axes, keepdims), sub(element_count(x, axes, centered.dtype), ddof))
+
+
+def std(x, axis=None, ddof=0, keepdims=False):
+    return sqrt(var(x, axis, ddof, keepdims))
 
 
 def logsumexp(x, axis=None, keep_dims=False):

@@ -225,7 +225,7 @@ class Session:
                 raise SessionInputError(f"{self.name}: input {name!r} is missing")
             a = feeds[name]
             if type(a) is not np.ndarray:
-                a = a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
+                a = np.asarray(a)
             if a.dtype != np_dtype:
                 raise SessionInputError(f"{self.name}: input {name!r} is {_describe(a.shape, a.dtype)}, "
                                         f"the model expects {_describe(shape, dtype)}")

@@ -40,9 +40,8 @@ class ParameterLoadError(RuntimeError):
 
 
 def as_numpy(value) -> np.ndarray:
-    """A Parameter/Tensor/array-like as a numpy array (no copy when it already is one)."""
-    if isinstance(value, Tensor):
-        return value.asnumpy()
+    """A Parameter/Tensor/array-like as a numpy array (no copy when it already is one; a Tensor's
+    is a read-only view of its buffer)."""
     return np.asarray(value)
 
 
@@ -61,15 +60,16 @@ class _Pending:
     value: np.ndarray
 
 
-def _check(item: _Pending, strict_load: bool, source_label: str) -> tuple[np.ndarray | None, str | None]:
+def _check(item: _Pending, strict_load: bool, source_label: str,
+           exact_shape: bool) -> tuple[np.ndarray | None, str | None]:
     """The value to write (reshaped/cast as MindSpore would), or a problem description."""
     param, value = item.param, item.value
     want_shape, want_dtype = tuple(param.shape), param.dtype.np_dtype
     named = param.name if item.source == param.name else f"{param.name} (from '{item.source}')"
     if value.shape != want_shape:
         extra = value.shape[len(want_shape):]
-        if not (value.ndim > len(want_shape) and value.shape[:len(want_shape)] == want_shape
-                and all(d == 1 for d in extra)):
+        if exact_shape or not (value.ndim > len(want_shape) and value.shape[:len(want_shape)] == want_shape
+                               and all(d == 1 for d in extra)):
             return None, (f"{named}: the network has shape {want_shape}, {source_label} has shape "
                           f"{tuple(value.shape)}")
         value = value.reshape(want_shape)
@@ -86,10 +86,12 @@ def _check(item: _Pending, strict_load: bool, source_label: str) -> tuple[np.nda
 
 
 def assign_all(items: Iterable[tuple[Parameter, str, object]], strict_load: bool, what: str,
-               source_label: str = "the checkpoint", problems: Iterable[str] = ()) -> None:
+               source_label: str = "the checkpoint", problems: Iterable[str] = (),
+               exact_shape: bool = False) -> None:
     """Check every ``(param, source_name, value)``; raise one :class:`ParameterLoadError` naming all
     problems (the caller's ``problems`` first, e.g. missing names), or write them all. Nothing is
-    written unless everything can be."""
+    written unless everything can be. ``exact_shape`` turns off the checkpoint rule that drops
+    trailing size-1 dimensions (a torch state dict has no such tensors: there it hides a mismatch)."""
     from ..frontend.tracer import current_tracer
     if current_tracer() is not None:
         raise RuntimeError(f"{what}: parameters cannot be loaded while a graph is being traced (inside "
@@ -97,7 +99,7 @@ def assign_all(items: Iterable[tuple[Parameter, str, object]], strict_load: bool
     pending = [_Pending(p, source, as_numpy(v)) for p, source, v in items]
     ready, problems = [], list(problems)
     for item in pending:
-        value, problem = _check(item, strict_load, source_label)
+        value, problem = _check(item, strict_load, source_label, exact_shape)
         if problem is not None:
             problems.append(problem)
         else:

@@ -260,8 +260,11 @@ class MSE(_ErrorMetric):
 
 
 class _PerClassCounts(_ClassificationMetric):
-    """Accumulates per-class true positives, predicted positives and actual positives."""
+    """Accumulates per-class true positives, predicted positives and actual positives; with
+    eval_type='multilabel', Precision and Recall count per sample instead, as MindSpore does
+    (one value per sample seen, their mean with average=True)."""
     eps = sys.float_info.min  # MindSpore's: 0/0 classes give 0, not nan
+    multilabel_per_sample = True
 
     def __init__(self, eval_type="classification"):
         super().__init__(eval_type)
@@ -274,9 +277,15 @@ class _PerClassCounts(_ClassificationMetric):
     @rearrange_inputs
     def update(self, *inputs):
         y_pred, y = self._prepare(inputs)
-        self._true_positives = self._true_positives + (y_pred * y).sum(axis=0)
-        self._positives = self._positives + y_pred.sum(axis=0)
-        self._actual_positives = self._actual_positives + y.sum(axis=0)
+        per_sample = self._type == "multilabel" and self.multilabel_per_sample
+        counts = [(y_pred * y).sum(axis=int(per_sample)), y_pred.sum(axis=int(per_sample)),
+                  y.sum(axis=int(per_sample))]
+        totals = [self._true_positives, self._positives, self._actual_positives]
+        if per_sample:  # one entry per sample seen
+            totals = [c if np.ndim(t) == 0 else np.concatenate([t, c]) for t, c in zip(totals, counts)]
+        else:
+            totals = [t + c for t, c in zip(totals, counts)]
+        self._true_positives, self._positives, self._actual_positives = totals
 
     def _check_samples(self):
         if self._class_num == 0:
@@ -288,7 +297,8 @@ class _PerClassCounts(_ClassificationMetric):
 
 
 class Precision(_PerClassCounts):
-    """Per class TP / (TP + FP); `eval(average=True)` is their unweighted (macro) mean."""
+    """Per class TP / (TP + FP) (per sample with eval_type='multilabel'); `eval(average=True)`
+    is their unweighted mean."""
 
     def eval(self, average=False):
         self._check_samples()
@@ -296,7 +306,8 @@ class Precision(_PerClassCounts):
 
 
 class Recall(_PerClassCounts):
-    """Per class TP / (TP + FN); `eval(average=True)` is their unweighted (macro) mean."""
+    """Per class TP / (TP + FN) (per sample with eval_type='multilabel'); `eval(average=True)`
+    is their unweighted mean."""
 
     def eval(self, average=False):
         self._check_samples()
@@ -304,7 +315,9 @@ class Recall(_PerClassCounts):
 
 
 class Fbeta(_PerClassCounts):
-    """Per class (1 + b^2) TP / (b^2 (TP + FN) + TP + FP); `eval(average=True)` is the mean."""
+    """Per class (1 + b^2) TP / (b^2 (TP + FN) + TP + FP); `eval(average=True)` is the mean.
+    (MindSpore's Fbeta has no eval_type; graphcell's 'multilabel' counts per class.)"""
+    multilabel_per_sample = False
 
     def __init__(self, beta, eval_type="classification"):
         if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:

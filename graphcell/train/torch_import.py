@@ -78,20 +78,42 @@ def _torch_keys(net: Cell):
     return list(by_param.values()), ignored
 
 
-def _to_numpy(value):
-    """A torch tensor, graphcell Tensor or array as numpy; None for anything else."""
+def _to_numpy(key: str, value):
+    """A torch tensor, graphcell Tensor or array as numpy; a TypeError naming ``key`` for anything
+    else (the key names a parameter, so its value must be one)."""
     if type(value).__module__.startswith("torch"):
         import torch
         if isinstance(value, torch.Tensor):
+            if value.is_meta:
+                raise TypeError(f"load_torch_state_dict: '{key}' is a meta tensor (a shape without data); "
+                                "materialise the PyTorch model's weights before saving its state dict")
             value = value.detach().cpu()
             if value.dtype == torch.bfloat16:  # numpy has no bfloat16: reinterpret the bits
                 from ml_dtypes import bfloat16
                 return value.view(torch.int16).numpy().view(bfloat16)
             return value.numpy()
-        return None
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
         return as_numpy(value)
-    return None
+    raise TypeError(f"load_torch_state_dict: '{key}' holds a {type(value).__name__}, not a tensor; "
+                    "a state dict maps parameter names to tensors (model.state_dict())")
+
+
+#: Keys under which training scripts commonly nest the state dict in a checkpoint.
+_WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "network")
+
+
+def _unwrap(state: Mapping, wanted: set) -> Mapping:
+    """The state dict inside a checkpoint dict ({"state_dict": sd, "epoch": 3}, {"model": sd}), and
+    keys without DataParallel's ``module.`` prefix, where that is what matches ``wanted``."""
+    if not any(key in wanted for key in state):
+        for key in _WRAPPER_KEYS:
+            if isinstance(state.get(key), Mapping):
+                state = state[key]
+                break
+    if state and not any(key in wanted for key in state) and \
+            all(isinstance(key, str) and key.startswith("module.") for key in state):
+        state = {key[len("module."):]: value for key, value in state.items()}
+    return state
 
 
 def _read(state_dict_or_path) -> Mapping:
@@ -123,27 +145,27 @@ def load_torch_state_dict(cell: Cell, state_dict_or_path, strict: bool = False):
     Returns ``(not_loaded, unmapped)``: the names of ``cell``'s parameters that found no PyTorch
     value, and the PyTorch keys that map to no parameter (BatchNorm's ``num_batches_tracked`` is
     skipped silently). ``strict=True`` raises a KeyError if either is non-empty, before loading
-    anything. A checkpoint wrapped as ``{"state_dict": {...}}`` is unwrapped.
+    anything. A checkpoint that nests the state dict (``{"state_dict": sd, "epoch": 3}``, or under
+    "model_state_dict", "model", "net" or "network") is unwrapped, and DataParallel's ``module.``
+    key prefix dropped, when the network's keys are not found as they are.
 
     Values are checked before any is written: a shape mismatch raises ParameterLoadError naming every
-    mismatched parameter and leaves ``cell`` unchanged. Float values are cast to the parameter's
+    mismatched parameter and leaves ``cell`` unchanged (shapes must be equal: the checkpoint rule
+    that drops trailing size-1 dimensions does not apply). Float values are cast to the parameter's
     float dtype (float64 to float32, for instance).
     """
     if not isinstance(cell, Cell):
         raise TypeError(f"load_torch_state_dict: 'cell' must be a Cell, but got {type(cell).__name__}")
     state = _read(state_dict_or_path)
-    if isinstance(state, Mapping) and isinstance(state.get("state_dict"), Mapping):
-        state = state["state_dict"]
     if not isinstance(state, Mapping):
         raise TypeError(f"load_torch_state_dict: expected a state dict (a mapping of names to tensors), "
                         f"got {type(state).__name__}")
-
     params, ignored = _torch_keys(cell)
+    state = _unwrap(state, {key for _, keys in params for key, _ in keys})
+
     items, not_loaded, used = [], [], set()
     for param, keys in params:
-        present = [(key, convert) for key, convert in keys if key in state]
-        values = [(key, convert, _to_numpy(state[key])) for key, convert in present]
-        values = [v for v in values if v[2] is not None]
+        values = [(key, convert, _to_numpy(key, state[key])) for key, convert in keys if key in state]
         if not values:
             not_loaded.append(param.name)
             continue
@@ -154,5 +176,5 @@ def load_torch_state_dict(cell: Cell, state_dict_or_path, strict: bool = False):
     if strict and (not_loaded or unmapped):
         raise KeyError(f"load_torch_state_dict(strict=True): parameters without a PyTorch value: {not_loaded}; "
                        f"PyTorch keys that map to no parameter: {unmapped}. Nothing was loaded.")
-    assign_all(items, False, "load_torch_state_dict", "the PyTorch state dict")
+    assign_all(items, False, "load_torch_state_dict", "the PyTorch state dict", exact_shape=True)
     return not_loaded, unmapped

@@ -1,8 +1,11 @@
 """Dense, Flatten, Dropout, Identity and the activation Cells."""
 from __future__ import annotations
 
+import numpy as np
+
 from ... import ops
 from ...ops import functional as F
+from ...tensor import Parameter, Tensor
 from ..cell import Cell
 from ._init import default_bias_init, default_weight_init, make_param
 
@@ -128,6 +131,31 @@ class LeakyReLU(Cell):
         return F.leaky_relu(x, self.alpha)
 
 
+class PReLU(Cell):
+    """max(0, x) + w * min(0, x) with a learned slope `w`: one per channel (axis 1), or one shared
+    (channel=1). MindSpore's nn.PReLU(channel=1, w=0.25): `w` a float, a list or a Tensor."""
+
+    def __init__(self, channel: int = 1, w=0.25):
+        super().__init__()
+        if not isinstance(channel, int) or isinstance(channel, bool) or channel < 1:
+            raise ValueError(f"For 'PReLU', 'channel' must be a positive int, but got {channel!r}")
+        value = np.asarray(w.asnumpy() if isinstance(w, Tensor) else w, np.float32)
+        if value.ndim == 0:
+            value = np.full((channel,), value, np.float32)
+        if value.shape != (channel,):
+            raise ValueError(f"For 'PReLU', 'w' must be a float or hold {channel} value(s) (one per channel), "
+                             f"but got shape {list(value.shape)}")
+        self.w = Parameter(value, name="a")
+
+    def construct(self, x):
+        w = F.cast(self.w, x.dtype)
+        if x.ndim >= 2:
+            w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))  # one slope per channel, axis 1
+        elif self.w.shape[0] != 1:
+            raise ValueError(f"For 'PReLU', a rank-{x.ndim} input takes channel=1 only")
+        return F.select(F.greater(x, 0), x, F.mul(w, x))
+
+
 class ELU(Cell):
     def __init__(self, alpha: float = 1.0):
         super().__init__()
@@ -159,8 +187,9 @@ _ACTIVATIONS = {
     "relu": ReLU, "relu6": ReLU6, "gelu": GELU, "fast_gelu": FastGelu, "sigmoid": Sigmoid,
     "tanh": Tanh, "softmax": Softmax, "logsoftmax": LogSoftmax, "elu": ELU, "leakyrelu": LeakyReLU,
     "silu": SiLU, "hswish": HSwish, "hsigmoid": HSigmoid, "mish": Mish, "softplus": Softplus,
+    "prelu": PReLU,
 }
 
 __all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
-           "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "ELU",
+           "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "LogSoftmax", "get_activation", "ops"]

@@ -120,7 +120,7 @@ class Embedding(Cell):
         self.padding_idx = padding_idx
         self.embedding_table = make_param(embedding_table, (vocab_size, embedding_size), "embedding_table")
         if padding_idx is not None:
-            table = self.embedding_table.asnumpy().copy()
+            table = self.embedding_table.asnumpy()
             table[padding_idx] = 0
             self.embedding_table.set_data(table)
 
