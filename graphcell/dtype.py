@@ -115,7 +115,9 @@ def dtype_to_pytype(dtype) -> type:
 
 def result_dtype(*dtypes: DType) -> DType:
     """The dtype two tensors promote to, with MindSpore's rules for the common cases:
-    bool < ints < floats, and the wider of two members of one kind."""
+    bool < ints < floats, and the wider of two members of one kind. A signed and an unsigned
+    integer meet in a signed type that holds both (int8 + uint8 -> int16, as MindSpore and
+    numpy); with uint64 there is none, which is an error (MindSpore refuses such mixes)."""
     order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, bfloat16, float16, float32, float64]
     best = dtypes[0]
     for d in dtypes[1:]:
@@ -123,6 +125,11 @@ def result_dtype(*dtypes: DType) -> DType:
             continue
         if {d, best} == {bfloat16, float16}:
             best = float32
+        elif d.is_integer and best.is_integer and d.np_dtype.kind != best.np_dtype.kind:
+            both = np.promote_types(d.np_dtype, best.np_dtype)
+            if both.kind != "i":
+                raise TypeError(f"no integer dtype holds both {best} and {d}; cast one of them first")
+            best = _BY_NP[both]
         else:
             best = max(best, d, key=order.index)
     return best

@@ -259,8 +259,10 @@ class Tensor:
     def unsqueeze(self, dim):
         return _ops().expand_dims(self, dim)
 
-    def sum(self, axis=None, keepdims=False, dtype=None):
-        return _ops().reduce_sum(self if dtype is None else self.astype(dtype), axis, keepdims)
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+        """MindSpore's argument order: (axis, dtype, keepdims, initial)."""
+        out = _ops().reduce_sum(self if dtype is None else self.astype(dtype), axis, keepdims)
+        return out if initial is None else out + initial
 
     def mean(self, axis=None, keep_dims=False):
         return _ops().mean(self, axis, keep_dims)

@@ -197,6 +197,24 @@ def test_switching_train_and_eval_reuses_compiled_steps():
     assert model._train_step.cache_size == 1 and model._eval_step.cache_size == 1
 
 
+def test_eval_and_predict_leave_the_network_in_inference_mode():
+    """As MindSpore's Model.eval/predict (set_train(False), not restored): a later direct call of
+    the network must not normalise with batch statistics or update BatchNorm's moving averages."""
+    net = nn.SequentialCell([nn.Flatten(), nn.Dense(1024, 8), nn.BatchNorm1d(8), nn.Dense(8, 10)])
+    opt = nn.SGD(net.trainable_params(), 0.01)
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), opt, metrics={"accuracy"})
+    x, y = _digits(32)
+    data = ds.NumpySlicesDataset((x, y), column_names=["image", "label"], shuffle=False).batch(16)
+    for finish in (lambda: model.eval(data), lambda: model.predict(ms.Tensor(x[:4]))):
+        model.train(1, data)
+        assert net.training
+        finish()
+        assert not net.training
+        moving = net[2].moving_mean.asnumpy().copy()
+        net(ms.Tensor(x[:4]))
+        np.testing.assert_array_equal(net[2].moving_mean.asnumpy(), moving)
+
+
 def test_jit_recompiles_once_per_training_mode():
     # the seed Trainer's pattern: a jitted step, and set_train(False)/(True) around eval each epoch
     ms.set_seed(3)

@@ -373,3 +373,31 @@ def test_container_list_operations_as_mindspore():
 def test_layer_arguments_are_checked(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_norms_keep_a_float16_input_dtype_and_batchnorm1d_takes_3d():
+    """MindSpore 2.10 (measured): BatchNorm1d and LayerNorm on float16 input return Float16, and
+    BatchNorm1d normalises [N, C, L] inputs over N and L (torch's BatchNorm1d agrees)."""
+    x = rand(4, 3, 5)
+    bn, tbn = nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3, momentum=0.1, eps=1e-5)
+    bn.set_train()
+    np.testing.assert_allclose(bn(Tensor(x)).asnumpy(), tbn(t(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.asnumpy(), tbn.running_var.numpy(), rtol=1e-5)
+    half = Tensor(x[:, :, 0].astype(np.float16))
+    for cell in (bn, nn.LayerNorm((3,))):
+        for mode in (True, False):
+            cell.set_train(mode)
+            for run in (cell, ms.jit(cell)):
+                assert run(half).dtype is ms.float16
+
+
+def test_train_one_step_cell_takes_mindspore_2_arguments():
+    net = nn.WithLossCell(nn.Dense(3, 1), nn.MSELoss())
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    step = nn.TrainOneStepCell(net, opt, sens=None, return_grad=True)
+    x, y = Tensor(rand(4, 3)), Tensor(rand(4, 1))
+    want = ms.grad(net, None, opt.parameters)(x, y)
+    loss, grads = step(x, y)
+    assert step.sens == 1.0 and loss.shape == ()
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)

@@ -254,11 +254,17 @@ def test_schedule_is_called_with_global_step():
     np.testing.assert_allclose(params[0].asnumpy(), [-0.6, -0.6], rtol=1e-6)  # 0 + 0.2 + 0.4
 
 
-def test_float_learning_rate_is_a_scalar_parameter_and_step_stays():
-    opt = nn.Adam(_params(), learning_rate=0.5)
+@pytest.mark.parametrize("cls", [nn.SGD, nn.Momentum, nn.Adam, nn.AdamWeightDecay])
+def test_float_learning_rate_is_a_scalar_parameter_and_every_call_counts(cls):
+    """MindSpore 2.10, measured: after 3 calls with learning_rate=0.1 each optimizer's global_step is [3]."""
+    opt = cls(_params(), learning_rate=0.5, **({"momentum": 0.9} if cls is nn.Momentum else {}))
     assert opt.learning_rate.shape == () and float(opt.learning_rate.asnumpy()) == 0.5
-    opt(tuple(T(g) for g in _grads(1, opt.parameters)[0]))
-    assert int(opt.global_step.asnumpy()[0]) == 0
+    for _ in range(3):
+        opt(tuple(T(g) for g in _grads(1, opt.parameters)[0]))
+    assert opt.global_step.asnumpy().tolist() == [3]
+    step = ms.jit(lambda g: opt(g))
+    step(tuple(T(g) for g in _grads(1, opt.parameters)[0]))
+    assert opt.global_step.asnumpy().tolist() == [4]
 
 
 def test_wrong_gradients_name_the_parameter():

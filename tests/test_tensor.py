@@ -317,3 +317,30 @@ def test_set_data_with_slice_shape_changes_the_shape_and_retraces():
     net.weight.set_data(np.ones((4, 3), np.float32), slice_shape=True)
     net.bias.set_data(np.zeros(4, np.float32), slice_shape=True)
     np.testing.assert_array_equal(f(x).asnumpy(), [[3, 3, 3, 3]])
+
+
+def test_mindspore_semantics_found_by_the_ops_fuzz():
+    """Each measured on MindSpore 2.10: axis=() reduces every axis, a negative gather index counts
+    from the end, an integer's negative power truncates, int8 + uint8 is int16, Tensor.sum takes
+    (axis, dtype, keepdims), and squeeze leaves a named axis that is not 1."""
+    ops = ms.ops
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = Tensor(x)
+    for fn, want in [(lambda v: ops.sum(v, ()), x.sum()), (lambda v: ops.mean(v, ()), x.mean()),
+                     (lambda v: v.sum(()), x.sum()), (lambda v: ops.var(v, ()), x.var()),
+                     (lambda v: ops.gather(v, Tensor([-1, 0]), 1), x[:, [-1, 0]]),
+                     (lambda v: ops.squeeze(v.reshape(1, 2, 1, 3), ()), x), (lambda v: ops.squeeze(v, 0), x)]:
+        for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
+            got = run(t)
+            assert got.shape == np.shape(want)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    base, exponent = np.array([2, 3, 1, -1, -1, 5], np.int32), np.array([-1, -2, -3, -1, -2, 2], np.int32)
+    for run in (lambda a, b: a ** b, ms.jit(lambda a, b: a ** b), ms.jit(lambda a, b: a ** b, backend="onnx")):
+        assert run(Tensor(base), Tensor(exponent)).asnumpy().tolist() == [0, 0, 1, -1, 1, 25]
+    mixed = Tensor(np.array([-1], np.int8)) + Tensor(np.array([200], np.uint8))
+    assert mixed.dtype is ms.int16 and mixed.asnumpy().tolist() == [199]
+    with pytest.raises(TypeError, match="no integer dtype holds both"):
+        Tensor(np.array([1], np.int64)) + Tensor(np.array([1], np.uint64))
+    ints = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
+    summed = ints.sum(1, ms.float32)
+    assert summed.dtype is ms.float32 and summed.shape == (2,) and ints.sum(None, None, True, 1).shape == (1, 1)

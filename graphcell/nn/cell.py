@@ -208,17 +208,19 @@ class Cell:
     def cls_name(self) -> str:
         return type(self).__name__
 
-    def check_input(self, x: Tensor, rank: int | None = None, axis: int | None = None,
+    def check_input(self, x: Tensor, rank: int | tuple | None = None, axis: int | None = None,
                     size: int | None = None, what: str = "input", dtype=None):
-        """Raises an error naming this Cell if `x` is not a Tensor or has the wrong rank,
-        axis size or dtype."""
+        """Raises an error naming this Cell if `x` is not a Tensor or has the wrong rank (one
+        rank, or a tuple of those allowed), axis size or dtype."""
         from ..frontend.tracer import current_scope
         where = current_scope() or type(self).__name__
         if not isinstance(x, Tensor):
             raise TypeError(f"{type(self).__name__} '{where}': {what} must be a Tensor, got "
                             f"{type(x).__name__}")
-        if rank is not None and x.ndim != rank:
-            raise ValueError(f"{type(self).__name__} '{where}': expected a {rank}-D {what}, got shape "
+        ranks = (rank,) if isinstance(rank, int) else rank
+        if ranks is not None and x.ndim not in ranks:
+            wanted = " or ".join(f"{r}-D" for r in ranks)
+            raise ValueError(f"{type(self).__name__} '{where}': expected a {wanted} {what}, got shape "
                              f"{list(x.shape)}")
         if axis is not None and x.shape[axis] != size:
             raise ValueError(f"{type(self).__name__} '{where}': expected {what} with {size} at axis "

@@ -7,10 +7,11 @@ from .cell import Cell
 
 class TrainOneStepCell(Cell):
     """`loss = network(*inputs)`, then `optimizer(grads)` with grads of `sens * loss` w.r.t.
-    `optimizer.parameters`; returns the loss computed before the update (MindSpore's
-    TrainOneStepCell; auto_prefix=False, so no parameter is renamed)."""
+    `optimizer.parameters`; returns the loss computed before the update, and with
+    `return_grad=True` `(loss, grads)` (MindSpore's TrainOneStepCell; sens=None is 1.0;
+    auto_prefix=False, so no parameter is renamed)."""
 
-    def __init__(self, network: Cell, optimizer, sens: float = 1.0):
+    def __init__(self, network: Cell, optimizer, sens=None, return_grad: bool = False):
         super().__init__(auto_prefix=False)
         from .optim import Optimizer
         if not isinstance(optimizer, Optimizer):
@@ -20,7 +21,10 @@ class TrainOneStepCell(Cell):
         self.network.set_grad()
         self.optimizer = optimizer
         self.weights = optimizer.parameters
-        self.sens = float(sens)
+        if sens is not None and (isinstance(sens, bool) or not isinstance(sens, (int, float))):
+            raise TypeError(f"TrainOneStepCell: 'sens' must be a number or None, got {type(sens).__name__}")
+        self.sens = 1.0 if sens is None else float(sens)
+        self.return_grad = bool(return_grad)
 
     def construct(self, *inputs):
         from ..api.grad import value_and_grad
@@ -28,4 +32,4 @@ class TrainOneStepCell(Cell):
         if self.sens != 1.0:  # the gradient of sum(sens * loss)
             grads = tuple(F.mul(g, self.sens) for g in grads)
         self.optimizer(grads)
-        return loss
+        return (loss, grads) if self.return_grad else loss

@@ -111,7 +111,19 @@ sub = binary("sub", jnp.subtract)
 mul = binary("mul", jnp.multiply)
 div = binary("div", lambda x, y: jnp.divide(x, y) if jnp.issubdtype(x.dtype, jnp.inexact)
              else jnp.floor_divide(x, y))
-pow_ = binary("pow", jnp.power)
+def _power(x, y):
+    """jnp.power, with an integer power's negative exponents truncated as C, MindSpore and
+    ONNX Pow do (1/x rounded toward zero: 1 for x == 1, +-1 for x == -1, 0 otherwise);
+    jnp.power's integer path returns garbage for them."""
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.power(x, y)
+    out = jnp.power(x, jnp.maximum(y, 0))
+    odd = (y % 2) != 0
+    inverse = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(odd, -1, 1), 0)).astype(out.dtype)
+    return jnp.where(y < 0, inverse, out)
+
+
+pow_ = binary("pow", _power)
 rem = binary("rem", jnp.fmod)   # C's fmod: the remainder takes x's sign (ONNX Mod with fmod=1)
 maximum = binary("max", jnp.maximum)
 minimum = binary("min", jnp.minimum)

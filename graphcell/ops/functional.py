@@ -75,7 +75,9 @@ def _axis(axis: int, ndim: int, name: str = "axis") -> int:
 
 
 def _axes(axis, ndim: int) -> tuple:
-    if axis is None:
+    """Sorted non-negative axes; None and () are every axis (MindSpore's reductions take ()
+    for all of them, their default, where numpy would reduce none)."""
+    if axis is None or (isinstance(axis, (tuple, list)) and not axis):
         return tuple(range(ndim))
     if isinstance(axis, int):
         axis = (axis,)
@@ -297,14 +299,10 @@ def swapaxes(x, a: int, b: int) -> Tensor:
 
 
 def squeeze(x, axis=None) -> Tensor:
+    """Drops the size-1 axes among `axis` (all of them for None or ()); a named axis of another
+    size stays, as MindSpore 2.x and torch do."""
     x = as_tensor(x)
-    if axis is None:
-        axes = [i for i, d in enumerate(x.shape) if d == 1]
-    else:
-        axes = list(_axes(axis, x.ndim))
-        for a in axes:
-            if x.shape[a] != 1:
-                raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    axes = [a for a in _axes(axis, x.ndim) if x.shape[a] == 1]
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
@@ -366,7 +364,7 @@ def repeat_interleave(x, repeats, axis=None) -> Tensor:
     if len(counts) != x.shape[axis] or builtins.any(c < 0 for c in counts):
         raise ValueError(f"repeat: repeats needs one non-negative count per element of axis {axis} "
                          f"({x.shape[axis]}), got {list(repeats)}")
-    return gather(x, Tensor(np.repeat(np.arange(len(counts)), counts), mstype.int64), axis)
+    return _take(x, Tensor(np.repeat(np.arange(len(counts)), counts), mstype.int64), axis)
 
 
 def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
@@ -451,8 +449,18 @@ def pad(x, paddings, value=0) -> Tensor:
 
 
 def gather(x, indices, axis: int = 0) -> Tensor:
+    """x's slices at `indices` along `axis`; a negative index counts from the end (MindSpore's
+    Gather), one out of range is clipped to it (as XLA's gathers do)."""
     x, indices = as_tensor(x), as_tensor(indices)
-    return shape_ops.take.bind(x, indices, axis=_axis(axis, x.ndim))
+    axis = _axis(axis, x.ndim)
+    if indices.dtype.np_dtype.kind == "i":
+        indices = select(less(indices, 0), add(indices, x.shape[axis]), indices)
+    return _take(x, indices, axis)
+
+
+def _take(x, indices, axis: int) -> Tensor:
+    """gather for indices already in [0, size): graphcell's own (getitem's, repeat's)."""
+    return shape_ops.take.bind(x, indices, axis=axis)
 
 
 take = gather
@@ -513,9 +521,9 @@ def getitem(x: Tensor, index) -> Tensor:
         out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
     out = reshape(out, tuple(out_shape))
     for pos, picked in reversed_axes:
-        out = gather(out, Tensor(picked.astype(np.int32)), pos)
+        out = _take(out, Tensor(picked.astype(np.int32)), pos)
     if len(arrays) == 1:
-        return gather(out, arrays[0][1], arrays[0][0])
+        return _take(out, arrays[0][1], arrays[0][0])
     return _advanced(out, arrays) if arrays else out
 
 
@@ -551,7 +559,7 @@ def setitem(x: Tensor, index, value) -> Tensor:
     source[positions.ravel()] = np.arange(positions.size, dtype=np.int32)   # the last write wins
     written = np.zeros(x.size, np.bool_)
     written[positions.ravel()] = True
-    flat = select(Tensor(written), gather(values, Tensor(source), 0), reshape(x, (-1,)))
+    flat = select(Tensor(written), _take(values, Tensor(source), 0), reshape(x, (-1,)))
     return reshape(flat, x.shape)
 
 
@@ -593,7 +601,7 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     writer = stop_gradient(cast(writer, mstype.int32))                    # [S]: writer's order, or 0
     moved = reshape(transpose(x, picked_axes + others), (total,) + tuple(x.shape[a] for a in others))
     region = getitem(moved, (slice(None),) + slices)                      # [S, region...]
-    taken = gather(value, maximum(sub(writer, 1), 0), 0)
+    taken = _take(value, maximum(sub(writer, 1), 0), 0)
     written = reshape(greater(writer, 0), (total,) + (1,) * len(others))
     region = select(written, taken, region)
     if builtins.any(s != slice(None) for s in slices):
@@ -668,7 +676,7 @@ def _advanced(x: Tensor, arrays: list) -> Tensor:
     sizes = [x.shape[p] for p in positions]
     out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
     flat, shape = _flat_index([idx for _, idx in arrays], sizes)
-    out = gather(out, flat, 0)                                    # [broadcast..., rest...]
+    out = _take(out, flat, 0)                                     # [broadcast..., rest...]
     if positions != list(range(positions[0], positions[0] + len(positions))):
         return out                                                # not adjacent: in front
     front = list(range(len(shape), out.ndim))

@@ -246,7 +246,8 @@ def _broadcast_vjp(ctx, cts, primals, outs, *, shape, dims):
     x = primals[0]
     summed = [a for a in range(len(shape)) if a not in dims]
     summed += [d for i, d in enumerate(dims) if x.shape[i] == 1 and shape[d] != 1]
-    return (F.reshape(F.reduce_sum(cts[0], sorted(summed)), x.shape),)
+    ct = F.reduce_sum(cts[0], sorted(summed)) if summed else cts[0]  # () would sum every axis
+    return (F.reshape(ct, x.shape),)
 
 
 @concatenate.def_vjp

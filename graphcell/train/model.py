@@ -230,8 +230,7 @@ class Model:
         ctx = RunContext(cb)
         for m in self._metric_fns.values():
             m.clear()
-        was_training = self._network.training
-        self._eval_network.set_train(False)
+        self._eval_network.set_train(False)  # and left so, as MindSpore's Model.eval leaves it
         iterator = None
         try:
             _fire(cbs, "on_eval_begin", ctx)
@@ -250,9 +249,6 @@ class Model:
         finally:
             if iterator is not None:
                 iterator.stop()
-            # restore the network's mode only (not the eval wrapper's), so the training-mode key
-            # returns to what the train step was compiled for and it is not recompiled
-            self._network.set_train(was_training)
         return cb.metrics
 
     def _update_metrics(self, outputs) -> None:
@@ -267,10 +263,8 @@ class Model:
                 m.update(*outputs)
 
     def predict(self, *predict_data):
-        """The network's output for `predict_data`, in inference mode (compiled)."""
-        was_training = self._network.training
+        """The network's output for `predict_data`, in inference mode (compiled); the network is
+        left in inference mode, as MindSpore's Model.predict leaves it (Model.train sets
+        training mode again, and finds the step it compiled for that mode)."""
         self._network.set_train(False)
-        try:
-            return self._predict_step(*predict_data)
-        finally:
-            self._network.set_train(was_training)
+        return self._predict_step(*predict_data)

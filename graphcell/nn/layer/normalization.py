@@ -12,9 +12,10 @@ class _BatchNorm(Cell):
 
     Training mode (or use_batch_statistics=True) normalises with the biased batch
     variance and updates moving_mean/moving_variance as m*moving + (1-m)*batch, the variance
-    with the unbiased estimate, as MindSpore does.
+    with the unbiased estimate, as MindSpore does. The output has the input's dtype (a
+    float16 input is normalised with the float32 parameters, then cast back).
     """
-    _rank: int = 4
+    _ranks: tuple = (4,)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
                  gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
@@ -33,7 +34,7 @@ class _BatchNorm(Cell):
         self.beta = make_param(beta_init, (num_features,), "beta", dtype, requires_grad=affine)
 
     def construct(self, x):
-        self.check_input(x, rank=self._rank)
+        self.check_input(x, rank=self._ranks)
         if not x.dtype.is_floating:
             self.check_input(x, dtype=self.gamma.dtype)
         self.check_input(x, axis=1, size=self.num_features, what=f"input (num_features={self.num_features})")
@@ -44,31 +45,34 @@ class _BatchNorm(Cell):
             mean = F.mean(x, axes)
             centered = F.sub(x, F.reshape(mean, bshape))
             var = F.mean(F.square(centered), axes)
-            count = x.size // self.num_features
+            # element_count, not x.size: an exported graph with a dynamic batch counts at run time
+            count = F.element_count(x, axes, var.dtype)
             m = self.momentum
             F.assign(self.moving_mean, F.add(F.mul(self.moving_mean, m), F.mul(F.stop_gradient(mean), 1 - m)))
-            unbiased = F.mul(F.stop_gradient(var), count / max(count - 1, 1))
+            unbiased = F.mul(F.stop_gradient(var), F.div(count, F.maximum(F.sub(count, 1), 1)))
             F.assign(self.moving_variance, F.add(F.mul(self.moving_variance, m), F.mul(unbiased, 1 - m)))
             scale = F.mul(F.rsqrt(F.add(var, self.eps)), self.gamma)
-            return F.add(F.mul(centered, F.reshape(scale, bshape)), F.reshape(self.beta, bshape))
+            out = F.add(F.mul(centered, F.reshape(scale, bshape)), F.reshape(self.beta, bshape))
+            return F.cast(out, x.dtype)
         # Inference: one per-channel scale and shift, x * scale + (beta - mean * scale), computed
         # from the parameters alone, so that onnxruntime folds them into the convolution before
         # (its constant folding, then Conv+Mul and Conv+Add fusions: a Conv-BN-ReLU block runs as
         # one Conv), as torch.onnx's exports do.
         scale = F.mul(F.rsqrt(F.add(self.moving_variance, self.eps)), self.gamma)
         shift = F.sub(self.beta, F.mul(self.moving_mean, scale))
-        return F.add(F.mul(x, F.reshape(scale, bshape)), F.reshape(shift, bshape))
+        return F.cast(F.add(F.mul(x, F.reshape(scale, bshape)), F.reshape(shift, bshape)), x.dtype)
 
     def extend_repr(self):
         return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
 
 
 class BatchNorm2d(_BatchNorm):
-    _rank = 4
+    _ranks = (4,)
 
 
 class BatchNorm1d(_BatchNorm):
-    _rank = 2
+    """Over [N, C] or [N, C, L] inputs."""
+    _ranks = (2, 3)
 
 
 class LayerNorm(Cell):
@@ -102,7 +106,7 @@ class LayerNorm(Cell):
         centered = F.sub(x, mean)
         var = F.mean(F.square(centered), axes, True)
         normed = F.mul(centered, F.rsqrt(F.add(var, self.epsilon)))
-        return F.add(F.mul(normed, self.gamma), self.beta)
+        return F.cast(F.add(F.mul(normed, self.gamma), self.beta), x.dtype)  # the input's dtype
 
     def extend_repr(self):
         return f"normalized_shape={self.normalized_shape}, epsilon={self.epsilon}"
@@ -130,4 +134,4 @@ class Embedding(Cell):
             hot = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, dtype=self.embedding_table.dtype)
             out = F.matmul(hot, self.embedding_table)
             return F.reshape(out, ids.shape + (self.embedding_size,))
-        return F.gather(self.embedding_table, ids, 0)
+        return F._take(self.embedding_table, ids, 0)

