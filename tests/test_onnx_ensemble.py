@@ -85,6 +85,34 @@ def test_the_file_holds_both_ensemble_forms_and_each_batch_size_takes_one(nets, 
                                    golden_array("vmap_in_axes_none.npy")[:, rows], atol=1e-5, rtol=0)
 
 
+class _ConvUntilLarge(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 4, 3, pad_mode="valid")
+        self.c2 = nn.Conv2d(4, 4, 3, pad_mode="valid")
+
+    def construct(self, x):
+        h = self.c2(self.c1(x))
+        while h.max() < 1.0:
+            h = h * 1.5 + 0.1
+        return h
+
+
+def test_a_loop_inside_the_batch_dispatch_reads_the_renamed_values(tmp_path):
+    """The batch-1 form's values are renamed inside the dispatch If; a Loop body in it read the
+    old names (an invalid model from 8 members with a tensor while)."""
+    ms.set_seed(0)
+    ens = ms.vmap(nn.CellList([_ConvUntilLarge() for _ in range(3)]), in_axes=None)
+    x = RNG.standard_normal((2, 1, 10, 10)).astype(np.float32)
+    path = ms.export(ens, ms.Tensor(x), file_name=str(tmp_path / "loop"))
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    assert [n.op_type for n in model.graph.node].count("If") == 1
+    sess = Session(path, providers=["cpu"])
+    for b in (1, 2):
+        np.testing.assert_allclose(sess(x[:b]), ms.jit(ens)(ms.Tensor(x[:b])).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_a_single_model_export_has_no_dispatch(tmp_path):
     path = ms.export(load_lenet(0), ms.Tensor(golden_array("minibatch.npy")), file_name=str(tmp_path / "one"))
     assert "If" not in {n.op_type for n in onnx.load(path).graph.node}

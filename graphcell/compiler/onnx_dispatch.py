@@ -74,17 +74,38 @@ def dispatch_on_batch(small: onnx.ModelProto, large: onnx.ModelProto, input_name
 def _branch(graph: onnx.GraphProto, name: str, renames: dict) -> onnx.GraphProto:
     """`graph`'s nodes as an If branch: no inputs, values renamed by `renames`."""
     rn = lambda n: renames.get(n, n)  # noqa: E731
-    nodes = []
-    for node in graph.node:
-        copy = onnx.NodeProto()
-        copy.CopyFrom(node)
-        copy.input[:] = [rn(i) for i in node.input]
-        copy.output[:] = [rn(o) for o in node.output]
-        if copy.name:
-            copy.name = rn(copy.name) if copy.name in renames else f"{name}/{copy.name}"
-        nodes.append(copy)
+    nodes = [_renamed_node(node, name, renames) for node in graph.node]
     return helper.make_graph(nodes, name, [], _renamed_infos(graph.output, rn),
                              value_info=_renamed_infos(graph.value_info, rn))
+
+
+def _renamed_node(node: onnx.NodeProto, scope: str, renames: dict) -> onnx.NodeProto:
+    """A copy of `node` with its values renamed, and those of its subgraphs (an If's branches,
+    a Loop's body read outer values by name, so they are renamed with them)."""
+    rn = lambda n: renames.get(n, n)  # noqa: E731
+    copy = onnx.NodeProto()
+    copy.CopyFrom(node)
+    copy.input[:] = [rn(i) for i in node.input]
+    copy.output[:] = [rn(o) for o in node.output]
+    if copy.name:
+        copy.name = rn(copy.name) if copy.name in renames else f"{scope}/{copy.name}"
+    for attr in copy.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            _rename_subgraph(attr.g, scope, renames)
+    return copy
+
+
+def _rename_subgraph(graph: onnx.GraphProto, scope: str, renames: dict) -> None:
+    """Renames `graph`'s values in place: its inputs, outputs, nodes and nested subgraphs."""
+    rn = lambda n: renames.get(n, n)  # noqa: E731
+    nodes = [_renamed_node(node, scope, renames) for node in graph.node]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    for infos in (graph.input, graph.output, graph.value_info):
+        for info in infos:
+            info.name = rn(info.name)
+    for init in graph.initializer:
+        init.name = rn(init.name)
 
 
 def _renamed_infos(infos, rn) -> list:
