@@ -99,6 +99,19 @@ def test_dynamic_batch_with_batch_dependent_constants_and_reshapes(tmp_path):
         np.testing.assert_allclose(sess(x), f(ms.Tensor(x)).asnumpy(), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("index", [0, slice(None, 3), slice(1, 3)], ids=["x[0]", "x[:3]", "x[1:3]"])
+def test_rows_from_the_start_of_a_dynamic_batch(tmp_path, index):
+    """x[0] and x[:3] are the same rows at every batch size (only slices relative to the end were
+    accepted); an example batch of 4 or 5 both give a file that serves batches 3 to 5."""
+    x = np.arange(20, dtype=np.float32).reshape(5, 4)
+    for example in (4, 5):
+        path = ms.export(lambda v: v[index] * 2, ms.Tensor(x[:example]), file_name=str(tmp_path / "rows"),
+                         dynamic_axes={"x": [0]}, input_names=["x"])
+        sess = Session(path, providers=["cpu"])
+        for b in (3, 4, 5):
+            np.testing.assert_array_equal(sess(x[:b]), x[:b][index] * 2)
+
+
 def test_means_over_the_batch_follow_the_batch_size(tmp_path):
     """A mean's divisor is computed from the input's shape (it was the example batch's count,
     baked in: x - x.mean() was wrong at every other batch size), in branches too."""

@@ -274,18 +274,24 @@ def slice_rule(ctx, x, *, start, limit, strides):
     axes, starts, ends, steps = [], [], [], []
     for axis, (d, s, l, st) in enumerate(zip(dims, start, limit, strides)):
         size = ctx.in_types[0].shape[axis]
-        if s == 0 and l == size and st == 1:
-            continue
+        o_full = other is None or (other.attrs["start"][axis] == 0 and other.attrs["strides"][axis] == 1
+                                   and other.attrs["limit"][axis] == other.inputs[0].shape[axis])
+        if s == 0 and l == size and st == 1 and (o_full or not isinstance(d, Sym)):
+            continue  # (x[:3] traced at batch 3 is still a slice at other batch sizes)
         end = l
         if isinstance(d, Sym):
-            # A slice of a batch-dependent axis must be relative to its end, in both traces.
+            # A slice of a batch-dependent axis must be the same in both traces: the same rows
+            # from the start (x[0], x[:2]), or the same relative to the end (x[1:], x[:-1]).
             end = INT64_MAX if l == size else l - size
             if other is not None:
                 o_size = other.inputs[0].shape[axis]
                 o_start, o_limit = other.attrs["start"][axis], other.attrs["limit"][axis]
-                if o_start != s or o_limit - o_size != l - size or other.attrs["strides"][axis] != st:
-                    ctx.fail(f"slice [{s}:{l}:{st}] of dynamic axis {axis} is not the same slice "
-                             f"relative to the end at another batch size ([{o_start}:{o_limit}])")
+                same_step = o_start == s and other.attrs["strides"][axis] == st
+                if same_step and o_limit == l:
+                    end = l
+                elif not same_step or o_limit - o_size != l - size:
+                    ctx.fail(f"slice [{s}:{l}:{st}] of dynamic axis {axis} is not the same slice, from the "
+                             f"start or relative to the end, at another batch size ([{o_start}:{o_limit}])")
         axes.append(axis)
         starts.append(s)
         ends.append(end)
