@@ -583,3 +583,136 @@ def test_item_assignment_to_a_closed_over_tensor_in_a_branch_is_a_clear_error():
         return ops.cond(x.sum() > 0, branch, lambda a: a, x) + y
     with pytest.raises(RuntimeError, match="writes a Tensor made outside it"):
         ms.jit(f)(Tensor(np.ones(3, np.float32)))
+
+
+# -- found by the session-11 fuzz of tensor control flow ---------------------------------------
+
+def _all_modes(fn, *args):
+    """fn's results eagerly, under XLA and under onnxruntime, as numpy arrays."""
+    return [np.asarray(run(*args).asnumpy()) for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx"))]
+
+
+def test_and_or_give_an_operand_as_python_does():
+    def f_or(x):
+        return x.sum() or x.max()
+
+    def f_and(x):
+        return x.sum() > 0 and x.max()
+
+    def f_none(x, mask=None):
+        if x.sum() > 0 and mask:
+            x = x * 2
+        return x
+
+    for v in ([1.0, 2.0, 3.0], [-1.0, -2.0, 3.0], [0.0, 0.0, 0.0]):
+        x = Tensor(np.array(v, np.float32))
+        for f, want in ((f_or, sum(v) or max(v)), (f_and, sum(v) > 0 and max(v)), (f_none, np.array(v))):
+            for got in _all_modes(f, x):
+                np.testing.assert_allclose(got, want)
+
+
+def test_python_values_returned_under_a_tensor_condition_become_tensors():
+    def f(x):
+        if x.sum() > 0:
+            return x, 1
+        return x, 0
+
+    def g(x):
+        while abs(x).sum() < 10:
+            if x.max() > 3:
+                return x, 7
+            x = x * 2
+        return x, 0
+
+    for v in ([1.0, 2.0], [-1.0, -2.0]):
+        x = Tensor(np.array(v, np.float32))
+        for fn in (f, g):
+            want_x, want_n = fn(x)
+            for run in (ms.jit(fn), ms.jit(fn, backend="onnx")):
+                got_x, got_n = run(x)
+                np.testing.assert_allclose(got_x.asnumpy(), want_x.asnumpy())
+                assert int(got_n) == want_n
+
+
+def test_a_function_that_may_fall_off_its_end_under_a_tensor_condition_is_refused():
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+
+    def forever(x):  # left by its return only: it cannot fall off
+        while True:
+            if x.sum() > 10:
+                return x
+            x = x * 2
+
+    with pytest.raises(ControlFlowError, match="'f' returns a value on some paths and falls off its end"):
+        ms.jit(f)(Tensor(np.array([1.0], np.float32)))
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    for got in _all_modes(forever, x):
+        np.testing.assert_allclose(got, [4.0, 8.0])
+
+
+def test_a_branch_that_returned_leaves_its_unassigned_variables_unread():
+    def f(x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            return x * 3
+        return y + 1
+
+    for v in ([1.0, 2.0], [-1.0, -2.0]):
+        x = Tensor(np.array(v, np.float32))
+        for got in _all_modes(f, x):
+            np.testing.assert_allclose(got, f(x).asnumpy())
+    both = Tensor(np.array([[1.0, 2.0], [-1.0, -2.0]], np.float32))
+    np.testing.assert_allclose(ms.vmap(f)(both).asnumpy(), [[3.0, 5.0], [-3.0, -6.0]])
+
+
+def test_a_name_reassigned_before_its_read_is_not_live_across_an_earlier_if():
+    def f(x):
+        if x.sum() > 0:
+            t = x * 2
+            x = t
+        if x.sum() > 1:
+            t = x + 1  # a fresh t: the first if's is dead
+            x = t
+        return x
+
+    x = Tensor(np.array([0.5, 1.0], np.float32))
+    for got in _all_modes(f, x):
+        np.testing.assert_allclose(got, [2.0, 3.0])
+
+
+def test_unused_branch_results_and_bad_bounds_and_stored_branch_tensors():
+    def unused(x):
+        if x.sum() > 0:
+            z = x + 1  # noqa: F841 - never read: the If has no output
+        return x * 2
+
+    np.testing.assert_allclose(ms.jit(unused, backend="onnx")(Tensor(np.array([1.0], np.float32))).asnumpy(), [2.0])
+
+    def float_range(x):
+        for i in range(x.sum()):
+            x = x + i
+        return x
+
+    with pytest.raises(ControlFlowError, match="range\\(\\) with a Float32 Tensor bound"):
+        ms.jit(float_range)(Tensor(np.array([2.0], np.float32)))
+
+    kept = []
+
+    def stores(x):
+        if x.sum() > 0:
+            kept.append(x * 2)
+        return x + kept[-1] if kept else x
+
+    with pytest.raises(GraphModeError, match="stored a Tensor on self, in a list or a global"):
+        ms.jit(stores)(Tensor(np.array([1.0], np.float32)))
+
+    def mixed(x):
+        if x.sum() > 0:
+            return x, x
+        return x
+
+    with pytest.raises(ControlFlowError, match="the function returns a Tensor f32\\[1\\] on one path and a tuple"):
+        ms.jit(mixed)(Tensor(np.array([1.0], np.float32)))

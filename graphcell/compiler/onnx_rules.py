@@ -649,6 +649,8 @@ def _tensor_value(array):
 def cond(ctx, pred, *operands, then_branch, else_branch):
     # ONNX If: the branches take no inputs and read the operands from the outer scope.
     from onnx import helper
+    if not then_branch.outputs:  # nothing of it is used (ONNX's If needs an output)
+        return []
     branches = {}
     for key, graph in (("then_branch", then_branch), ("else_branch", else_branch)):
         child = ctx.b.child()

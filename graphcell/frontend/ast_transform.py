@@ -102,7 +102,7 @@ def _transform(fn):
     if owner:
         _Mangle(owner).visit(fdef)
     counter = itertools.count(1)
-    _Escapes(counter).function(fdef)
+    _Escapes(counter, filename).function(fdef)
     _annotate_live(fdef.body, {})
     fdef = _Convert(filename, counter, fdef).visit(fdef)
     factory = ast.FunctionDef(
@@ -248,21 +248,51 @@ def _has_early_return(stmts) -> bool:
     return False
 
 
+def _always_returns(stmts) -> bool:
+    """Whether every path through `stmts` ends in a `return` (so the function cannot fall off
+    its end and return None)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ast.With):
+        return _always_returns(last.body)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value is True:
+        return not any(isinstance(n, ast.Break) for n in _loop_own_scope(last.body))  # left by return only
+    return False
+
+
+def _loop_own_scope(stmts):
+    """The nodes of a loop body outside nested loops and functions (where its `break`s are)."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.While, ast.For, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 class _Escapes:
     """Lowers escapes to flags and guards (one function scope; nested defs get their own)."""
 
-    def __init__(self, counter):
-        self.counter = counter
+    def __init__(self, counter, filename: str):
+        self.counter, self.filename = counter, filename
         self.ret = False
 
     def function(self, fdef):
         self.ret = _has_early_return(fdef.body)
+        falls_off = None if _always_returns(fdef.body) else (self.filename, fdef.lineno, fdef.name)
         body, _ = self.block(fdef.body, None)
         if self.ret:
             first, last = fdef.body[0], fdef.body[-1]
             head = [ast.copy_location(_assign(RETF, _const(False)), first),
                     ast.copy_location(_assign(RETV, _rt("UNSET")), first)]
-            body = head + body + [ast.copy_location(ast.Return(_call("retval", _name(RETV))), last)]
+            result = _call("retval", _name(RETV), _name(RETF), _const(falls_off))
+            body = head + body + [ast.copy_location(ast.Return(result), last)]
         fdef.body = body
 
     def block(self, stmts, loop):
@@ -304,7 +334,7 @@ class _Escapes:
         if isinstance(s, (ast.While, ast.For)):
             return self.loop(s, loop)
         if isinstance(s, ast.FunctionDef):
-            _Escapes(self.counter).function(s)
+            _Escapes(self.counter, self.filename).function(s)
         return [s], set()
 
     def loop(self, s, outer):
@@ -352,6 +382,37 @@ def _reads(nodes) -> dict:
     return out
 
 
+def _live_reads(stmts, after: dict) -> dict:
+    """{name: line} of the names `stmts` read before assigning them, and those of `after` (read
+    once `stmts` are done) that `stmts` surely reassign: `t = x + 1` after an `if` that
+    assigned t does not read that t."""
+    out: dict = {}
+    killed = _flow(stmts, out, set())
+    return _merge(out, {k: v for k, v in after.items() if k not in killed})
+
+
+def _flow(stmts, out: dict, killed: set) -> set:
+    """Adds to `out` the reads of names not yet `killed` (plainly assigned on every path so
+    far); returns the names killed after `stmts`. Loops and other compound statements count
+    all their reads and kill nothing (a conservative reading)."""
+    def read(*nodes):
+        for name, line in _reads(nodes).items():
+            if name not in killed and name not in out:
+                out[name] = line
+    for s in stmts:
+        if isinstance(s, ast.If):
+            read(s.test)
+            killed = killed | (_flow(s.body, out, set(killed)) & _flow(s.orelse, out, set(killed)))
+        elif isinstance(s, ast.Assign) or isinstance(s, ast.AnnAssign) and s.value is not None:
+            read(s)
+            for target in (s.targets if isinstance(s, ast.Assign) else [s.target]):
+                killed = killed | {n.id for n in ast.walk(target)
+                                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        else:
+            read(s)
+    return killed
+
+
 def _merge(a: dict, b: dict) -> dict:
     out = dict(b)
     for k, v in a.items():
@@ -365,7 +426,7 @@ def _annotate_live(stmts, after: dict, wrap: dict | None = None):
     statements before it in the loop body and the loop test (the next iteration runs them
     first). `wrap` (None outside loops) carries those earlier reads down."""
     for i, s in enumerate(stmts):
-        live = _merge(_reads(stmts[i + 1:]), after)
+        live = _live_reads(stmts[i + 1:], after)
         w = None if wrap is None else _merge(wrap, _reads(stmts[:i]))
         if w is not None:
             live = _merge(live, w)

@@ -170,13 +170,23 @@ class _Reconciler:
 
     def __init__(self, where: Where, names, live: dict, sides: tuple, loop: bool):
         self.where, self.names, self.live, self.sides, self.loop = where, names, live or {}, sides, loop
+        self.returned = (False, False)  # (see top)
 
     def top(self, a, b):
         if self.names is not None and a[0] == b[0] == "seq" and len(a[2]) == len(b[2]) == len(self.names):
+            # A side that has surely returned (the early-return flag a Python True there) leaves
+            # its variables unread: one it did not assign takes the other side's value.
+            flag = self.names.index("__gc_retf") if "__gc_retf" in self.names else None
+            self.returned = tuple(flag is not None and side[2][flag] == ("S", True) for side in (a, b))
             return ("seq", a[1], [self.merge(x, y, n) for x, y, n in zip(a[2], b[2], self.names)])
         return self.merge(a, b, None)
 
     def fail(self, name, a, b, hint: str):
+        if name == "__gc_retv":  # the early-return lowering's variable: speak of the function
+            raise ControlFlowError(
+                f"the function returns {_describe(a)} on one path and {_describe(b)} on another, chosen "
+                f"by the traced Tensor condition of the {self.where.label}: a compiled function has "
+                "one kind of result; return the same structure (Tensors, or equal Python values) on every path")
         what = f"variable {name!r}" if name else "the result"
         raise ControlFlowError(
             f"{what} is {_describe(a)} {self.sides[0]} and {_describe(b)} {self.sides[1]} of the "
@@ -216,6 +226,8 @@ class _Reconciler:
     def undefined(self, a, b, name):
         if a[0] == b[0] == "U" or name is None or name not in self.live:
             return ("U", None)
+        if not self.loop and self.returned[0 if a[0] == "U" else 1]:
+            return b if a[0] == "U" else a
         line = self.live[name]
         if self.loop:
             raise ControlFlowError(
@@ -234,11 +246,11 @@ def _coerce(value, spec, name=""):
     kind = spec[0]
     if kind == "U":
         return value if isinstance(value, Undefined) else Undefined(name)
-    if kind == "S":
-        return value
+    if kind == "S":  # an unset value (a return not yet made) takes the other side's
+        return spec[1] if isinstance(value, _Unset) else value
     if kind == "T":
         t = spec[1]
-        if isinstance(value, _Unset):
+        if isinstance(value, (_Unset, Undefined)):  # unread: the path has returned, or not yet
             return F.zeros(t.shape, t.dtype)
         if isinstance(value, Tensor):
             return value

@@ -106,6 +106,10 @@ def range_(*args):
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
     if is_traced(step) or not isinstance(step, int) or step == 0:
         raise ControlFlowError("range() with a traced Tensor bound needs a nonzero Python int step")
+    for bound in (start, stop):
+        if isinstance(bound, Tensor) and not bound.dtype.is_integer:
+            raise ControlFlowError(f"range() with a {bound.dtype} Tensor bound: range takes integers "
+                                   "(cast the bound with .astype(graphcell.int32))")
     return TensorRange(start, stop, step)
 
 
@@ -127,16 +131,25 @@ def not_(x):
 
 def and_(a, b_thunk):
     if is_traced(a):
-        from ..ops import functional as F
-        return F.logical_and(_bool_tensor(a), _bool_tensor(b_thunk()))
+        return _pick(a, b_thunk(), when_true="b")
     return b_thunk() if a else a
 
 
 def or_(a, b_thunk):
     if is_traced(a):
-        from ..ops import functional as F
-        return F.logical_or(_bool_tensor(a), _bool_tensor(b_thunk()))
+        return _pick(a, b_thunk(), when_true="a")
     return a if a else b_thunk()
+
+
+def _pick(a, b, when_true: str):
+    """Python's `a and b` / `a or b` for a traced `a`: one of the operands, chosen by a's truth
+    (`x.sum() or x.max()` is a number, not a bool). An operand that is not a number (None, a
+    string) takes part by its truth only."""
+    from ..ops import functional as F
+    if not isinstance(b, (Tensor, int, float)):  # (bool is an int)
+        b = bool(b)
+    truth = _bool_tensor(a)
+    return F.select(truth, b, a) if when_true == "b" else F.select(truth, a, b)
 
 
 def not_any(*flags):
@@ -171,6 +184,15 @@ def comp_test(value, where):
     return value
 
 
-def retval(value):
-    """The function's result after early-return lowering (None if nothing was returned)."""
+def retval(value, returned=True, falls_off=None):
+    """The function's result after early-return lowering (None if nothing was returned).
+    `falls_off` is (file, line, name) of a function that can end without a `return`: if
+    whether it returned depends on a tensor, some inputs would give None and others a
+    Tensor, which one graph cannot."""
+    if falls_off is not None and is_traced(returned):
+        file, line, name = falls_off
+        raise ControlFlowError(
+            f"{file}:{line}: {name!r} returns a value on some paths and falls off its end (returning "
+            "None) on others, depending on a tensor condition; a compiled function has one result "
+            "for every input: end it with a return")
     return None if value is UNSET else value

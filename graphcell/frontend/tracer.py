@@ -111,6 +111,11 @@ class Tracer(GraphBuilder):
         return entry[1]
 
     def _capture(self, t) -> Value:
+        if t._payload.tracer not in STATE.tracers:  # its trace is over: a branch's value kept
+            raise GraphModeError(
+                "a Tensor from a finished trace was used outside it: a tensor `if` or loop body "
+                "stored a Tensor on self, in a list or a global, and code after it read that; make "
+                "it a variable the branch or loop assigns instead (both branches must assign it)")
         entry = self.captures.get(id(t))
         if entry is None:
             name = f"capture{len(self.captures)}"
