@@ -112,6 +112,18 @@ add("reduce_window_max", [f32(2, 3, 7, 6)], **overlap)
 add("reduce_window_sum", [f32(2, 3, 6, 6)], **pool)
 add("reduce_window_sum", [f32(2, 3, 7, 6)], **overlap)
 add("reduce_window_max_grad", [f32(2, 3, 6, 6), f32(2, 3, 3, 3)], **pool)
+# scans and sorts (ops/sorting.py)
+add("cumsum", [f32(3, 4)], axis=1, reverse=False)
+add("cumsum", [f32(3, 4, 2)], axis=0, reverse=True)
+add("cumprod", [f32(3, 5)], axis=1, reverse=False)
+add("cumprod", [np.array([[2.0, 0.0, 3.0, -1.5, 0.5], [0.0, 0.0, 2.0, 1.0, -3.0]], np.float32)], axis=1,
+    reverse=False)  # one zero, two zeros: exact (no division)
+add("cumprod", [np.array([[2.0, 0.0, 3.0], [-1.0, 4.0, 0.0], [0.5, 0.0, 0.0]], np.float32)], axis=0, reverse=True)
+add("sort", [f32(3, 5)], axis=1, descending=False, index_dtype=to_dtype("int32"))
+add("sort", [np.array([[1.0, 2.0, 1.0, 0.5], [3.0, 3.0, 3.0, -1.0]], np.float32)], axis=1, descending=True,
+    index_dtype=to_dtype("int32"))  # ties: each value's cotangent goes back to its own element
+add("top_k", [f32(5, 3)], k=2, axis=0, largest=True, index_dtype=to_dtype("int32"))
+add("top_k", [np.array([[1.0, 1.0, 2.0, 1.0]], np.float32)], k=2, axis=1, largest=False, index_dtype=to_dtype("int64"))
 
 
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
@@ -131,23 +143,29 @@ def test_vjp_matches_jax(name, args, attrs, tol):
     args = [np.asarray(a) for a in args]
     tracer = Tracer(name)
     ins = [tracer.add_input(TensorType(a.shape, to_dtype(a.dtype)), f"a{i}") for i, a in enumerate(args)]
-    (out,) = tracer.add_node(prim, tuple(ins), attrs)
-    graph = tracer.build([out])
+    outs = tracer.add_node(prim, tuple(ins), attrs)
+    # multiple-result primitives (sort, top_k): the first result is differentiated, the
+    # others (integer indices) are outputs too
+    out = outs[0]
+    graph = tracer.build(list(outs))
     wrt = [i for i, a in enumerate(args) if _floating(a)]
-    g = grad_graph(graph, wrt, with_sens=True)
+    g = grad_graph(graph, wrt, outputs=(0,), with_sens=True)
     ct = rng.standard_normal(out.shape).astype(out.dtype.np_dtype)
     got = graph_to_jax(g)(*args, ct)
-    np.testing.assert_allclose(got[0], prim.impl(*args, **attrs), rtol=1e-6, atol=1e-6)
+    want = prim.impl(*args, **attrs)
+    for k, w in enumerate(want if prim.multiple_results else (want,)):
+        np.testing.assert_allclose(got[k], w, rtol=1e-6, atol=1e-6)
 
     def f(*floats):
         full = list(args)
         for i, v in zip(wrt, floats):
             full[i] = v
-        return REFERENCE.get(name, prim.impl)(*full, **attrs)
+        result = REFERENCE.get(name, prim.impl)(*full, **attrs)
+        return result[0] if prim.multiple_results else result
 
     _, vjp = jax.vjp(f, *[args[i] for i in wrt])
     expected = vjp(ct)
-    for i, (mine, ref) in enumerate(zip(got[1:], expected)):
+    for i, (mine, ref) in enumerate(zip(got[len(outs):], expected)):
         assert mine.shape == ref.shape and mine.dtype == ref.dtype, (i, mine.shape, ref.shape)
         np.testing.assert_allclose(mine, ref, rtol=tol, atol=tol, err_msg=f"cotangent of input {wrt[i]}")
 

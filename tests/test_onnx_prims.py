@@ -171,6 +171,28 @@ RECORDS = [
     rec("random_uniform", [KEY], shape=(5,), dtype=mstype.float64, id="uniform-f64"),
     rec("random_normal", [KEY], 2e-5, shape=(4, 250), dtype=mstype.float32),
     rec("random_normal", [np.array([3, 9], np.uint32)], 2e-6, shape=(64,), dtype=mstype.float64, id="normal-f64"),
+    # scans and sorts (ops/sorting.py); tests/test_ops_sorting.py has the functional forms
+    rec("cumsum", [r(2, 3, 4)], axis=1, reverse=False),
+    rec("cumsum", [r(3, 5, dtype=I64)], axis=1, reverse=True, id="cumsum-i64-reverse"),
+    rec("cumsum", [np.array([100, 100, -128, 7], np.int8)], axis=0, reverse=False, id="cumsum-i8-wraps"),
+    rec("cumsum", [r(4, 3, dtype=np.float16)], 2e-3, axis=0, reverse=False, id="cumsum-f16"),
+    rec("cumprod", [np.array([[1.5, -2.0, 0.0, 3.0, -1.0], [0.5, 0.0, 0.0, -2.0, 4.0]], F32)], axis=1, reverse=False,
+        id="cumprod-zeros-negatives"),
+    rec("cumprod", [r(3, 4, 2)], axis=1, reverse=True, id="cumprod-reverse-middle"),
+    rec("cumprod", [r(2, 6, dtype=I32)], axis=1, reverse=False, id="cumprod-i32"),
+    rec("cumprod", [np.array([7, 9, 11, 13, 15], np.int16)], axis=0, reverse=False, id="cumprod-i16-wraps"),
+    rec("sort", [np.array([[3.0, 1.0, np.nan, 1.0, -0.0, 0.0, -np.inf], [2.0, 2.0, 1.0, np.inf, 0.0, -1.0, 2.0]], F32)],
+        axis=1, descending=False, index_dtype=mstype.int32, id="sort-ties-nan"),
+    rec("sort", [np.array([[3.0, 1.0, np.nan, 1.0, -0.0, 0.0, -np.inf], [2.0, 2.0, 1.0, np.inf, 0.0, -1.0, 2.0]], F32)],
+        axis=1, descending=True, index_dtype=mstype.int64, id="sort-descending-ties-nan"),
+    rec("sort", [r(5, 3, dtype=I32)], axis=0, descending=True, index_dtype=mstype.int32, id="sort-i32-axis0"),
+    rec("sort", [r(4, 5, dtype=np.float16)], axis=1, descending=False, index_dtype=mstype.int32, id="sort-f16"),
+    rec("sort", [r(9, dtype=np.bool_)], axis=0, descending=True, index_dtype=mstype.int32, id="sort-bool"),
+    rec("sort", [r(2, 6, dtype=np.uint16)], axis=1, descending=False, index_dtype=mstype.int32, id="sort-u16"),
+    rec("top_k", [np.round(r(3, 7))], k=3, axis=1, largest=True, index_dtype=mstype.int32, id="top_k-ties"),
+    rec("top_k", [np.round(r(6, 2))], k=4, axis=0, largest=False, index_dtype=mstype.int32, id="top_k-smallest"),
+    rec("top_k", [np.array([1.0, np.nan, 5.0, np.nan, -2.0], F32)], k=2, axis=0, largest=False,
+        index_dtype=mstype.int64, id="top_k-smallest-nan"),
 ]
 
 

@@ -136,6 +136,29 @@ def test_argmax_argmin():
                                       np.argmin(x, axis))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_scans_and_sorts(jit):
+    """cumsum/cumprod/sort/top_k against numpy; the functional forms, ONNX, vmap and grad in
+    tests/test_ops_sorting.py."""
+    x = np.round(rand((3, 5), np.float64) * 2) / 2   # halves: ties
+    for axis in (0, 1):
+        for reverse in (False, True):
+            flip = (lambda a: np.flip(a, axis)) if reverse else (lambda a: a)
+            close(run("cumsum", [x], {"axis": axis, "reverse": reverse}, jit), flip(np.cumsum(flip(x), axis)), x.dtype)
+            close(run("cumprod", [x], {"axis": axis, "reverse": reverse}, jit), flip(np.cumprod(flip(x), axis)),
+                  x.dtype)
+        order = np.argsort(x, axis, kind="stable")
+        values, idx = run("sort", [x], {"axis": axis, "descending": False, "index_dtype": ms.int32}, jit)
+        np.testing.assert_array_equal(idx, order)
+        np.testing.assert_array_equal(values, np.take_along_axis(x, order, axis))
+        assert idx.dtype == np.int32
+        down = np.argsort(-x, axis, kind="stable")   # descending, equal values by index
+        values, idx = run("top_k", [x], {"k": 2, "axis": axis, "largest": True, "index_dtype": ms.int64}, jit)
+        np.testing.assert_array_equal(idx, np.take(down, [0, 1], axis))
+        np.testing.assert_array_equal(values, np.take_along_axis(x, idx, axis))
+        assert idx.dtype == np.int64
+
+
 def test_shape_primitives():
     x = rand((2, 3, 4), np.float64)
     np.testing.assert_array_equal(run("reshape", [x], {"shape": (4, 6)}, True), x.reshape(4, 6))
@@ -306,6 +329,7 @@ def test_every_primitive_is_covered_here():
         "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
+        "cumsum", "cumprod", "sort", "top_k",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
         "tile_rows"}  # made by the XLA pipeline's last pass: values against the untiled graph in test_tile_rows.py

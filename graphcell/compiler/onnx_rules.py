@@ -344,6 +344,72 @@ def scatter_add(ctx, x, idx, upd, *, axis):
     return transpose(ctx, out, inverse(perm))
 
 
+# -- scans and sorts (ops/sorting.py) ------------------------------------------------------------
+
+# The dtypes onnxruntime's CPU kernels lack, and the one each is computed in: integers wrap the
+# same way in a wider type (a sum or product mod 2^8 is the low byte of one mod 2^32), and
+# order survives a widening cast. CumSum and ReduceProd have float16/32/64, int32/64; TopK also
+# int8, uint8, int16.
+_SCAN_AS = {"int8": int32, "uint8": int32, "int16": int32, "uint16": int32, "uint32": int64,
+            "uint64": int64, "bfloat16": float32}
+_TOPK_AS = {"uint16": int32, "uint32": int64, "bool_": int32, "bfloat16": float32}
+
+
+def _computed_as(table, rule):
+    """Runs `rule` on the first operand cast to the type `table` gives its dtype, and casts
+    the first result back."""
+    def wrapped(ctx, x, **attrs):
+        src = ctx.in_types[0].dtype
+        wide = table.get(src.name)
+        if wide is None:
+            return rule(ctx, x, **attrs)
+        out = rule(ctx, cast(ctx, x, wide), **attrs)
+        if isinstance(out, list):
+            return [cast(ctx, out[0], src)] + out[1:]
+        return cast(ctx, out, src)
+    return wrapped
+
+
+def cumsum(ctx, x, *, axis, reverse):
+    return ctx.op("CumSum", x, ctx.const(np.asarray(axis, np.int64)), reverse=int(reverse))
+
+
+def cumprod(ctx, x, *, axis, reverse):
+    # ONNX has no CumProd: y_i = prod_k x_k over k <= i (k >= i reversed), as a product over a
+    # new axis of x where the triangular mask keeps it and 1 elsewhere. Exact for integers
+    # (products wrap as XLA's) and zeros and signs come out right (no log/exp); costs n times
+    # x's size along the axis, which must be static.
+    if isinstance(ctx.in_dims[0][axis], Sym):
+        ctx.fail(f"a cumulative product along the dynamic axis {axis} is not supported")
+    n, rank = ctx.in_types[0].shape[axis], ctx.in_types[0].ndim
+    i, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    mask = (k >= i) if reverse else (k <= i)
+    mask = mask.reshape((n, n) + (1,) * (rank - 1 - axis))
+    src = ctx.in_types[0].dtype
+    one = np.ones((), _SCAN_AS.get(src.name, src).np_dtype)   # x's type as computed
+    spread = ctx.op("Where", ctx.const(mask), unsqueeze(ctx, x, [axis]), ctx.const(one))
+    if ctx.opset >= 18:
+        return ctx.op("ReduceProd", spread, ctx.ints([axis + 1]), keepdims=0)
+    return ctx.op("ReduceProd", spread, axes=[axis + 1], keepdims=0)
+
+
+def _top_k(ctx, x, k, axis, largest, index_dtype):
+    # onnxruntime's TopK orders equal values by index in both directions and NaN as the
+    # largest value: the sort primitive's order (tests/test_ops_sorting.py checks both).
+    if ctx.in_types[0].dtype.name == "uint64":
+        ctx.fail("sorting uint64 is not supported (onnxruntime's TopK has no uint64 kernel)")
+    values, idx = ctx.op("TopK", x, k, axis=axis, largest=int(largest), sorted=1, n_out=2)
+    return [values, idx if index_dtype is int64 else cast(ctx, idx, index_dtype)]
+
+
+def sort(ctx, x, *, axis, descending, index_dtype):
+    return _top_k(ctx, x, ctx.size_of(ctx.in_dims[0][axis]), axis, descending, index_dtype)
+
+
+def top_k(ctx, x, *, k, axis, largest, index_dtype):
+    return _top_k(ctx, x, ctx.ints([k]), axis, largest, index_dtype)
+
+
 # -- dot_general ----------------------------------------------------------------------------------
 
 def dot_general(ctx, x, y, bias=None, *, contract, batch):
@@ -732,6 +798,9 @@ RULES = {
     "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
     "concatenate": concatenate, "slice": slice_rule, "pad": pad,
     "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
+    # scans and sorts
+    "cumsum": _computed_as(_SCAN_AS, cumsum), "cumprod": _computed_as(_SCAN_AS, cumprod),
+    "sort": _computed_as(_TOPK_AS, sort), "top_k": _computed_as(_TOPK_AS, top_k),
     # linear algebra, nn
     "dot_general": dot_general, "conv": in_float32(conv), "conv_transpose": in_float32(conv_transpose),
     "linear": linear, "conv_bias": in_float32(conv_bias),   # a Gemm / Conv with its bias
