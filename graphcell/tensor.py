@@ -324,6 +324,119 @@ class Tensor:
         a new Tensor; this one is unchanged)."""
         return _ops().full_like(self, value)
 
+    # -- more of MindSpore's Tensor methods, each the op of the same name -------------------
+    def gather(self, input_indices, axis, batch_dims=0):
+        if batch_dims != 0:
+            raise NotImplementedError("Tensor.gather: batch_dims other than 0 is not supported")
+        return _ops().gather(self, input_indices, axis)
+
+    def masked_fill(self, mask, value):
+        return _ops().masked_fill(self, mask, value)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
+        return _ops().topk(self, k, dim, largest, sorted)
+
+    def sort(self, axis=-1, descending=False):
+        return _ops().sort(self, axis, descending)
+
+    def argsort(self, axis=-1, descending=False):
+        return _ops().argsort(self, axis, descending)
+
+    def cumsum(self, axis=None, dtype=None):
+        """Along `axis`, or over the flattened tensor when None (numpy's and MindSpore's)."""
+        x = self if axis is not None else self.reshape(-1)
+        return _ops().cumsum(x, 0 if axis is None else axis, dtype)
+
+    def cumprod(self, dim, dtype=None):
+        return _ops().cumprod(self, dim, dtype)
+
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+        return _ops().norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def matmul(self, tensor2):
+        return _ops().matmul(self, tensor2)
+
+    def split(self, split_size_or_sections, axis=0):
+        return _ops().split(self, split_size_or_sections, axis)
+
+    def chunk(self, chunks, axis=0):
+        return _ops().chunk(self, chunks, axis)
+
+    def unbind(self, dim=0):
+        return _ops().unbind(self, dim)
+
+    def tril(self, diagonal=0):
+        return _ops().tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops().triu(self, diagonal)
+
+    def flip(self, dims):
+        return _ops().flip(self, dims)
+
+    def roll(self, shifts, dims=None):
+        return _ops().roll(self, shifts, dims)
+
+    def narrow(self, axis, start, length):
+        return _ops().narrow(self, axis, start, length)
+
+    def trace(self):
+        return _ops().trace(self)
+
+    def isnan(self):
+        return _ops().isnan(self)
+
+    def isinf(self):
+        return _ops().isinf(self)
+
+    def isfinite(self):
+        return _ops().isfinite(self)
+
+    def round(self):
+        return _ops().round(self)
+
+    def floor(self):
+        return _ops().floor(self)
+
+    def ceil(self):
+        return _ops().ceil(self)
+
+    def trunc(self):
+        return _ops().trunc(self)
+
+    def sign(self):
+        return _ops().sign(self)
+
+    def square(self):
+        return _ops().square(self)
+
+    def add(self, other):
+        return _ops().add(self, other)
+
+    def sub(self, other):
+        return _ops().sub(self, other)
+
+    def mul(self, other):
+        return _ops().mul(self, other)
+
+    def div(self, other):
+        return _ops().div(self, other)
+
+    def pow(self, exponent):
+        return _ops().pow(self, exponent)
+
+    def long(self):
+        return self.astype(mstype.int64)
+
+    def half(self):
+        return self.astype(mstype.float16)
+
+    def double(self):
+        return self.astype(mstype.float64)
+
+    def bool(self):
+        return self.astype(mstype.bool_)
+
     def swapaxes(self, axis0, axis1):
         return _ops().swapaxes(self, axis0, axis1)
 
@@ -399,16 +512,16 @@ class Tensor:
     def __ge__(self, o): return _ops().greater_equal(self, o)
 
 
-_FUNCTIONAL = None
+_OPS = None
 
 
 def _ops():
-    """graphcell.ops.functional, imported on first use (it imports this module)."""
-    global _FUNCTIONAL
-    if _FUNCTIONAL is None:
-        from .ops import functional
-        _FUNCTIONAL = functional
-    return _FUNCTIONAL
+    """The graphcell.ops package, imported on first use (it imports this module)."""
+    global _OPS
+    if _OPS is None:
+        from . import ops
+        _OPS = ops
+    return _OPS
 
 
 def _check_writable_here(t: "Tensor") -> None:

@@ -344,3 +344,30 @@ def test_mindspore_semantics_found_by_the_ops_fuzz():
     ints = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
     summed = ints.sum(1, ms.float32)
     assert summed.dtype is ms.float32 and summed.shape == (2,) and ints.sum(None, None, True, 1).shape == (1, 1)
+
+
+def test_tensor_methods_are_their_ops():
+    """Each method against numpy, eagerly and under jit (the ops themselves are tested in
+    test_ops_composite.py and test_ops_sorting.py in every backend)."""
+    x = np.array([[3.5, -1.2, 0.0], [2.0, 2.0, -7.25]], np.float32)
+    cases = [(lambda t: t.gather(ms.Tensor([-1, 0]), 1), x[:, [-1, 0]]),
+             (lambda t: t.masked_fill(t > 1, 0.5), np.where(x > 1, 0.5, x)),
+             (lambda t: t.topk(2)[0], -np.sort(-x, 1)[:, :2]), (lambda t: t.sort(0)[0], np.sort(x, 0)),
+             (lambda t: t.argsort(descending=True), np.argsort(-x, 1, kind="stable")),
+             (lambda t: t.cumsum(), np.cumsum(x)), (lambda t: t.cumsum(1), np.cumsum(x, 1)),
+             (lambda t: t.cumprod(0), np.cumprod(x, 0)), (lambda t: t.norm(), np.linalg.norm(x)),
+             (lambda t: t.matmul(t.T), x @ x.T), (lambda t: t.split(1)[1], x[1:]), (lambda t: t.chunk(2, 1)[1], x[:, 2:]),
+             (lambda t: t.unbind(1)[2], x[:, 2]), (lambda t: t.tril(), np.tril(x)), (lambda t: t.triu(1), np.triu(x, 1)),
+             (lambda t: t.flip(1), x[:, ::-1]), (lambda t: t.roll(1, 1), np.roll(x, 1, 1)),
+             (lambda t: t.narrow(1, 1, 2), x[:, 1:3]), (lambda t: t[:, :2].trace(), np.trace(x[:, :2])),
+             (lambda t: t.isnan(), np.isnan(x)), (lambda t: t.isinf(), np.isinf(x)), (lambda t: t.isfinite(), np.isfinite(x)),
+             (lambda t: t.round(), np.round(x)), (lambda t: t.floor(), np.floor(x)), (lambda t: t.ceil(), np.ceil(x)),
+             (lambda t: t.trunc(), np.trunc(x)), (lambda t: t.sign(), np.sign(x)), (lambda t: t.square(), x * x),
+             (lambda t: t.add(1).sub(2).mul(3).div(4).pow(2), ((x + 1 - 2) * 3 / 4) ** 2),
+             (lambda t: t.long(), x.astype(np.int64)), (lambda t: t.half(), x.astype(np.float16)),
+             (lambda t: t.double(), x.astype(np.float64)), (lambda t: t.bool(), x.astype(bool))]
+    for fn, want in cases:
+        for run in (fn, ms.jit(fn)):
+            got = run(Tensor(x))
+            assert got.dtype.np_dtype.kind == np.asarray(want).dtype.kind  # (indices are int32)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
