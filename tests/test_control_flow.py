@@ -716,3 +716,39 @@ def test_unused_branch_results_and_bad_bounds_and_stored_branch_tensors():
 
     with pytest.raises(ControlFlowError, match="the function returns a Tensor f32\\[1\\] on one path and a tuple"):
         ms.jit(mixed)(Tensor(np.array([1.0], np.float32)))
+
+
+def _helper_with_a_tensor_if(x):
+    if x.sum() > 0:
+        return x * 2
+    return x - 1
+
+
+class _Base(ms.nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x * 3
+
+
+class _Child(_Base):
+    def step(self, x):
+        while x.sum() < 4:
+            x = x + 1
+        return x
+
+    def construct(self, x):
+        return super().construct(self.step(x)) + _helper_with_a_tensor_if(x)
+
+
+def test_functions_and_methods_called_from_compiled_code_are_compiled_too():
+    """MindSpore's graph mode compiles what construct calls: a helper's, a method's and the
+    parent's construct's tensor control flow (each raised the bool() error under jit)."""
+    net = _Child()
+    for v in ([1.0, 2.0], [-3.0, -2.0], [5.0, 1.0]):
+        x = Tensor(np.array(v, np.float32))
+        want = net(x).asnumpy()
+        for got in _all_modes(net, x)[1:]:
+            np.testing.assert_allclose(got, want)
+    batch = Tensor(np.array([[1.0, 2.0], [-3.0, -2.0]], np.float32))
+    np.testing.assert_allclose(ms.vmap(net)(batch).asnumpy(), np.stack([net(b).asnumpy() for b in batch]))

@@ -371,3 +371,28 @@ def test_tensor_methods_are_their_ops():
             got = run(Tensor(x))
             assert got.dtype.np_dtype.kind == np.asarray(want).dtype.kind  # (indices are int32)
             np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_integer_inputs_and_edge_shapes_as_mindspore_in_every_backend():
+    """MindSpore takes integers in float functions (sqrt(4) is 2.0), rounds an integer to itself,
+    calls every integer finite and returns a vector from flatten; ops.gelu is exact by default.
+    onnxruntime: an empty broadcast, an unsigned negation and a bool abs (invalid or wrong before)."""
+    import math
+    ops = ms.ops
+    ints = Tensor(np.array([4, 9, -3], np.int32))
+    cases = [(ops.sqrt, np.sqrt(np.array([4, 9, -3], np.float32))), (ops.floor, np.array([4, 9, -3], np.int32)),
+             (ops.round, np.array([4, 9, -3], np.int32)), (ops.isfinite, np.array([True, True, True])),
+             (ops.flatten, np.array([4, 9, -3], np.int32)), (lambda v: -v.astype(ms.uint8), -np.array([4, 9, -3]).astype(np.uint8)),
+             (lambda v: ops.abs(v > 0), np.array([True, True, False])),
+             (lambda v: ops.broadcast_to(v[:1], (0, 3)) * 2, np.zeros((0, 3), np.int32)),
+             (lambda v: v.repeat(0) + 1, np.zeros((0,), np.int32))]
+    for fn, want in cases:
+        for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx")):
+            got = run(ints)
+            assert got.shape == want.shape and got.dtype.np_dtype == want.dtype
+            np.testing.assert_allclose(got.asnumpy(), want)
+    one = Tensor(np.array([1.0], np.float32))
+    assert ops.gelu(one).asnumpy()[0] == pytest.approx(0.5 * (1 + math.erf(1 / math.sqrt(2))), rel=1e-6)
+    assert ops.gelu(one, "tanh").asnumpy()[0] == pytest.approx(0.841192, rel=1e-5)
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        ops.gelu(one, "bogus")

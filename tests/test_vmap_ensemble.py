@@ -56,6 +56,7 @@ def test_dump_marks_the_ensemble_axis_and_the_conv_strategy(nets):
     assert "conv1 [conv_strategy=wide]" in format_graph(graph, source=True)
 
 
+@pytest.mark.skipif(not (SHARED / "seed_programs").is_dir(), reason=f"{SHARED} is absent (CI provides ../shared)")
 def test_seed_program_inference_part_runs_unchanged():
     """The seed's two inference calls (the training part needs grad, issue 4's)."""
     source = (SHARED / "seed_programs" / "seed_vmap_ensemble.py").read_text()

@@ -37,6 +37,20 @@ def unary(op_type: str):
     return lambda ctx, x: ctx.op(op_type, x)
 
 
+def neg(ctx, x):
+    """ONNX's Neg is for signed types: an unsigned one wraps as 0 - x does (XLA's)."""
+    if ctx.in_types[0].dtype.np_dtype.kind == "u":
+        return ctx.op("Sub", ctx.const(np.zeros((), ctx.in_types[0].dtype.np_dtype)), x)
+    return ctx.op("Neg", x)
+
+
+def abs_rule(ctx, x):
+    """ONNX's Abs has no bool: a bool is its own absolute value."""
+    if ctx.in_types[0].dtype is bool_:
+        return ctx.op("Identity", x)
+    return ctx.op("Abs", x)
+
+
 def unary_alpha(op_type: str):
     """LeakyRelu and Elu, which onnxruntime's CPU provider has for float32 and float16 only:
     other dtypes get the select they stand for (float64 models failed to load)."""
@@ -253,6 +267,8 @@ def transpose_rule(ctx, x, *, perm):
 
 def broadcast_in_dim(ctx, x, *, shape, dims):
     in_dims, out_dims = ctx.in_dims[0], ctx.out_dims[0]
+    if 0 in out_dims:  # an empty result is a constant (onnxruntime's optimizer drops an Expand to 0)
+        return ctx.const(np.zeros(ctx.out_type.shape, ctx.out_type.dtype.np_dtype))
     new_axes = [i for i in range(len(shape)) if i not in dims]
     y = unsqueeze(ctx, x, new_axes) if new_axes else x
     # Expand broadcasts both ways, so 1 keeps an input axis (static or dynamic) as it is.
@@ -775,11 +791,11 @@ RULES = {
     "cast": cast_rule,
     "stop_gradient": unary("Identity"),
     # elementwise unary
-    "neg": unary("Neg"), "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
+    "neg": neg, "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
     "relu": relu, "relu6": relu6,
     "leaky_relu": unary_alpha("LeakyRelu"), "elu": unary_alpha("Elu"),
-    "erf": in_float32(unary("Erf")), "abs": unary("Abs"), "sign": unary("Sign"), "floor": unary("Floor"),
+    "erf": in_float32(unary("Erf")), "abs": abs_rule, "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,
     # elementwise binary

@@ -28,6 +28,7 @@ closures and globals are the original ones, and results are cached per code obje
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import itertools
 import os
@@ -43,6 +44,7 @@ _GENERATED: set = set()        # code objects made here (never transformed again
 RUNTIME = "__gc"               # the closure variable holding cf_runtime
 FN_PREFIX = "__gcfn_"          # generated branch/body functions
 RETF, RETV = "__gc_retf", "__gc_retv"
+_BUILTINS = frozenset(dir(builtins))
 
 
 class UnsupportedSyntaxError(GraphModeError):
@@ -162,8 +164,12 @@ def _check_supported(fdef, filename):
 
 
 def _needs_transform(fdef) -> bool:
+    """Control flow to lower, or a call of something other than a builtin (the function it
+    reaches may hold tensor control flow: calls are routed through `cf_runtime.callee`)."""
     for n in ast.walk(fdef):
         if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
+            return True
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS):
             return True
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
             return True
@@ -616,8 +622,15 @@ class _Convert(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         top_args = self.top.args.posonlyargs + self.top.args.args
-        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and top_args:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
             node.args = [_name("__class__"), _name(top_args[0].arg)]  # zero-arg super() needs the class cell
+        elif not (isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith(FN_PREFIX))
+                  or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                  and func.value.id == RUNTIME):
+            # A helper function or method (self.step(x), super().construct(x)) is compiled
+            # as this one is: its tensor control flow becomes graph control flow too.
+            node.func = ast.copy_location(_call("callee", func), func)
         return node
 
 

@@ -13,6 +13,10 @@ body functions), `live` maps those read after the statement to the line of that 
 """
 from __future__ import annotations
 
+import os
+import sysconfig
+import types
+
 from ..tensor import Tensor
 from . import cf_build
 from .cf_build import UNSET, ControlFlowError, Undefined, Where, is_traced  # noqa: F401
@@ -182,6 +186,35 @@ def comp_test(value, where):
             "compile. Compute every element and combine them with ops.select (a mask) instead, or "
             "filter outside the compiled function.")
     return value
+
+
+def _library_dirs() -> tuple:
+    paths = sysconfig.get_paths()
+    return tuple(os.path.realpath(paths[k]) for k in ("stdlib", "purelib", "platlib") if k in paths)
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def callee(fn):
+    """What a call in converted code calls: a user function or method converted in turn (as
+    MindSpore's graph mode compiles what construct calls, so a helper's tensor `if` is graph
+    control flow too); builtins, classes, Cells and library code as they are. A helper with
+    syntax graph mode cannot convert (try, yield) runs as written."""
+    target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(target, types.FunctionType) or target.__code__ in _AS_WRITTEN:
+        return fn
+    from .ast_transform import UnsupportedSyntaxError, converted
+    try:
+        new = fn if os.path.realpath(target.__code__.co_filename).startswith(_LIBRARY_DIRS) else converted(fn)
+    except UnsupportedSyntaxError:
+        new = fn
+    if new is fn:  # (graphcell's own functions among them: the common case, decided once)
+        _AS_WRITTEN.add(target.__code__)
+    return new
+
+
+_AS_WRITTEN: set = set()  # code objects that callee runs as they are
 
 
 def retval(value, returned=True, falls_off=None):

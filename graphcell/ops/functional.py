@@ -173,25 +173,51 @@ def _unop(prim):
     return op
 
 
+def _float_unop(prim):
+    """A float function MindSpore also takes integers and bools for: they are computed in
+    float32 (sqrt(4) is 2.0)."""
+    def op(x):
+        x = as_tensor(x)
+        return prim.bind(x if x.dtype.is_floating else cast(x, mstype.float32))
+    op.__name__ = prim.name
+    return op
+
+
+def _rounding(prim):
+    """floor/ceil/round: an integer is its own rounding (MindSpore takes integers)."""
+    def op(x):
+        x = as_tensor(x)
+        return x if x.dtype.is_integer else prim.bind(x)
+    op.__name__ = prim.name
+    return op
+
+
 neg = _unop(ew.neg)
-exp = _unop(ew.exp)
-log = _unop(ew.log)
-log1p = _unop(ew.log1p)
-expm1 = _unop(ew.expm1)
-sqrt = _unop(ew.sqrt)
-rsqrt = _unop(ew.rsqrt)
-tanh = _unop(ew.tanh)
-sigmoid = _unop(ew.logistic)
-sin = _unop(ew.sin)
-cos = _unop(ew.cos)
-erf = _unop(ew.erf)
+exp = _float_unop(ew.exp)
+log = _float_unop(ew.log)
+log1p = _float_unop(ew.log1p)
+expm1 = _float_unop(ew.expm1)
+sqrt = _float_unop(ew.sqrt)
+rsqrt = _float_unop(ew.rsqrt)
+tanh = _float_unop(ew.tanh)
+sigmoid = _float_unop(ew.logistic)
+sin = _float_unop(ew.sin)
+cos = _float_unop(ew.cos)
+erf = _float_unop(ew.erf)
 abs = _unop(ew.abs_)  # noqa: A001
 sign = _unop(ew.sign)
-floor = _unop(ew.floor)
-ceil = _unop(ew.ceil)
-round = _unop(ew.round_)  # noqa: A001
+floor = _rounding(ew.floor)
+ceil = _rounding(ew.ceil)
+round = _rounding(ew.round_)  # noqa: A001
 bitwise_not = invert = _unop(ew.logical_not)
-isfinite = _unop(ew.is_finite)
+
+
+def isfinite(x):
+    """True where `x` is finite: everywhere for integers and bools (MindSpore takes them)."""
+    x = as_tensor(x)
+    return ew.is_finite.bind(x) if x.dtype.is_floating else full_like(x, True, mstype.bool_)
+
+
 negative = neg
 
 
@@ -265,6 +291,8 @@ def flatten(x, start_dim=1, end_dim=-1) -> Tensor:
     x = as_tensor(x)
     if x.ndim == 0:
         return reshape(x, (1,))
+    if x.ndim == 1 and start_dim in (0, 1):  # MindSpore returns a vector as it is
+        return x
     s, e = _axis(start_dim, x.ndim), _axis(end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {x.ndim}")
@@ -879,9 +907,12 @@ def elu(x, alpha=1.0):
     return select(greater(x, 0), x, mul(expm1(minimum(x, 0)), alpha))
 
 
-def gelu(x, approximate: str | bool = "tanh"):
-    """MindSpore's default GELU is the tanh approximation."""
+def gelu(x, approximate: str | bool = "none"):
+    """MindSpore's ops.gelu: exact (erf) by default, the tanh form with approximate='tanh'
+    (nn.GELU's default is the tanh form: it passes its mode)."""
     x = as_tensor(x)
+    if approximate not in (True, False, "tanh", "none"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if approximate in (True, "tanh"):
         inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), math.sqrt(2.0 / math.pi))
         return mul(mul(x, 0.5), add(tanh(inner), 1.0))
