@@ -752,3 +752,15 @@ def test_functions_and_methods_called_from_compiled_code_are_compiled_too():
             np.testing.assert_allclose(got, want)
     batch = Tensor(np.array([[1.0, 2.0], [-3.0, -2.0]], np.float32))
     np.testing.assert_allclose(ms.vmap(net)(batch).asnumpy(), np.stack([net(b).asnumpy() for b in batch]))
+
+
+def test_check_compares_a_python_counter_that_the_graph_carries_as_a_tensor():
+    def f(x, n):
+        i = 0
+        while i < n:
+            x = x * 2
+            i = i + 1
+        return i, x
+
+    report = ms.check(f, Tensor(np.ones((2, 3), np.float32)), Tensor(np.array(3, np.int32)))
+    assert report.ok and [o["shape"] for o in report.outputs] == [[], [2, 3]]

@@ -401,3 +401,30 @@ def test_train_one_step_cell_takes_mindspore_2_arguments():
     assert step.sens == 1.0 and loss.shape == ()
     for g, w in zip(grads, want):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def test_cell_insert_methods_check_their_arguments_as_mindspore():
+    cell = nn.SequentialCell([nn.Dense(2, 2)])
+    with pytest.raises(TypeError, match="'param' must be a Parameter"):
+        cell.insert_param_to_cell("w", Tensor(np.ones(2, np.float32)))
+    with pytest.raises(KeyError, match="'0' is already the name of a child Cell"):
+        cell.insert_param_to_cell("0", ms.Parameter(np.ones(2, np.float32)))
+    with pytest.raises(KeyError, match="without '.'"):
+        cell.insert_child_to_cell("a.b", nn.ReLU())
+    cell.insert_param_to_cell("w", None)
+    assert [n for n, _ in cell.parameters_and_names()] == ["0.weight", "0.bias"]
+
+
+def test_functional_conv2d_and_clip_take_mindspore_arguments():
+    """ops.conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, ...) against
+    torch; ops.clip_by_value's and ops.clamp's keyword names."""
+    x, w, b = rand(2, 3, 7, 7), rand(4, 3, 3, 3), rand(4)
+    for kwargs, torch_kwargs in [({"padding": 1}, {"padding": 1}), ({"pad_mode": "pad", "padding": (1, 2)}, {"padding": (1, 2)}),
+                                 ({"pad_mode": "same"}, {"padding": "same"}), ({"stride": 2, "dilation": 2}, {"stride": 2, "dilation": 2})]:
+        got = ms.ops.conv2d(Tensor(x), Tensor(w), Tensor(b), **kwargs)
+        np.testing.assert_allclose(got.asnumpy(), TF.conv2d(t(x), t(w), t(b), **torch_kwargs).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ms.ops.clip_by_value(Tensor(x), clip_value_min=-0.5, clip_value_max=0.5).asnumpy(),
+                               np.clip(x, -0.5, 0.5))
+    np.testing.assert_allclose(ms.ops.clamp(input=Tensor(x), min=0.0).asnumpy(), np.maximum(x, 0))
+    with pytest.raises(ValueError, match="at least one of 'min' and 'max'"):
+        ms.ops.clamp(Tensor(x))

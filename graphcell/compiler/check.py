@@ -78,6 +78,18 @@ def _eager_intermediates(graph, arrays) -> dict:
     return env
 
 
+def _leaves_like(structure, value) -> list:
+    """`value`'s parts at the Tensor slots of `structure` (the traced result's), as arrays: a
+    Python number eagerly (a loop counter) is a Tensor in the graph, so it is compared too."""
+    if structure is None:
+        return [np.asarray(value._payload if isinstance(value, Tensor) else value)]
+    if isinstance(structure, pytree.Static):
+        return []
+    if structure[0] is dict:
+        return [leaf for key, s in zip(structure[1], structure[2]) for leaf in _leaves_like(s, value[key])]
+    return [leaf for s, v in zip(structure[1], value) for leaf in _leaves_like(s, v)]
+
+
 def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",), opset=None) -> CheckReport:
     """Runs `fn(*inputs)` eagerly, through XLA and through ONNX (onnxruntime) and compares.
 
@@ -97,11 +109,10 @@ def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",
 
     saved = [(p, p._payload) for p in traced.state_params]
     try:
-        eager = pytree.flatten(fn(*inputs), arrays_are_tensors=True)[0]
+        eager = _leaves_like(traced.out_tree, fn(*inputs))
     finally:
         for p, payload in saved:
             p.set_data(Tensor._wrap(payload))
-    eager = [np.asarray(t._payload) for t in eager]
     n_user = len(graph.user_outputs)
     xla = [np.asarray(a) for a in compiled_fn(traced)(*arrays)][:n_user]
 

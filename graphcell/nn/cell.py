@@ -87,8 +87,20 @@ class Cell:
         object.__delattr__(self, name)
 
     def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot=True):
+        """MindSpore's checks: a Parameter (or None), a name without '.', not a child Cell's."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the parameter name must be a non-empty string, "
+                           f"but got {param_name!r}")
         if check_name_contain_dot and "." in param_name:
             raise KeyError(f"The name of a parameter attribute may not contain '.': {param_name!r}")
+        if param_name in self._cells:
+            raise KeyError(f"For 'insert_param_to_cell', {param_name!r} is already the name of a child Cell")
+        if param is None:
+            self._params[param_name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'insert_param_to_cell', the argument 'param' must be a Parameter (or None), "
+                            f"but got {type(param).__name__}")
         if param.name == PARAMETER_NAME_DEFAULT:
             param.name = param_name
         self._params[param_name] = param
@@ -96,6 +108,14 @@ class Cell:
         bump_config_epoch()
 
     def insert_child_to_cell(self, child_name: str, child: "Cell"):
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"For 'insert_child_to_cell', the child name must be a non-empty string without "
+                           f"'.', but got {child_name!r}")
+        if child_name in self._params:
+            raise KeyError(f"For 'insert_child_to_cell', {child_name!r} is already the name of a Parameter")
+        if not isinstance(child, Cell):
+            raise TypeError(f"For 'insert_child_to_cell', the argument 'child' must be a Cell, but got "
+                            f"{type(child).__name__}")
         if self._auto_prefix:
             child.update_parameters_name(child_name + ".")
         object.__setattr__(child, "_scope_name", child_name)

@@ -243,8 +243,11 @@ def where(condition, x, y):
     return select(condition, x, y)
 
 
-def clamp(x, min=None, max=None):  # noqa: A002 - MindSpore's names
-    x = as_tensor(x)
+def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
+    """`input` limited to [min, max]; at least one limit (MindSpore's ops.clamp)."""
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' and 'max' must be given")
+    x = as_tensor(input)
     if min is not None:
         x = maximum(x, min)
     if max is not None:
@@ -252,7 +255,9 @@ def clamp(x, min=None, max=None):  # noqa: A002 - MindSpore's names
     return x
 
 
-clip_by_value = clamp
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """MindSpore's ops.clip_by_value (clamp with its keyword names)."""
+    return clamp(x, clip_value_min, clip_value_max)
 
 
 def cast(x, dtype) -> Tensor:
@@ -966,12 +971,50 @@ def log_softmax(x, axis=-1):
     return sub(shifted, log(reduce_sum(exp(shifted), axis, True)))
 
 
-def conv2d(x, weight, stride=1, padding=((0, 0), (0, 0)), dilation=1, groups=1):
-    """NCHW convolution; `padding` a ((top, bottom), (left, right)) pair of pairs."""
-    x, weight = _pair(x, weight)
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
+    """MindSpore's ops.conv2d over NCHW input. pad_mode 'valid' (no padding unless `padding`
+    says), 'pad' (`padding`: an int, (h, w), (top, bottom, left, right) or ((top, bottom),
+    (left, right))) or 'same' (TensorFlow's: the odd extra row and column after)."""
+    x, weight = _pair(input, weight)
     stride, dilation = _tuple2(stride), _tuple2(dilation)
-    return nn_prims.conv.bind(x, weight, strides=stride, padding=tuple(tuple(p) for p in padding),
-                              lhs_dilation=(1, 1), rhs_dilation=dilation, groups=groups, batch_groups=1)
+    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+    if mode == "same":
+        pads = tuple(same_padding(x.shape[2 + i], weight.shape[2 + i], stride[i], dilation[i]) for i in range(2))
+    elif mode in ("valid", "pad"):
+        pads = _conv_pads(padding)
+    else:
+        raise ValueError(f"conv2d: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+    out = conv2d_padded(x, weight, stride, pads, dilation, groups)
+    return out if bias is None else add(out, reshape(bias, (1, -1, 1, 1)))
+
+
+def conv2d_padded(x, weight, stride, padding, dilation=(1, 1), groups=1) -> Tensor:
+    """The convolution itself: `padding` ((top, bottom), (left, right)), `stride` and
+    `dilation` pairs (what Conv2d computes from its pad mode)."""
+    x, weight = _pair(x, weight)
+    return nn_prims.conv.bind(x, weight, strides=_tuple2(stride), padding=tuple(tuple(p) for p in padding),
+                              lhs_dilation=(1, 1), rhs_dilation=_tuple2(dilation), groups=groups, batch_groups=1)
+
+
+def _conv_pads(padding) -> tuple:
+    if isinstance(padding, numbers.Integral):
+        return ((int(padding),) * 2,) * 2
+    padding = tuple(padding)
+    if len(padding) == 2 and builtins.all(isinstance(p, numbers.Integral) for p in padding):
+        return ((padding[0],) * 2, (padding[1],) * 2)
+    if len(padding) == 4:
+        return ((padding[0], padding[1]), (padding[2], padding[3]))
+    if len(padding) == 2:
+        return tuple(tuple(p) for p in padding)
+    raise ValueError(f"conv2d: padding must be an int, (h, w), (top, bottom, left, right) or "
+                     f"((top, bottom), (left, right)), got {padding}")
+
+
+def same_padding(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """TensorFlow/MindSpore 'same': out = ceil(size/stride); the extra pixel goes after."""
+    out = -(-size // stride)
+    total = builtins.max((out - 1) * stride + dilation * (kernel - 1) + 1 - size, 0)
+    return total // 2, total - total // 2
 
 
 def _tuple2(v):

@@ -17,11 +17,7 @@ def _pair(v, name):
     return v
 
 
-def same_padding(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
-    """TensorFlow/MindSpore 'same': out = ceil(size/stride); the extra pixel goes after."""
-    out = -(-size // stride)
-    total = max((out - 1) * stride + dilation * (kernel - 1) + 1 - size, 0)
-    return total // 2, total - total // 2
+same_padding = F.same_padding
 
 
 def explicit_padding(pad_mode: str, padding, spatial, kernel, stride, dilation, op="Conv2D"):
@@ -42,12 +38,12 @@ def explicit_padding(pad_mode: str, padding, spatial, kernel, stride, dilation, 
     return tuple(same_padding(spatial[i], kernel[i], stride[i], dilation[i]) for i in range(2))
 
 
-
 def check_data_format(layer: str, data_format: str) -> None:
     """Layers compute in NCHW only; NHWC is refused rather than computed over the wrong axes."""
     if data_format != "NCHW":
         raise ValueError(f"{layer}: only data_format='NCHW' is supported, got {data_format!r}; "
                          "transpose the input with ops.transpose(x, (0, 3, 1, 2))")
+
 
 class Conv2d(Cell):
     """2-D convolution over NCHW input; weight [out, in/group, kh, kw]; no bias by default."""
@@ -81,7 +77,7 @@ class Conv2d(Cell):
                          dtype=self.weight.dtype)
         pads = explicit_padding(self.pad_mode, self.padding, x.shape[2:], self.kernel_size,
                                 self.stride, self.dilation)
-        out = F.conv2d(x, self.weight, self.stride, pads, self.dilation, self.group)
+        out = F.conv2d_padded(x, self.weight, self.stride, pads, self.dilation, self.group)
         if self.has_bias:
             out = F.add(out, F.reshape(self.bias, (1, -1, 1, 1)))
         return out
