@@ -8,10 +8,23 @@ from __future__ import annotations
 import numpy as _np
 
 from . import dtype as _mstype
-from .dtype import to_dtype as _to_dtype
-from .ops.functional import (arange, concat as concatenate, eye, full, ones, stack, zeros,  # noqa: F401
-                             zeros_like, ones_like, full_like)
+from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: F401
+                    to_dtype as _to_dtype)
+from .ops import functional as _F
+from .ops.functional import (arange, full, ones, stack, zeros, zeros_like, ones_like, full_like)  # noqa: F401
 from .tensor import Tensor as _Tensor
+
+
+def eye(N, M=None, k=0, dtype=_mstype.float32) -> _Tensor:  # noqa: N803 - mindspore.numpy's names
+    """Ones on the k-th diagonal of an N x M matrix (numpy's and mindspore.numpy's eye)."""
+    return _Tensor(_np.eye(N, M, k), _to_dtype(dtype))
+
+
+def concatenate(arrays, axis=0) -> _Tensor:
+    """numpy's concatenate: `axis=None` joins the flattened arrays."""
+    if axis is None:
+        return _F.concat([_F.reshape(_F.as_tensor(a), (-1,)) for a in arrays], 0)
+    return _F.concat(arrays, axis)
 
 
 def _shape(args):

@@ -54,12 +54,17 @@ def _to_array(data, dtype: DType | None):
         dtype = _default_dtype(data) if not isinstance(data, jax.Array) else to_dtype(data.dtype)
     if isinstance(data, jax.Array) and data.dtype == dtype.np_dtype:
         return data
+    return host_to_device(host_array(data, dtype))
+
+
+def host_array(data, dtype: DType) -> np.ndarray:
+    """`data` as a numpy array of `dtype`; a Python int too big for it is a clear ValueError
+    (numpy's is a bare OverflowError)."""
     try:
-        array = np.asarray(data, dtype=dtype.np_dtype)
+        return np.asarray(data, dtype=dtype.np_dtype)
     except OverflowError:
         raise ValueError(f"Tensor({data!r}): a value does not fit {dtype}; give a wider dtype "
                          "or a float") from None
-    return host_to_device(array)
 
 
 class Tensor:

@@ -632,3 +632,18 @@ def test_grad_matches_jax(name):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_allclose(g.asnumpy(), np.asarray(w), rtol=1e-9, atol=1e-9)
+
+
+def test_clip_by_global_norm_against_numpy_and_under_jit():
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(5).astype(np.float32)]
+    norm = np.sqrt(sum((g.astype(np.float64) ** 2).sum() for g in grads))
+    for clip in (0.5, 100.0):
+        want = [g * clip / max(norm, clip) for g in grads]
+        for a, b in zip(ops.clip_by_global_norm(tuple(Tensor(g) for g in grads), clip), want):
+            np.testing.assert_allclose(a.asnumpy(), b, rtol=1e-5)
+        jitted = ms.jit(lambda a, b: ops.clip_by_global_norm((a, b), clip))(*[Tensor(g) for g in grads])
+        for a, b in zip(jitted, want):
+            np.testing.assert_allclose(a.asnumpy(), b, rtol=1e-5)
+    with pytest.raises(ValueError, match="clip_norm must be a positive number"):
+        ops.clip_by_global_norm((Tensor(grads[0]),), 0.0)

@@ -396,3 +396,12 @@ def test_integer_inputs_and_edge_shapes_as_mindspore_in_every_backend():
     assert ops.gelu(one, "tanh").asnumpy()[0] == pytest.approx(0.841192, rel=1e-5)
     with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
         ops.gelu(one, "bogus")
+
+
+def test_numpy_module_eye_concatenate_and_dtype_names():
+    np.testing.assert_array_equal(mnp.eye(2, 3, 1).asnumpy(), np.eye(2, 3, 1))
+    joined = mnp.concatenate([mnp.ones((2, 2)), mnp.zeros(3)], axis=None)
+    np.testing.assert_array_equal(joined.asnumpy(), np.concatenate([np.ones((2, 2)), np.zeros(3)], axis=None))
+    assert mnp.int32 is ms.int32 and mnp.float32 is ms.float32
+    with pytest.raises(ValueError, match="does not fit Int32"):
+        ms.jit(lambda v: v + 2 ** 40)(Tensor(np.array([1], np.int32)))

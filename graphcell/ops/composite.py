@@ -35,6 +35,8 @@ __all__ = [
     "norm", "count_nonzero", "std_mean", "var_mean",
     # selection
     "masked_fill",
+    # gradients
+    "clip_by_global_norm",
 ]
 
 
@@ -577,3 +579,21 @@ def masked_fill(input_x, mask, value):
     if value.ndim:
         raise ValueError(f"masked_fill: value must be a number or a 0-d tensor, got shape {list(value.shape)}")
     return F.select(mask, F.cast(value, x.dtype), x)
+
+
+# -- gradients -----------------------------------------------------------------------------
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """MindSpore's ops.clip_by_global_norm: every tensor of `x` (a tuple or list, gradients
+    usually) times clip_norm / max(global_norm, clip_norm), where global_norm is the 2-norm of
+    all of them together (`use_norm` instead when given)."""
+    if not isinstance(x, (tuple, list)) or not x:
+        raise TypeError(f"clip_by_global_norm: x must be a non-empty tuple or list of Tensors, got {type(x).__name__}")
+    if not isinstance(clip_norm, (int, float)) or isinstance(clip_norm, bool) or clip_norm <= 0:
+        raise ValueError(f"clip_by_global_norm: clip_norm must be a positive number, got {clip_norm!r}")
+    tensors = [F.as_tensor(t) for t in x]
+    if use_norm is None:
+        squares = [F.reduce_sum(F.square(F.cast(t, mstype.float32))) for t in tensors]
+        use_norm = F.sqrt(F.reduce_sum(F.stack(squares)))
+    scale = F.div(clip_norm, F.maximum(F.as_tensor(use_norm), clip_norm))
+    return tuple(F.mul(t, F.cast(scale, t.dtype)) for t in tensors)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..dtype import DType, result_dtype, to_dtype
-from ..tensor import Parameter, Tensor
+from ..tensor import Parameter, Tensor, host_array
 from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
 
 # -- argument conversion -------------------------------------------------------------------
@@ -64,7 +64,7 @@ def _scalar(x, dtype: DType) -> Tensor:
     tracer = current_tracer()
     if tracer is None:
         return Tensor(x, dtype)
-    return Tensor._symbolic(tracer.constant(np.asarray(x, dtype=dtype.np_dtype)))
+    return Tensor._symbolic(tracer.constant(host_array(x, dtype)))
 
 
 def _axis(axis: int, ndim: int, name: str = "axis") -> int:
