@@ -764,3 +764,16 @@ def test_check_compares_a_python_counter_that_the_graph_carries_as_a_tensor():
 
     report = ms.check(f, Tensor(np.ones((2, 3), np.float32)), Tensor(np.array(3, np.int32)))
     assert report.ok and [o["shape"] for o in report.outputs] == [[], [2, 3]]
+
+
+def test_a_random_draw_under_a_per_member_condition_names_the_generator():
+    """The generator's key would advance for some members only: the error says so (it told the
+    user to vmap a CellList, which they had done)."""
+    def f(x):
+        if x.sum() > 0:
+            x = x + ops.uniform(x.shape)
+        return x
+
+    from graphcell.passes.vmap import VmapError
+    with pytest.raises(VmapError, match="a random draw .* runs under a tensor `if` or loop whose condition differs"):
+        ms.vmap(f)(Tensor(np.array([[1.0], [-1.0]], np.float32)))

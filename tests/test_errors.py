@@ -61,7 +61,7 @@ def test_op_shape_error_names_the_cell_scope():
 
 
 def _helper_with_python_branch(x):
-    return x if x.sum() > 0 else -x  # a conditional expression: not rewritten into a cond
+    return x if 0 < x.sum() < 5 else -x  # a chained comparison: Python's `and` of two bool()s
 
 
 def test_python_branch_on_traced_tensor():

@@ -195,9 +195,17 @@ def _place_output(graph, index, value, d, out_axis, axis_size):
     if out_axis is None:
         if d is not None:
             n_user = len(graph.outputs) - len(graph.state_names)
-            what = (f"Parameter {graph.state_names[index - n_user]!r} is written with a value that differs "
-                    "per member; a shared Parameter cannot hold it (vmap a CellList to give each member "
-                    "its own)") if index >= n_user else f"output {index} differs per member but its out_axes is None"
+            name = graph.state_names[index - n_user] if index >= n_user else None
+            if name == "global_rng_key":  # graphcell's own generator, advanced by some members only
+                what = ("a random draw (Dropout, ops.uniform, ops.normal) runs under a tensor `if` or loop "
+                        "whose condition differs per member, so graphcell's generator would advance for some "
+                        "members only; draw before the `if` or loop, or pass each member an explicit key "
+                        "(ops.uniform(shape, dtype, key))")
+            elif name is not None:
+                what = (f"Parameter {name!r} is written with a value that differs per member; a shared "
+                        "Parameter cannot hold it (vmap a CellList to give each member its own)")
+            else:
+                what = f"output {index} differs per member but its out_axes is None"
             raise VmapError(f"vmap: {what}")
         return value
     t = materialize(Tensor._symbolic(value), d, axis_size, out_axis)
