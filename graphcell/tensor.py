@@ -265,8 +265,8 @@ class Tensor:
         return _ops().expand_dims(self, dim)
 
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
-        """MindSpore's argument order: (axis, dtype, keepdims, initial)."""
-        out = _ops().reduce_sum(self if dtype is None else self.astype(dtype), axis, keepdims)
+        """MindSpore's argument order: (axis, dtype, keepdims, initial); integers sum in int64."""
+        out = _ops().sum(self, axis, keepdims, dtype=dtype)
         return out if initial is None else out + initial
 
     def mean(self, axis=None, keep_dims=False):

@@ -202,16 +202,20 @@ def test_numpy_module_and_seed():
 def test_a_sum_has_one_dtype_eagerly_under_jit_and_in_onnxruntime(dtype):
     """MindSpore's ReduceSum keeps an int32 input's dtype (so does the IR's type rule); jnp.sum
     widened it to int64 eagerly and under XLA while onnxruntime kept int32 (found by the
-    reduction property test). Bools are counted in int32, as MindSpore's Tensor.sum does."""
+    reduction property test). Bools are counted in int32 there. ops.sum and Tensor.sum, as
+    MindSpore 2.10's (measured), sum bools and narrower integers in int64."""
     from graphcell import ops
     x = np.array([[1, 0, 1], [1, 1, 0]]).astype(dtype)
-    want_dtype = ms.int32 if dtype is np.bool_ else Tensor(x).dtype
-    for fn in (lambda t: ops.sum(t, 1), lambda t: t.sum(), lambda t: ops.reduce_prod(t, 0)):
+    want_dtype = ms.float16 if dtype is np.float16 else ms.int64
+    fns = (lambda t: ops.sum(t, 1), lambda t: t.sum(), lambda t: ops.reduce_prod(t, 0),
+           lambda t: ops.reduce_sum(t, 1))
+    for fn in fns:
         results = [run(Tensor(x)) for run in (fn, ms.jit(fn), ms.jit(fn, backend="onnx"))]
         assert {r.dtype for r in results} == {results[0].dtype}, [r.dtype for r in results]
         for r in results[1:]:
             np.testing.assert_array_equal(r.asnumpy(), results[0].asnumpy())
-    assert ops.sum(Tensor(x), 1).dtype is want_dtype
+    assert ops.sum(Tensor(x), 1).dtype is want_dtype and Tensor(x).sum().dtype is want_dtype
+    assert ops.reduce_sum(Tensor(x), 1).dtype is (ms.int32 if dtype is np.bool_ else Tensor(x).dtype)
     np.testing.assert_array_equal(ops.sum(Tensor(x), 1).asnumpy(), x.astype(np.int64).sum(1))
 
 
@@ -344,6 +348,7 @@ def test_mindspore_semantics_found_by_the_ops_fuzz():
     assert mixed.dtype is ms.int16 and mixed.asnumpy().tolist() == [199]
     with pytest.raises(TypeError, match="no integer dtype holds both"):
         Tensor(np.array([1], np.int64)) + Tensor(np.array([1], np.uint64))
+    assert ops.argmax(t, 1).dtype is ms.int64 and t.argmax().dtype is ms.int64   # (the Argmax primitive's: int32)
     ints = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
     summed = ints.sum(1, ms.float32)
     assert summed.dtype is ms.float32 and summed.shape == (2,) and ints.sum(None, None, True, 1).shape == (1, 1)

@@ -778,7 +778,21 @@ def _empty_reduction(x: Tensor, axes: tuple, keep_dims: bool, value) -> Tensor:
 
 
 reduce_mean = mean
-sum = reduce_sum  # noqa: A001
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):  # noqa: A001,A002
+    """MindSpore 2.x's ops.sum: bools and integers narrower than 64 bits sum in a 64-bit integer
+    (measured on 2.10; numpy does too) unless `dtype` is given; `reduce_sum` (the ReduceSum
+    primitive's rule) keeps an integer input's dtype. `axis`/`keepdims` are Tensor.sum's names
+    for `dim`/`keepdim`."""
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    x = as_tensor(input)
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif x.dtype is mstype.bool_ or x.dtype.is_integer and x.dtype.itemsize < 8:
+        x = cast(x, mstype.uint64 if x.dtype.np_dtype.kind == "u" else mstype.int64)
+    return reduce_sum(x, dim, keepdim)
+
+
 amax, amin = reduce_max, reduce_min
 
 
@@ -805,11 +819,13 @@ def _arg(prim, x, axis, keepdims):
         out = _arg(prim, reshape(x, (-1,)), 0, False)
         return reshape(out, (1,) * x.ndim) if keepdims else out
     axis = _axis(axis, x.ndim)
-    out = prim.bind(x, axis=axis, index_dtype=mstype.int32)
+    out = prim.bind(x, axis=axis, index_dtype=mstype.int64)
     return expand_dims(out, axis) if keepdims else out
 
 
 def argmax(x, axis=None, keepdims=False):
+    """Int64 indices, as MindSpore 2.10's ops.argmax and Tensor.argmax (measured; its Argmax
+    primitive's are int32)."""
     return _arg(red.argmax, x, axis, keepdims)
 
 
