@@ -112,6 +112,25 @@ def test_rows_from_the_start_of_a_dynamic_batch(tmp_path, index):
             np.testing.assert_array_equal(sess(x[:b]), x[:b][index] * 2)
 
 
+def test_batchnorm_in_training_mode_exports_with_a_dynamic_batch(tmp_path):
+    """The unbiased variance's count was x.size computed in Python: a constant of the example
+    batch, which a dynamic export refused (it now counts at run time with element_count)."""
+    net = nn.BatchNorm1d(4)
+    net.set_train(True)
+    x = RNG.standard_normal((6, 4)).astype(np.float32)
+    path = ms.export(net, ms.Tensor(x[:3]), file_name=str(tmp_path / "bn"), dynamic_axes={"x": [0]},
+                     input_names=["x"])
+    sess = Session(path, providers=["cpu"])
+    start = [p.asnumpy() for p in (net.moving_mean, net.moving_variance)]
+    for b in (2, 6):
+        out, mean, variance = sess(x[:b])
+        for p, value in zip((net.moving_mean, net.moving_variance), start):
+            p.set_data(value)
+        np.testing.assert_allclose(out, net(ms.Tensor(x[:b])).asnumpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(mean, net.moving_mean.asnumpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(variance, net.moving_variance.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_means_over_the_batch_follow_the_batch_size(tmp_path):
     """A mean's divisor is computed from the input's shape (it was the example batch's count,
     baked in: x - x.mean() was wrong at every other batch size), in branches too."""

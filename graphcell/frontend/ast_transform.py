@@ -390,8 +390,8 @@ def _reads(nodes) -> dict:
 
 def _live_reads(stmts, after: dict) -> dict:
     """{name: line} of the names `stmts` read before assigning them, and those of `after` (read
-    once `stmts` are done) that `stmts` surely reassign: `t = x + 1` after an `if` that
-    assigned t does not read that t."""
+    once `stmts` are done) that `stmts` do not surely reassign: `t = x + 1` after an `if`
+    that assigned t does not read that t."""
     out: dict = {}
     killed = _flow(stmts, out, set())
     return _merge(out, {k: v for k, v in after.items() if k not in killed})
