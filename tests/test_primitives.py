@@ -452,3 +452,15 @@ def test_eager_random_draws_follow_their_key():
     assert not np.array_equal(a, b)
     ms.set_seed(3)
     np.testing.assert_array_equal(F.uniform((8,)).asnumpy(), a)
+
+
+def test_random_ops_take_mindspore_arguments():
+    """ops.uniform(shape, minval, maxval, seed, dtype), ops.normal(shape, mean, stddev, seed) and
+    ops.standard_normal(shape, seed): a seed gives the same numbers each call, eagerly and jitted."""
+    lo, hi = Tensor(np.float32(2.0)), Tensor(np.float32(5.0))
+    u = F.uniform((2000,), lo, hi, seed=7).asnumpy()
+    assert u.dtype == np.float32 and 2.0 <= u.min() and u.max() < 5.0 and abs(u.mean() - 3.5) < 0.1
+    np.testing.assert_array_equal(ms.jit(lambda: F.uniform((2000,), 2.0, 5.0, seed=7))().asnumpy(), u)
+    z = F.normal((4000,), 10.0, 0.5, seed=1).asnumpy()
+    assert abs(z.mean() - 10.0) < 0.05 and abs(z.std() - 0.5) < 0.05
+    np.testing.assert_array_equal(F.standard_normal((4000,), seed=1).asnumpy() * 0.5 + 10.0, z)

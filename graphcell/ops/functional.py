@@ -1080,14 +1080,38 @@ def random_key() -> Tensor:
     return key
 
 
-def uniform(shape, dtype=mstype.float32, key=None):
-    key = random_key() if key is None else key
-    return random_prims.random_uniform.bind(key, shape=tuple(shape), dtype=to_dtype(dtype))
+def _draw_key(seed, key):
+    """An explicit key, one derived from a seed (the same numbers for the same seed), or the
+    next key of graphcell's global generator."""
+    if key is not None:
+        return key
+    if seed is not None:
+        from .random_state import _key_data
+        return Tensor(_key_data(int(seed)))
+    return random_key()
 
 
-def normal(shape, dtype=mstype.float32, key=None):
-    key = random_key() if key is None else key
-    return random_prims.random_normal.bind(key, shape=tuple(shape), dtype=to_dtype(dtype))
+def uniform(shape, minval=0.0, maxval=1.0, seed=None, dtype=mstype.float32, *, key=None):
+    """MindSpore's ops.uniform: `shape` values in [minval, maxval) (numbers or broadcastable
+    Tensors); `key` a graphcell random key (uint32[2]) for explicit, per-member streams."""
+    dtype = to_dtype(dtype)
+    u = random_prims.random_uniform.bind(_draw_key(seed, key), shape=tuple(shape), dtype=dtype)
+    if isinstance(minval, numbers.Number) and isinstance(maxval, numbers.Number) and (minval, maxval) == (0.0, 1.0):
+        return u
+    return add(mul(u, sub(maxval, minval)), minval)
+
+
+def normal(shape, mean=0.0, stddev=1.0, seed=None, dtype=mstype.float32, *, key=None):
+    """Normal draws of `shape`, `mean` + `stddev` * N(0, 1) (MindSpore's ops.normal order)."""
+    z = random_prims.random_normal.bind(_draw_key(seed, key), shape=tuple(shape), dtype=to_dtype(dtype))
+    if isinstance(mean, numbers.Number) and isinstance(stddev, numbers.Number) and (mean, stddev) == (0.0, 1.0):
+        return z
+    return add(mul(z, stddev), mean)
+
+
+def standard_normal(shape, seed=None, *, key=None):
+    """MindSpore's ops.standard_normal: float32 N(0, 1) draws of `shape`."""
+    return normal(shape, seed=seed, key=key)
 
 
 def dropout(x, p=0.5, training=True):
@@ -1097,7 +1121,7 @@ def dropout(x, p=0.5, training=True):
         return x
     if p >= 1:
         return mul(x, 0.0)
-    keep = less(uniform(x.shape, x.dtype), 1.0 - p)
+    keep = less(uniform(x.shape, dtype=x.dtype), 1.0 - p)
     return select(keep, div(x, 1.0 - p), mul(x, 0.0))
 
 

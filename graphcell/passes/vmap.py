@@ -200,7 +200,7 @@ def _place_output(graph, index, value, d, out_axis, axis_size):
                 what = ("a random draw (Dropout, ops.uniform, ops.normal) runs under a tensor `if` or loop "
                         "whose condition differs per member, so graphcell's generator would advance for some "
                         "members only; draw before the `if` or loop, or pass each member an explicit key "
-                        "(ops.uniform(shape, dtype, key))")
+                        "(ops.uniform(shape, key=key))")
             elif name is not None:
                 what = (f"Parameter {name!r} is written with a value that differs per member; a shared "
                         "Parameter cannot hold it (vmap a CellList to give each member its own)")
