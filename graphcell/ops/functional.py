@@ -729,8 +729,8 @@ def _reduce(prim, x, axis, keepdims):
 
 
 def reduce_sum(x, axis=None, keepdims=False):
-    """The input's dtype, as MindSpore's ReduceSum; bools are counted in int32, as its
-    Tensor.sum does."""
+    """The input's dtype, as MindSpore's ReduceSum primitive (bools are counted in int32);
+    `sum`, MindSpore 2.x's ops.sum and Tensor.sum, widens integers to 64 bits."""
     x = as_tensor(x)
     if x.dtype is mstype.bool_:
         x = cast(x, mstype.int32)
