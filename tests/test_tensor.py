@@ -349,6 +349,8 @@ def test_mindspore_semantics_found_by_the_ops_fuzz():
     with pytest.raises(TypeError, match="no integer dtype holds both"):
         Tensor(np.array([1], np.int64)) + Tensor(np.array([1], np.uint64))
     assert ops.argmax(t, 1).dtype is ms.int64 and t.argmax().dtype is ms.int64   # (the Argmax primitive's: int32)
+    assert ops.argmin(t, 1).dtype is ms.int32 and ops.argmax(t, dim=1, keepdim=True).shape == (2, 1)
+    assert (Tensor([True, False]) + 1).dtype is ms.int64
     ints = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
     summed = ints.sum(1, ms.float32)
     assert summed.dtype is ms.float32 and summed.shape == (2,) and ints.sum(None, None, True, 1).shape == (1, 1)

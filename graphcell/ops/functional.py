@@ -51,7 +51,7 @@ def _scalar_like(x, like: Tensor) -> Tensor:
         if isinstance(x, bool) and like.dtype is not mstype.bool_:
             return _scalar(int(x), like.dtype)
         if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
-            return _scalar(x, mstype.int32)  # MindSpore: a bool Tensor with an int computes in int32
+            return _scalar(x, mstype.int64)  # MindSpore 2.10 (measured): a bool Tensor with an int is Int64
         return _scalar(x, like.dtype)
     return as_tensor(x)
 
@@ -813,24 +813,27 @@ def _all_or_any(prim, x, axis, keep_dims, empty):
     return _reduce(prim, x, axes, keep_dims)
 
 
-def _arg(prim, x, axis, keepdims):
+def _arg(prim, x, axis, keepdims, index_dtype):
     x = as_tensor(x)
     if axis is None:
-        out = _arg(prim, reshape(x, (-1,)), 0, False)
+        out = _arg(prim, reshape(x, (-1,)), 0, False, index_dtype)
         return reshape(out, (1,) * x.ndim) if keepdims else out
     axis = _axis(axis, x.ndim)
-    out = prim.bind(x, axis=axis, index_dtype=mstype.int64)
+    out = prim.bind(x, axis=axis, index_dtype=index_dtype)
     return expand_dims(out, axis) if keepdims else out
 
 
-def argmax(x, axis=None, keepdims=False):
-    """Int64 indices, as MindSpore 2.10's ops.argmax and Tensor.argmax (measured; its Argmax
-    primitive's are int32)."""
-    return _arg(red.argmax, x, axis, keepdims)
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):  # noqa: A002
+    """MindSpore 2.10's ops.argmax(input, dim, keepdim): int64 indices (measured; Tensor.argmax's
+    too, and its `axis`/`keepdims` names are taken here; the Argmax primitive's are int32)."""
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    return _arg(red.argmax, input, dim, keepdim, mstype.int64)
 
 
-def argmin(x, axis=None, keepdims=False):
-    return _arg(red.argmin, x, axis, keepdims)
+def argmin(input, axis=None, keepdims=False):  # noqa: A002
+    """MindSpore 2.10's ops.argmin(input, axis, keepdims): int32 indices (measured, unlike argmax)."""
+    return _arg(red.argmin, input, axis, keepdims, mstype.int32)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
