@@ -136,9 +136,8 @@ def fmod(input, other):  # noqa: A002
 
 
 def clip(input, min=None, max=None):  # noqa: A002
-    """MindSpore's ops.clip (ops.clamp): min(max(input, min), max); where min > max, max."""
-    if min is None and max is None:
-        raise ValueError("clip: at least one of 'min' and 'max' must not be None")
+    """MindSpore's ops.clip (ops.clamp, which refuses two None limits): min(max(input, min), max);
+    where min > max, max."""
     return F.clamp(input, min, max)
 
 

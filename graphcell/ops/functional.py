@@ -397,7 +397,7 @@ def repeat_interleave(x, repeats, axis=None) -> Tensor:
     if len(counts) != x.shape[axis] or builtins.any(c < 0 for c in counts):
         raise ValueError(f"repeat: repeats needs one non-negative count per element of axis {axis} "
                          f"({x.shape[axis]}), got {list(repeats)}")
-    return _take(x, Tensor(np.repeat(np.arange(len(counts)), counts), mstype.int64), axis)
+    return take_in_range(x, Tensor(np.repeat(np.arange(len(counts)), counts), mstype.int64), axis)
 
 
 def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
@@ -488,11 +488,12 @@ def gather(x, indices, axis: int = 0) -> Tensor:
     axis = _axis(axis, x.ndim)
     if indices.dtype.np_dtype.kind == "i":
         indices = select(less(indices, 0), add(indices, x.shape[axis]), indices)
-    return _take(x, indices, axis)
+    return take_in_range(x, indices, axis)
 
 
-def _take(x, indices, axis: int) -> Tensor:
-    """gather for indices already in [0, size): graphcell's own (getitem's, repeat's)."""
+def take_in_range(x, indices, axis: int) -> Tensor:
+    """gather for indices already in [0, size) (getitem's, repeat's, the layers'): no wrapping of
+    negative ones."""
     return shape_ops.take.bind(x, indices, axis=axis)
 
 
@@ -554,9 +555,9 @@ def getitem(x: Tensor, index) -> Tensor:
         out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
     out = reshape(out, tuple(out_shape))
     for pos, picked in reversed_axes:
-        out = _take(out, Tensor(picked.astype(np.int32)), pos)
+        out = take_in_range(out, Tensor(picked.astype(np.int32)), pos)
     if len(arrays) == 1:
-        return _take(out, arrays[0][1], arrays[0][0])
+        return take_in_range(out, arrays[0][1], arrays[0][0])
     return _advanced(out, arrays) if arrays else out
 
 
@@ -592,7 +593,7 @@ def setitem(x: Tensor, index, value) -> Tensor:
     source[positions.ravel()] = np.arange(positions.size, dtype=np.int32)   # the last write wins
     written = np.zeros(x.size, np.bool_)
     written[positions.ravel()] = True
-    flat = select(Tensor(written), _take(values, Tensor(source), 0), reshape(x, (-1,)))
+    flat = select(Tensor(written), take_in_range(values, Tensor(source), 0), reshape(x, (-1,)))
     return reshape(flat, x.shape)
 
 
@@ -634,7 +635,7 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     writer = stop_gradient(cast(writer, mstype.int32))                    # [S]: writer's order, or 0
     moved = reshape(transpose(x, picked_axes + others), (total,) + tuple(x.shape[a] for a in others))
     region = getitem(moved, (slice(None),) + slices)                      # [S, region...]
-    taken = _take(value, maximum(sub(writer, 1), 0), 0)
+    taken = take_in_range(value, maximum(sub(writer, 1), 0), 0)
     written = reshape(greater(writer, 0), (total,) + (1,) * len(others))
     region = select(written, taken, region)
     if builtins.any(s != slice(None) for s in slices):
@@ -709,7 +710,7 @@ def _advanced(x: Tensor, arrays: list) -> Tensor:
     sizes = [x.shape[p] for p in positions]
     out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
     flat, shape = _flat_index([idx for _, idx in arrays], sizes)
-    out = _take(out, flat, 0)                                     # [broadcast..., rest...]
+    out = take_in_range(out, flat, 0)                                     # [broadcast..., rest...]
     if positions != list(range(positions[0], positions[0] + len(positions))):
         return out                                                # not adjacent: in front
     front = list(range(len(shape), out.ndim))

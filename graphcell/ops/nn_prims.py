@@ -311,7 +311,7 @@ def _conv_vjp_lhs(ct, x, w, *, strides, padding, lhs_dilation, rhs_dilation, gro
     pads = _vjp_lhs_padding(x.shape[2:], w.shape[2:], strides, ct.shape[2:], padding,
                             lhs_dilation, rhs_dilation)
     for axis in range(2, w.ndim):  # the kernel, spatially reversed
-        w = F._take(w, F.Tensor(np.arange(w.shape[axis] - 1, -1, -1), F.mstype.int32), axis)
+        w = F.take_in_range(w, F.Tensor(np.arange(w.shape[axis] - 1, -1, -1), F.mstype.int32), axis)
     out = conv.bind(ct, _swap01(w), strides=lhs_dilation, padding=pads, lhs_dilation=strides,
                     rhs_dilation=rhs_dilation, groups=g, batch_groups=1)
     if batch_groups > 1:

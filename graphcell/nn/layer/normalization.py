@@ -134,4 +134,4 @@ class Embedding(Cell):
             hot = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, dtype=self.embedding_table.dtype)
             out = F.matmul(hot, self.embedding_table)
             return F.reshape(out, ids.shape + (self.embedding_size,))
-        return F._take(self.embedding_table, ids, 0)
+        return F.take_in_range(self.embedding_table, ids, 0)

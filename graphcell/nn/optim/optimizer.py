@@ -170,7 +170,7 @@ class Optimizer(Cell):
             lr = F.reshape(lr(self.global_step), ())
         elif lr.ndim == 1:
             self._check_lr_index()
-            lr = F.reshape(F._take(lr, self.global_step, 0), ())
+            lr = F.reshape(F.take_in_range(lr, self.global_step, 0), ())
         F.assign(self.global_step, F.add(self.global_step, 1))
         return lr
 
