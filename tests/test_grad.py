@@ -130,18 +130,30 @@ def test_bad_position_and_has_aux_without_tuple():
         grad(lambda x: x * 2, has_aux=True)(_x(3))
 
 
-# -- kinks: MindSpore's ReluGrad / ReLU6Grad / EluGrad, torch's autograd -------------------------
+# -- kinks: MindSpore's ReluGrad / ReLU6Grad / EluGrad / LeakyReLU, torch's autograd -------------
 
-@pytest.mark.parametrize("cell,torch_fn,rtol", [(nn.ReLU(), "relu", 0), (nn.ReLU6(), "relu6", 0),
-                                                (nn.ELU(), "elu", 1e-6)])   # ELU: exp's last bit
+KINKS = np.array([-2.0, -0.0, 0.0, 1e-7, 3.0, 6.0, 6.5], np.float32)
+
+
+@pytest.mark.parametrize("cell,torch_fn,rtol", [(nn.ReLU(), "relu", 0), (nn.ELU(), "elu", 1e-6)])  # ELU: exp's last bit
 def test_activation_gradients_at_the_kinks_match_mindspore_and_torch(cell, torch_fn, rtol):
-    """0 at ReLU's and ReLU6's kinks, alpha at ELU's (max/min's balanced tie rule gave half)."""
+    """0 at ReLU's kink, alpha at ELU's (max/min's balanced tie rule gave half)."""
     torch = pytest.importorskip("torch")
-    x = np.array([-2.0, -0.0, 0.0, 1e-7, 3.0, 6.0, 6.5], np.float32)
-    want = torch.tensor(x, requires_grad=True)
+    want = torch.tensor(KINKS, requires_grad=True)
     getattr(torch.nn.functional, torch_fn)(want).sum().backward()
     for fn in (grad(lambda v: cell(v).sum()), ms.jit(grad(lambda v: cell(v).sum()))):
-        np.testing.assert_allclose(fn(T(x)).asnumpy(), want.grad.numpy(), rtol=rtol, atol=0)
+        np.testing.assert_allclose(fn(T(KINKS)).asnumpy(), want.grad.numpy(), rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("cell,want", [
+    # Measured on MindSpore 2.10 (CPU) with mindspore.grad over these inputs: ReLU6Grad is 1 at
+    # x = 6 (torch and jax give 0 there); LeakyReLU gives (1 + alpha) / 2 at 0 (torch: alpha).
+    (nn.ReLU6(), [0, 0, 0, 1, 1, 1, 0]),
+    (nn.LeakyReLU(0.2), [0.2, 0.6, 0.6, 1, 1, 1, 1]),
+    (nn.LeakyReLU(2.0), [2.0, 1.5, 1.5, 1, 1, 1, 1])])
+def test_activation_gradients_at_the_kinks_match_mindspore(cell, want):
+    for fn in (grad(lambda v: cell(v).sum()), ms.jit(grad(lambda v: cell(v).sum()))):
+        np.testing.assert_array_equal(fn(T(KINKS)).asnumpy(), np.array(want, np.float32))
 
 
 # -- the pass on composites ---------------------------------------------------------------------

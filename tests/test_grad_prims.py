@@ -52,9 +52,9 @@ add("relu", [f32(3, 4)])
 add("relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0, as jax.nn.relu and MindSpore
 add("abs", [np.array([-1.5, 0.0, -0.0, 2.0], np.float32)])  # 0 at 0 (see REFERENCE)
 add("relu6", [f32(3, 4) * 4.0 + 2.0])
-add("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)])  # 0 at both kinks
+add("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)])  # 0 at 0, 1 at 6 (see REFERENCE)
 add("leaky_relu", [f32(3, 4)], alpha=0.3)
-add("leaky_relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)], alpha=0.3)  # 1 at 0, as jax.nn.leaky_relu
+add("leaky_relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)], alpha=0.3)  # (1 + alpha) / 2 at 0 (see REFERENCE)
 add("elu", [f32(3, 4)], alpha=0.7)
 add("elu", [np.array([-2.0, 0.0, -0.0, 1.0], np.float32)], alpha=0.7)  # alpha at 0, as jax.nn.elu and torch
 add("pow", [pos(3, 4), f32(3, 4)])
@@ -130,7 +130,18 @@ add("top_k", [np.array([[1.0, 1.0, 2.0, 1.0]], np.float32)], k=2, axis=1, larges
 # identity; jax's own barrier gives the zero cotangent).
 REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
              # |x|' = sign(x), 0 at 0, as MindSpore's AbsGrad and torch (jax.grad of abs gives 1)
-             "abs": lambda x: x * jax.lax.stop_gradient(jax.numpy.sign(x))}
+             "abs": lambda x: x * jax.lax.stop_gradient(jax.numpy.sign(x)),
+             # MindSpore 2.10's gradients at the kinks, measured: ReLU6Grad is 1 at x = 6 (jax
+             # and torch give 0), LeakyReLU's is (1 + alpha) / 2 at 0 (jax 1, torch alpha).
+             "relu6": lambda x: _with_slope(jax.nn.relu6(x), x, (x > 0) & (x <= 6)),
+             "leaky_relu": lambda x, alpha: _with_slope(
+                 jax.nn.leaky_relu(x, alpha), x, jax.numpy.where(x > 0, 1.0, jax.numpy.where(x < 0, alpha, (1 + alpha) / 2)))}
+
+
+def _with_slope(value, x, slope):
+    """`value`, whose derivative with respect to x is `slope`."""
+    sg = jax.lax.stop_gradient
+    return sg(value) + (x - sg(x)) * sg(slope).astype(x.dtype)
 
 
 def _floating(a):

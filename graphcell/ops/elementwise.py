@@ -95,9 +95,9 @@ round_ = unary("round", jnp.round, floats_only=True)  # half to even, as numpy a
 # layer's logical_* cast to bool first.
 logical_not = unary("not", jnp.invert, bits_only=True)
 is_finite = unary("is_finite", jnp.isfinite, floats_only=True, out_dtype=bool_)
-# Their own primitives, not max(x, 0) and a clamp: the gradient is 0 at the kinks (MindSpore's
-# ReluGrad and ReLU6Grad, jax.nn.relu and relu6, torch), where max's balanced rule sends half,
-# and the backward pass is a mask, not max's nine ops.
+# Their own primitives, not max(x, 0) and a clamp: the gradient at the kinks is MindSpore's
+# ReluGrad's and ReLU6Grad's (measured on 2.10: 0 at x = 0, 1 at x = 6), where max's balanced
+# rule sends half, and the backward pass is a mask, not max's nine ops.
 relu = unary("relu", jax.nn.relu, numbers_only=True)
 relu6 = unary("relu6", jax.nn.relu6, floats_only=True)
 # So are LeakyReLU and ELU ({alpha=a}), which backends have as ops (ONNX LeakyRelu and Elu:
@@ -175,14 +175,17 @@ _unary_vjp(erf, lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), 2.0 / math.sqrt(ma
 # NaN one where the input is <= 0 gives NaN, not 0), and onnxruntime's Where kernel is 8x
 # slower than Greater+Cast+Mul (the LeNet5 ensemble step, N=4: 27 -> 37 ms with Where).
 _unary_vjp(relu, lambda x, y: F.cast(F.greater(y, 0), y.dtype))
-_unary_vjp(relu6, lambda x, y: F.cast(F.logical_and(F.greater(x, 0), F.less(x, 6)), y.dtype))
+_unary_vjp(relu6, lambda x, y: F.cast(F.logical_and(F.greater(x, 0), F.less_equal(x, 6)), y.dtype))
 
 
 @leaky_relu.def_vjp
 def _leaky_relu_vjp(ctx, cts, primals, outs, *, alpha):
-    # 1 where x >= 0, alpha below: exactly, as a sum of the two masks (one of them is 0).
+    # 1 where x > 0, alpha below and (1 + alpha) / 2 at 0, as MindSpore 2.10's LeakyReLU
+    # (measured: 0.6 for alpha 0.2). Written as (1 - h) + alpha * h with h = 1, 0.5 or 0 from
+    # two masks: exact at h = 0 and 1, and no Where (see relu's vjp above).
     (x,), dtype = primals, outs[0].dtype
-    slope = F.add(F.cast(F.greater_equal(x, 0), dtype), F.mul(F.cast(F.less(x, 0), dtype), alpha))
+    h = F.mul(F.add(F.cast(F.less(x, 0), dtype), F.cast(F.less_equal(x, 0), dtype)), 0.5)
+    slope = F.add(F.sub(1.0, h), F.mul(h, alpha))
     return (F.mul(cts[0], slope),)
 
 
