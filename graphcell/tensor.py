@@ -338,6 +338,19 @@ class Tensor:
     def masked_fill(self, mask, value):
         return _ops().masked_fill(self, mask, value)
 
+    # Output shapes that depend on the values: eager only (ops/dynamic_shape.py).
+    def nonzero(self, *, as_tuple=False):
+        return _ops().nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return _ops().argwhere(self)
+
+    def masked_select(self, mask):
+        return _ops().masked_select(self, mask)
+
+    def unique(self):
+        return _ops().unique(self)
+
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
         return _ops().topk(self, k, dim, largest, sorted)
 

@@ -865,6 +865,10 @@ def dot_general(x, y, contract, batch=((), ())) -> Tensor:
                                    batch=(tuple(batch[0]), tuple(batch[1])))
 
 
+# dot_general's attrs for [..., K] x [K, N] by the rank of x (matmul is a hot eager op).
+_MATMUL_ATTRS: dict[int, dict] = {}
+
+
 def matmul(x, y) -> Tensor:
     """numpy.matmul semantics: 1-D operands are promoted, batch axes broadcast."""
     x, y = _pair(x, y)
@@ -882,8 +886,11 @@ def matmul(x, y) -> Tensor:
         raise ValueError(f"matmul: shapes {list(x_shape)} and {list(y_shape)} do not align "
                          f"({x_shape[-1]} != {y_shape[-2]})")
     if len(y_shape) == 2:  # the common case, [..., K] x [K, N]: no batch axes needed
-        # Bound directly: _pair already ran, and the attrs are canonical tuples.
-        out = linalg.dot_general.bind(x, y, contract=((len(x_shape) - 1,), (0,)), batch=((), ()))
+        # Bound directly with attrs built once per rank: _pair already ran.
+        attrs = _MATMUL_ATTRS.get(len(x_shape))
+        if attrs is None:
+            attrs = _MATMUL_ATTRS[len(x_shape)] = {"contract": ((len(x_shape) - 1,), (0,)), "batch": ((), ())}
+        out = linalg.dot_general.bind_canonical((x, y), dict(attrs))
     else:
         batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
         x = broadcast_to(x, batch + x.shape[-2:])

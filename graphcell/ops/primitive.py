@@ -72,6 +72,14 @@ class Primitive:
             from ..frontend import tracer as _tracer
         return _tracer.bind(self, args, canonical_attrs(attrs))
 
+    def bind_canonical(self, args: tuple, attrs: dict):
+        """`bind` for hot callers whose attrs are already canonical (tuples and Python
+        scalars): skips the check, and `attrs` is not copied, so pass a dict of your own."""
+        global _tracer
+        if _tracer is None:
+            from ..frontend import tracer as _tracer
+        return _tracer.bind(self, args, attrs)
+
     # Decorators that fill the rule slots, used beside each declaration.
     def def_batch(self, rule):
         self.batch_rule = rule

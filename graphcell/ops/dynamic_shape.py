@@ -1,0 +1,87 @@
+"""Ops whose output shape depends on the values: nonzero, argwhere, masked_select, unique.
+
+graphcell's graphs have static shapes (XLA compiles one program per shape, and the vmap and
+grad passes need them), so these run eagerly (PYNATIVE) only, on the host with numpy, as
+MindSpore 2.10 computes them (measured): int64 indices in row-major order, `unique` in the
+order of first occurrence. Inside `jit`, `vmap` or `grad` they
+raise a GraphModeError that names the op and a static-shape alternative.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..tensor import Tensor
+from . import functional as F
+
+# The static-shape alternative to suggest in graph mode, per op.
+_INSTEAD = {
+    "nonzero": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
+    "argwhere": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
+    "masked_select": "ops.masked_fill(input, ~mask, 0) (or ops.select), which keeps the shape",
+    "unique": "a fixed-size encoding such as ops.one_hot, or unique values computed before the jitted function",
+}
+
+
+def _host(op: str, x) -> np.ndarray:
+    """`x`'s value on the host; in graph mode, an error that says why and what to use."""
+    from ..frontend.tracer import GraphModeError  # imported here: the tracer imports ops
+    x = F.as_tensor(x)
+    try:
+        return x._host(f"ops.{op}")
+    except GraphModeError:
+        raise GraphModeError(
+            f"ops.{op} has an output shape that depends on the input's values, and graph mode "
+            f"(jit, vmap, grad) builds graphs of static shapes; call it eagerly, or use "
+            f"{_INSTEAD[op]}") from None
+
+
+def nonzero(input, *, as_tuple=False):  # noqa: A002 - MindSpore's names
+    """The indices of `input`'s nonzero elements: an int64 [count, rank] Tensor, row-major,
+    or with `as_tuple=True` one int64 [count] Tensor per axis (numpy's nonzero)."""
+    value = _host("nonzero", input)
+    if value.ndim == 0:
+        raise ValueError("ops.nonzero: the input must have at least one dimension, got a scalar")
+    indices = np.nonzero(value)
+    if as_tuple:
+        return tuple(Tensor(i.astype(np.int64)) for i in indices)
+    return Tensor(np.stack(indices, axis=1).astype(np.int64).reshape(-1, value.ndim))
+
+
+def argwhere(input):  # noqa: A002
+    """The indices of `input`'s nonzero elements, int64 [count, rank] (numpy's argwhere)."""
+    value = _host("argwhere", input)
+    if value.ndim == 0:
+        raise ValueError("ops.argwhere: the input must have at least one dimension, got a scalar")
+    return Tensor(np.argwhere(value).astype(np.int64))
+
+
+def masked_select(input, mask):  # noqa: A002
+    """The elements of `input` where the bool `mask` is True, as a 1-D Tensor; `input` and
+    `mask` broadcast together first."""
+    value = _host("masked_select", input)
+    mask_value = _host("masked_select", mask)
+    if mask_value.dtype != np.bool_:
+        raise TypeError(f"ops.masked_select: 'mask' must be a bool Tensor, got {mstype.to_dtype(mask_value.dtype)}")
+    try:
+        value, mask_value = np.broadcast_arrays(value, mask_value)
+    except ValueError:
+        raise ValueError(f"ops.masked_select: the shapes of 'input' {list(value.shape)} and 'mask' "
+                         f"{list(mask_value.shape)} do not broadcast") from None
+    return Tensor(value[mask_value], F.as_tensor(input).dtype)
+
+
+def unique(input):  # noqa: A002
+    """(values, indices): `input`'s distinct values in the order they first occur (flattened),
+    and for every element of `input` the position of its value in `values`, as MindSpore 2.10
+    gives them (measured): every NaN is a value of its own, and the indices are int64 for int64
+    and float64 inputs, int32 otherwise."""
+    value = _host("unique", input)
+    flat = value.reshape(-1)
+    distinct, first, inverse = np.unique(flat, return_index=True, return_inverse=True, equal_nan=False)
+    order = np.argsort(first, kind="stable")          # first occurrence, not sorted order
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    index_dtype = np.int64 if value.dtype in (np.int64, np.float64) else np.int32
+    return (Tensor(distinct[order], F.as_tensor(input).dtype),
+            Tensor(position[inverse.reshape(-1)].reshape(value.shape).astype(index_dtype)))
