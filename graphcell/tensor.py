@@ -564,17 +564,52 @@ class Parameter(Tensor):
     owns it, as slice `index` of the ensemble's stacked array: then reading it slices, and
     training the ensemble copies nothing per member.
     """
-    __slots__ = ("name", "requires_grad", "_array", "_home", "_home_index")
+    __slots__ = ("_name", "_requires_grad", "_array", "_home", "_home_index")
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
         if isinstance(default_input, Tensor) and default_input.is_symbolic:
             raise TypeError("a Parameter needs a concrete value, not a traced Tensor")
+        if isinstance(default_input, bool):
+            raise ValueError("Parameter data can not be `bool`")   # MindSpore 2.10's refusal
         self._home = None
         self._home_index = 0
-        self._array = _to_array(default_input, None)
-        self.name = name if name is not None else PARAMETER_NAME_DEFAULT
+        # a Python int is Int32 in a Parameter (MindSpore 2.10, measured), Int64 in a Tensor
+        self._array = _to_array(default_input, mstype.int32 if type(default_input) is int else None)
+        self.name = name
         self.requires_grad = requires_grad
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value) -> None:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"The type of the Parameter's name should be 'string' or 'None', but got {type(value)}.")
+        self._name = value or PARAMETER_NAME_DEFAULT
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"Parameter {self._name!r}: requires_grad must be a bool, got {type(value).__name__}")
+        self._requires_grad = value
+
+    def value(self) -> Tensor:
+        """The value as a plain Tensor (MindSpore's Parameter.value())."""
+        return Tensor._wrap(self._payload) if not self.is_symbolic else self
+
+    def init_data(self, layout=None, set_sliced=False) -> "Parameter":
+        """Returns the Parameter: graphcell initialises Parameters when they are made."""
+        return self
+
+    def copy(self) -> "Parameter":
+        """A new Parameter of the same name, value and requires_grad (MindSpore's copy)."""
+        return Parameter(self._payload, name=self.name, requires_grad=self.requires_grad)
 
     @property
     def _payload(self):
@@ -624,16 +659,13 @@ class Parameter(Tensor):
         return self
 
     def _check_incoming_dtype(self, data) -> None:
-        """MindSpore's rule: a value of a lower dtype is cast up to the Parameter's; one that
-        would lose range or kind (a float into an int Parameter, float64 into float32) is a
-        TypeError, not a silent truncation."""
+        """MindSpore 2.10's rule (measured): a Tensor or array of any dtype is cast to the
+        Parameter's (float64 into float32, a float into an int Parameter truncates); only a
+        Python float going into an integer or bool Parameter is a TypeError."""
         if isinstance(data, (Tensor, np.ndarray, np.generic, jax.Array)):
-            incoming = data.dtype if isinstance(data, Tensor) else to_dtype(data.dtype)
-        else:  # a Python number or list: cast to the Parameter's dtype, unless it is a float
-            incoming = _default_dtype(data)  # going into an integer or bool Parameter
-            if not (incoming.is_floating and not self.dtype.is_floating):
-                return
-        if result_dtype(self.dtype, incoming) is not self.dtype:
+            return
+        incoming = _default_dtype(data)
+        if incoming.is_floating and not self.dtype.is_floating:
             raise TypeError(f"Parameter {self.name!r}: incoming data of dtype {incoming} can not be converted "
                             f"to the Parameter's dtype {self.dtype} implicitly; cast the data "
                             f"(.astype({self.dtype.name})) or change the Parameter with .set_dtype(...)")
@@ -679,9 +711,14 @@ class ParameterTuple(tuple):
 
     def __new__(cls, iterable=()):
         items = tuple(iterable)
+        named = {}
         for p in items:
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
+            # two Parameters of one name would share a checkpoint key (MindSpore refuses them)
+            if named.setdefault(p.name, p) is not p and p.name != PARAMETER_NAME_DEFAULT:
+                raise ValueError(f"The value {p!r} , its name '{p.name}' already exists. Please set a unique "
+                                 "name for the parameter.")
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init="same") -> "ParameterTuple":

@@ -181,7 +181,7 @@ class _GradFunction:
         return tuple(range(_count_leaves(tree[1][0])))
 
     def _sens_leaves(self, sens, diff, forward):
-        leaves = pytree.flatten(sens)[0]
+        leaves = pytree.flatten(_numbers_as_tensors(sens))[0]
         if len(leaves) != len(diff):
             raise ValueError(f"grad with sens_param=True: expected {len(diff)} sens tensor(s), one per "
                              f"differentiated output, got {len(leaves)}")
@@ -227,3 +227,12 @@ class _GradFunction:
     def _name(self) -> str:
         return getattr(self.fn, "__name__", None) or type(self.fn).__name__
 
+
+def _numbers_as_tensors(sens):
+    """Python numbers in `sens` as Tensors: they are sens values too (MindSpore takes
+    grad(fn, sens_param=True)(x, y, 2.0)), where pytree counts them as fixed values."""
+    if isinstance(sens, (tuple, list)):
+        return type(sens)(_numbers_as_tensors(s) for s in sens)
+    if isinstance(sens, (int, float)) and not isinstance(sens, bool):
+        return Tensor(sens)
+    return sens

@@ -54,9 +54,18 @@ class Cell:
             self.insert_child_to_cell(name, value)
         else:
             if name in self._params and value is not None:
-                raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter: it takes a Parameter "
-                                f"(or None), not {type(value).__name__}; to change its value use "
-                                f"self.{name}.set_data(...)")
+                if isinstance(value, Tensor) and self._params[name] is not None:
+                    # MindSpore's: the Parameter takes the value (self.count += 1 in
+                    # construct records an assign; outside it is set_data's cast)
+                    self._params[name].set_data(value)
+                    return
+                raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter: it takes a Parameter, "
+                                f"a Tensor (its new value) or None, not {type(value).__name__}; to change its "
+                                f"value use self.{name}.set_data(...)")
+            if name in self._cells and value is not None:
+                raise TypeError(f"For '{type(self).__name__}', '{name}' is a sub-Cell: it takes a Cell or None, "
+                                f"not {type(value).__name__} (MindSpore: \"Sub cell '{name}' already exists in "
+                                f"network, can not assign this type\"); del self.{name} first to reuse the name")
             if value is None and name in self._params:
                 self._params[name] = None
             elif value is None and name in self._cells:
@@ -183,10 +192,13 @@ class Cell:
         """MindSpore's: this Cell and its sub-cells compute in `dst_type`. Floating inputs and
         trainable Parameters are cast where they are used; the Parameters keep their dtype
         (the float32 master weights that gradients, optimizers and checkpoints see)."""
+        from .. import dtype as mstype
         from ..amp import wrap_construct
-        from ..dtype import to_dtype
+        if not any(dst_type is t for t in (mstype.float16, mstype.float32, mstype.bfloat16)):
+            raise ValueError("For 'to_float', the argument 'dst_type' must be mstype.float32, mstype.float16 or "
+                             f"mstype.bfloat16, but got {type(dst_type).__name__} {dst_type!r}")
         for _, cell in self.cells_and_names():
-            wrap_construct(cell, to_dtype(dst_type), None)
+            wrap_construct(cell, dst_type, None)
         bump_config_epoch()
         return self
 
@@ -266,20 +278,74 @@ class Cell:
 
 
 class _IndexedContainer(Cell):
-    """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ..."""
+    """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ...
 
-    def __init__(self, cells=None):
-        super().__init__()
+    Parameter names follow MindSpore 2.10's containers: a cell added, moved or renumbered takes
+    its new index in the place where the container's other Parameter names hold theirs
+    (`layers.2.w` inside a parent, `2.w` at the top), read from those names as MindSpore's
+    `_get_prefix_and_index` does. Keys given by name (SequentialCell of an OrderedDict) stay."""
+
+    def __init__(self, cells=None, auto_prefix: bool = True):
+        super().__init__(auto_prefix)
+        object.__setattr__(self, "_named_keys", ())
         for cell in cells or ():
             self.append(cell)
 
+    def _put(self, key: str, cell: Cell) -> None:
+        """Holds `cell` under `key`, its Parameter names as they are."""
+        _check_cell(self, cell)
+        object.__setattr__(cell, "_scope_name", key)
+        self._cells[key] = cell
+        bump_config_epoch()
+
+    def _index_place(self) -> tuple[str, int]:
+        """(the prefix before the index in this container's Parameter names, the index's
+        position among a name's dotted parts): ("", 0) when the cells hold no Parameters."""
+        named = []   # (key, first Parameter name) of the first two cells with Parameters
+        for key, cell in self._cells.items():
+            first = next(iter(cell.get_parameters()), None)
+            if first is not None:
+                named.append((key, first.name.split(".")))
+                if len(named) == 2:
+                    break
+        if not named:
+            return "", 0
+        (key, parts), prefix, place = named[0], "", 0
+        for i, part in enumerate(parts):
+            if part == key:
+                prefix, place = ".".join(parts[:i]) + "." if i else "", i
+                # a second cell confirms the place (a key may recur deeper in a name)
+                if len(named) == 2 and named[1][1][i:i + 1] == [named[1][0]]:
+                    break
+        return prefix, place
+
+    def _add(self, key: str, cell: Cell) -> None:
+        """Holds a new `cell` under `key`, its Parameters named for that place."""
+        _check_cell(self, cell)
+        if self._auto_prefix:
+            prefix, _ = self._index_place()
+            cell.update_parameters_name(prefix + key + ".")
+        self._put(key, cell)
+
+    def _renumber(self, cells: list) -> None:
+        """Holds `cells`, (old key or None for a new cell, cell) pairs, under 0, 1, ... (named
+        keys stay), renaming the Parameters of the cells whose key changed."""
+        prefix, place = self._index_place()   # read before the cells move
+        self._cells.clear()
+        for i, (old_key, cell) in enumerate(cells):
+            key = old_key if old_key in self._named_keys else str(i)
+            if self._auto_prefix and old_key is None:
+                cell.update_parameters_name(prefix + key + ".")
+            elif self._auto_prefix and key != old_key:
+                for param in cell.get_parameters():
+                    param.name = prefix + key + "." + ".".join(param.name.split(".")[place + 1:])
+            self._put(key, cell)
+
     def append(self, cell: Cell):
-        if not isinstance(cell, Cell):
-            raise TypeError(f"{type(self).__name__} holds Cells, got {type(cell).__name__}")
         key = len(self._cells)
         while str(key) in self._cells:   # a slice keeps its cells' keys ("1", "2")
             key += 1
-        self.insert_child_to_cell(str(key), cell)
+        self._add(str(key), cell)
         return self
 
     def extend(self, cells):
@@ -290,49 +356,71 @@ class _IndexedContainer(Cell):
     __iadd__ = extend
 
     def insert(self, index: int, cell: Cell):
-        """Puts `cell` before position `index`; the cells from there move up one, and their
-        Parameters are renamed by their new positions, as MindSpore's CellList.insert does."""
-        cells = list(self._cells.values())
-        cells.insert(index, cell)
-        self._cells.clear()
-        for cell in cells:
-            self.append(cell)
+        """Puts `cell` before position `index` (as list.insert; MindSpore's range
+        [-len, len]); the cells from there move up one, and their Parameters are renamed by
+        their new positions, as MindSpore's CellList.insert does."""
+        _check_cell(self, cell)
+        cells = list(self._cells.items())
+        n = len(cells)
+        if not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"For '{type(self).__name__}', the value of 'index' must be a number in range "
+                             f"[{-n}, {n}], but got {index!r}.")
+        index = index % n if n and index != n else index
+        self._renumber(cells[:index] + [(None, cell)] + cells[index:])
 
     def __setitem__(self, index: int, cell: Cell):
-        if not isinstance(cell, Cell):
-            raise TypeError(f"{type(self).__name__} holds Cells, got {type(cell).__name__}")
-        key = list(self._cells)[index]
-        self.insert_child_to_cell(key, cell)
+        if not isinstance(index, int):
+            raise TypeError(f"For '{type(self).__name__}', the type of 'index' must be int, "
+                            f"but got {type(index).__name__}.")
+        keys = list(self._cells)
+        self._add(keys[_position(self, index, len(keys))], cell)   # the key keeps its place
 
     def __delitem__(self, index):
-        """Removes cells; the rest are renumbered 0, 1, ... (their Parameters keep their names,
-        as in MindSpore)."""
+        """Removes cells; the rest are renumbered 0, 1, ..., and so are their Parameters, as
+        MindSpore 2.10 renames them (measured: del cells[0] leaves 0.weight, 1.weight)."""
         keys = list(self._cells)
-        for key in keys[index] if isinstance(index, slice) else [keys[index]]:
-            del self._cells[key]
-        kept = list(self._cells.values())
-        self._cells.clear()
-        for i, cell in enumerate(kept):
-            self._cells[str(i)] = cell
-        bump_config_epoch()
+        if isinstance(index, slice):
+            gone = set(keys[index])
+        elif isinstance(index, int):
+            gone = {keys[_position(self, index, len(keys))]}
+        else:
+            raise TypeError(f"For '{type(self).__name__}', the type of 'index' must be int or slice, "
+                            f"but got {type(index).__name__}.")
+        self._renumber([(k, c) for k, c in self._cells.items() if k not in gone])
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            # The cells keep their keys, so their Parameters keep their names (re-adding them
-            # under new indices renamed the original container's Parameters: seq[1:] turned
+            # The cells keep their keys and their Parameters their names (re-adding them under
+            # new indices renamed the original container's Parameters: seq[1:] turned
             # '2.weight' into '1.weight', and a checkpoint of seq then had the wrong keys).
             part = type(self).__new__(type(self))
-            _IndexedContainer.__init__(part)
+            _IndexedContainer.__init__(part, auto_prefix=self._auto_prefix)
             for key, cell in list(self._cells.items())[index]:
-                part.insert_child_to_cell(key, cell)
+                part._cells[key] = cell
             return part
-        return list(self._cells.values())[index]
+        if not isinstance(index, int):
+            raise TypeError(f"For '{type(self).__name__}', the type of 'index' must be int or slice, "
+                            f"but got {type(index).__name__}.")
+        return list(self._cells.values())[_position(self, index, len(self._cells))]
 
     def __len__(self):
         return len(self._cells)
 
     def __iter__(self):
         return iter(self._cells.values())
+
+
+def _check_cell(container, cell) -> None:
+    if not isinstance(cell, Cell):
+        raise TypeError(f"{type(container).__name__} holds Cells, got {type(cell).__name__}")
+
+
+def _position(container, index: int, length: int) -> int:
+    """`index` (negative from the end) as a position in [0, length), or MindSpore's IndexError."""
+    if not -length <= index < length:
+        raise IndexError(f"For '{type(container).__name__}', the index must be in range [{-length}, {length}), "
+                         f"but got {index}.")
+    return index % length
 
 
 class CellList(_IndexedContainer):
@@ -350,8 +438,9 @@ class SequentialCell(_IndexedContainer):
         cells = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple, OrderedDict)) else args
         if isinstance(cells, OrderedDict):
             super().__init__()
+            object.__setattr__(self, "_named_keys", tuple(cells))
             for name, cell in cells.items():
-                self.insert_child_to_cell(name, cell)
+                self._add(name, cell)
         else:
             super().__init__(list(cells))
 
@@ -363,7 +452,8 @@ class SequentialCell(_IndexedContainer):
 
 # Cell bookkeeping that differs between Cells without changing what they compute (the
 # per-Cell jits, and the configuration an eager optimizer's jit was built for).
-_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config"})
+_BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config",
+                          "_named_keys"})
 
 
 _UNSET = object()

@@ -1,0 +1,191 @@
+"""Cell, container and Parameter behaviour against MindSpore 2.10, measured on the real thing
+(each expectation below is what MindSpore 2.10 printed for the same program)."""
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Parameter, ParameterTuple, Tensor, nn
+
+
+class Scale(nn.Cell):
+    def __init__(self, k=1.0):
+        super().__init__()
+        self.w = Parameter(Tensor(np.full((2,), k, np.float32)), name="w")
+
+    def construct(self, x):
+        return x * self.w
+
+
+class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([Scale(), Scale()])
+        self.seq = nn.SequentialCell([Scale(), Scale()])
+
+
+def names(net):
+    return [p.name for p in net.get_parameters()]
+
+
+@pytest.mark.parametrize("change,want", [
+    (lambda n: n.layers.append(Scale()), ["layers.0.w", "layers.1.w", "layers.2.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.layers.extend([Scale()]), ["layers.0.w", "layers.1.w", "layers.2.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.layers.insert(0, Scale()), ["layers.0.w", "layers.1.w", "layers.2.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.layers.__setitem__(1, Scale()), ["layers.0.w", "layers.1.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.layers.__delitem__(0), ["layers.0.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.seq.append(Scale()), ["layers.0.w", "layers.1.w", "seq.0.w", "seq.1.w", "seq.2.w"]),
+    (lambda n: n.seq.__setitem__(0, Scale()), ["layers.0.w", "layers.1.w", "seq.0.w", "seq.1.w"]),
+    (lambda n: n.seq.__delitem__(0), ["layers.0.w", "layers.1.w", "seq.0.w"]),
+])
+def test_changing_a_container_inside_a_parent_keeps_the_parents_prefix(change, want):
+    """They named the new or moved cells' Parameters without it ('2.w', not 'layers.2.w')."""
+    net = Holder()
+    change(net)
+    assert names(net) == want
+
+
+def test_insert_moves_the_parameters_names_with_the_cells():
+    net = Holder()
+    first, second, new = net.layers[0], net.layers[1], Scale(5.0)
+    net.layers.insert(1, new)
+    assert list(net.layers) == [first, new, second]
+    assert (first.w.name, new.w.name, second.w.name) == ("layers.0.w", "layers.1.w", "layers.2.w")
+    net.layers.insert(-1, Scale())   # list.insert's position: before the last cell
+    assert net.layers[3] is second and second.w.name == "layers.3.w"
+    with pytest.raises(IndexError, match=r"range \[-4, 4\], but got 5"):
+        net.layers.insert(5, Scale())
+
+
+def test_del_renumbers_the_rest_and_their_parameters():
+    dense = [nn.Dense(2, 2) for _ in range(4)]
+    cells = nn.CellList(dense)
+    del cells[0:2]
+    assert [k for k, _ in cells.parameters_and_names() if k.endswith("weight")] == ["0.weight", "1.weight"]
+    assert names(cells)[::2] == ["0.weight", "1.weight"] and list(cells) == dense[2:]
+    # keys given by name stay (MindSpore keeps an OrderedDict's keys)
+    seq = nn.SequentialCell(OrderedDict([("fc1", nn.Dense(2, 2)), ("act", nn.ReLU()), ("fc2", nn.Dense(2, 2))]))
+    del seq[1]
+    assert list(seq.name_cells()) == ["fc1", "fc2"] and names(seq)[::2] == ["fc1.weight", "fc2.weight"]
+    x = Tensor(np.ones((1, 2), np.float32))
+    np.testing.assert_allclose(seq(x).asnumpy(), seq[1](seq[0](x)).asnumpy())
+
+
+def test_slicing_a_nested_container_keeps_every_name():
+    """Slices of two containers inside a parent renamed both originals' Parameters to '1.w'
+    (the parent prefix dropped), so a checkpoint lost one of them."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.CellList([Scale(2.0), Scale(3.0)])
+            self.dec = nn.SequentialCell([Scale(5.0), Scale(7.0)])
+
+        def construct(self, x):
+            for layer in self.enc[1:]:
+                x = layer(x)
+            return self.dec[1:](x)
+
+    net = Net()
+    np.testing.assert_allclose(net(Tensor(np.ones(2, np.float32))).asnumpy(), [21.0, 21.0])
+    assert names(net) == ["enc.0.w", "enc.1.w", "dec.0.w", "dec.1.w"]
+    assert list(net.parameters_dict()) == names(net)
+
+
+class Counter(nn.Cell):
+    def __init__(self, augmented):
+        super().__init__()
+        self.augmented = augmented
+        self.count = Parameter(Tensor(0.0), name="count", requires_grad=False)
+
+    def construct(self, x):
+        if self.augmented:
+            self.count += 1
+        else:
+            self.count = self.count + 1
+        return x * self.count
+
+
+@pytest.mark.parametrize("augmented", [False, True])
+@pytest.mark.parametrize("graph", [False, True])
+def test_assigning_a_tensor_to_a_parameter_attribute_updates_it(augmented, graph):
+    """`self.count = self.count + 1` in construct raised a TypeError; MindSpore 2.10 updates the
+    Parameter, in PyNative and in graph mode: [1, 1], then [2, 2]."""
+    counter = Counter(augmented)
+    run = ms.jit(counter) if graph else counter
+    x = Tensor(np.ones(2, np.float32))
+    np.testing.assert_allclose(run(x).asnumpy(), [1.0, 1.0])
+    np.testing.assert_allclose(run(x).asnumpy(), [2.0, 2.0])
+    assert isinstance(counter.count, Parameter) and float(counter.count.asnumpy()) == 2.0
+
+
+def test_assigning_outside_construct_sets_the_data_and_other_values_are_refused():
+    counter = Counter(False)
+    counter.count = Tensor(5.0)
+    assert isinstance(counter.count, Parameter) and counter.count.name == "count"
+    assert float(counter.count.asnumpy()) == 5.0
+    with pytest.raises(TypeError, match="'count' is a Parameter: it takes a Parameter, a Tensor"):
+        counter.count = 5.0
+
+    class Parent(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.sub = nn.Dense(2, 2)
+
+    parent = Parent()
+    for value in (3, "dense"):
+        with pytest.raises(TypeError, match="'sub' is a sub-Cell: it takes a Cell or None"):
+            parent.sub = value
+    assert names(parent) == ["sub.weight", "sub.bias"]
+
+
+def test_to_float_takes_float_types_only():
+    dense = nn.Dense(3, 2)
+    for bad in (ms.int32, "float16"):
+        with pytest.raises(ValueError, match="'dst_type' must be mstype.float32, mstype.float16 or mstype.bfloat16"):
+            dense.to_float(bad)
+    assert dense.to_float(ms.float16) is dense
+
+
+def test_parameter_checks_and_methods_as_mindspore():
+    assert Parameter(1).dtype == ms.int32 and Parameter([1, 2]).dtype == ms.int64
+    assert Parameter(1.0).dtype == ms.float32
+    with pytest.raises(ValueError, match="can not be `bool`"):
+        Parameter(True)
+    p = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="p")
+    with pytest.raises(ValueError, match="name should be 'string' or 'None'"):
+        p.name = 3
+    p.name = None
+    assert p.name == "Parameter"
+    for bad in (1, None, "yes"):
+        with pytest.raises(TypeError, match="requires_grad must be a bool"):
+            p.requires_grad = bad
+    value, same = p.value(), p.init_data()
+    assert type(value) is Tensor and same is p
+    np.testing.assert_array_equal(value.asnumpy(), [1.0, 2.0])
+    copy = p.copy()
+    assert isinstance(copy, Parameter) and copy is not p and copy.name == p.name
+
+
+def test_parameter_tuple_refuses_two_parameters_of_one_name():
+    a = Parameter(Tensor(np.ones(2, np.float32)), name="x")
+    b = Parameter(Tensor(np.ones(2, np.float32)), name="x")
+    with pytest.raises(ValueError, match="its name 'x' already exists"):
+        ParameterTuple([a, b])
+    assert len(ParameterTuple([a, a])) == 2
+    unnamed = [Parameter(Tensor(np.ones(2, np.float32))) for _ in range(2)]
+    assert len(ParameterTuple(unnamed)) == 2
+
+
+def test_a_python_number_is_a_sens_value():
+    """grad(sens_param=True)(x, y, 2.0) said 'expected 1 sens tensor(s), got 0'; MindSpore 2.10
+    gives [6, 8] for (a * b).sum() at a = [1, 2], b = [3, 4]."""
+    x, y = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([3.0, 4.0], np.float32))
+
+    def f(a, b):
+        return (a * b).sum()
+
+    np.testing.assert_allclose(ms.grad(f, 0, sens_param=True)(x, y, 2.0).asnumpy(), [6.0, 8.0])
+    value, g = ms.value_and_grad(f, 0, sens_param=True)(x, y, 2.0)
+    assert float(value.asnumpy()) == 11.0
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 8.0])
