@@ -255,7 +255,9 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
     """Add(Conv(x, w), bias) becomes Conv(x, w, bias) where the Conv has no bias and no other
     use and the bias is one value per output channel ([1, C, 1...] or [C, 1...]): a vmapped
     ensemble's wide convolution meets its members' biases only after `_elementwise_before_reshape`
-    moved their Add above the [B, N, C, H, W] view, so the bias fusion table never saw them."""
+    moved their Add above the [B, N, C, H, W] view, so the bias fusion table never saw them.
+    ConvTranspose likewise (its B input is the same per-output-channel bias): the transposed
+    layers' bias adds, which the fusion table leaves alone, meet it only here."""
     nodes = b.nodes
     uses = use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
@@ -265,7 +267,8 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
         if node.op_type == "Add" and len(node.input) == 2:
             for k in (0, 1):
                 candidate = producer.get(node.input[k])
-                if (candidate is not None and candidate.op_type == "Conv" and len(candidate.input) == 2
+                if (candidate is not None and candidate.op_type in ("Conv", "ConvTranspose")
+                        and len(candidate.input) == 2
                         and uses.get(node.input[k]) == 1 and node.input[k] not in keep):
                     conv, bias = candidate, node.input[1 - k]
                     break

@@ -52,7 +52,8 @@ def value_bytes(v: Value) -> int:
 
 
 def node_flops(node) -> int:
-    """Multiply-adds counted as 2 FLOPs for dot_general and conv; one per element otherwise."""
+    """Multiply-adds counted as 2 FLOPs for dot_general, conv and conv_transpose; one per element
+    otherwise."""
     name = node.primitive.name
     out = node.outputs[0]
     if name == "dot_general":
@@ -62,6 +63,8 @@ def node_flops(node) -> int:
     if name == "conv":
         w = node.inputs[1]
         return 2 * math.prod(out.shape) * math.prod(w.shape[1:]) // max(1, node.attrs.get("batch_groups", 1))
+    if name == "conv_transpose":  # each input element times its group's [O/g, k...] kernel slice
+        return 2 * math.prod(node.inputs[0].shape) * math.prod(node.inputs[1].shape[1:])
     return math.prod(out.shape) if node.outputs else 0
 
 

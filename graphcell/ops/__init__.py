@@ -8,5 +8,6 @@ from .functional import (abs, all, any, pow, round, sum)  # noqa: F401,A004 - Mi
 from .composite import *  # noqa: F401,F403,E402 - ops composed of other ops
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
+from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only

@@ -371,18 +371,41 @@ conv_transpose = Primitive("conv_transpose", _conv_transpose_rule, _conv_transpo
 
 @conv_transpose.def_batch
 def _conv_transpose_batch(ctx, args, dims, **attrs):
+    """As conv's rule: the same strategies, chosen by the same tables (a transposed convolution
+    in a graph is either a layer's, nn.Conv2dTranspose, or a convolution's input gradient)."""
     from . import functional as F
     (ct, w), (dct, dw) = args, dims
-    n = ctx.axis_size
+    n, groups = ctx.axis_size, attrs["groups"]
     if dw is None:  # shared weights: the members are just more images
         d = dct if dct in (0, 1) else 0
         ct = batching.move(ct, dct, d)
         out = conv_transpose.bind(F.reshape(ct, (ct.shape[0] * ct.shape[1],) + ct.shape[2:]), w, **attrs)
         return F.reshape(out, ct.shape[:2] + out.shape[1:]), d
-    # Per-member weights: member by member, as the convolutions they transpose (see
-    # GROUPED_MAX_BATCH: grouped convolutions never won on CPU).
-    return [conv_transpose.bind(batching.member(ct, dct, i), batching.member(w, dw, i), **attrs)
-            for i in range(n)], batching.SPLIT
+    batch = max(1, round((ct.shape[1] if dct == 0 else ct.shape[0]) * ctx.row_fraction))
+    member_out = math.prod(ctx.node.outputs[0].shape) * ctx.row_fraction if ctx.node is not None else 0
+    w = batching.move(w, dw, 0)                                   # [N, I, O/g, k...]
+    in_ch, out_g, kernel = w.shape[1], w.shape[2], w.shape[3:]
+    out_ch = out_g * groups
+    strategy = choose_conv_strategy(ctx.conv_strategy, dct is None, n, batch, member_out, out_ch, ctx.target)
+    ctx.annotate(STRATEGY_NOTE + strategy)
+    if strategy == "unrolled":  # members stay apart (SPLIT): the pass restacks them when small
+        return [conv_transpose.bind(batching.member(ct, dct, i), batching.member(w, 0, i), **attrs)
+                for i in range(n)], batching.SPLIT
+    if strategy == "wide":
+        # One transposed convolution over the shared input with the members' output channels
+        # side by side within each group: weight columns ordered (member, o) per group row block.
+        wide = F.reshape(w, (n, groups, in_ch // groups, out_g) + kernel)
+        wide = F.transpose(wide, (1, 2, 0, 3) + tuple(range(4, 4 + len(kernel))))  # [g, I/g, N, O/g, k...]
+        out = conv_transpose.bind(ct, F.reshape(wide, (in_ch, n * out_g) + kernel), **attrs)
+        spatial = out.shape[2:]                                   # [B, g*N*O/g, ...]
+        out = F.reshape(out, (out.shape[0], groups, n, out_g) + spatial)
+        out = F.swapaxes(out, 1, 2) if groups > 1 else out
+        return F.reshape(out, (out.shape[0], n, out_ch) + spatial), 1
+    # grouped: the members' channels side by side, N*groups groups
+    ct = batching.materialize(ct, dct, n, 1)                      # [B, N, I, ...]
+    cg = F.reshape(ct, (ct.shape[0], n * in_ch) + ct.shape[3:])
+    out = conv_transpose.bind(cg, F.reshape(w, (n * in_ch, out_g) + kernel), **{**attrs, "groups": n * groups})
+    return F.reshape(out, (ct.shape[0], n, out_ch) + out.shape[2:]), 1
 
 
 @conv_transpose.def_vjp

@@ -8,9 +8,10 @@ parameter's PyTorch key is ``p + "." + torch_name``. A PyTorch model with the sa
 attribute names; ``nn.Sequential``/``nn.ModuleList`` use indices, as ``SequentialCell``/``CellList`` do)
 therefore loads key for key, whatever MindSpore prefixes the parameters' own names carry.
 
-Layouts: Linear/Dense weights are ``[out, in]`` and Conv2d weights ``[out, in/group, kh, kw]`` in both
-frameworks, so no layer supported today needs a transpose; a table entry may carry a converter for one
-that does.
+Layouts: Linear/Dense weights are ``[out, in]``, Conv2d weights ``[out, in/group, kh, kw]`` and
+ConvTranspose2d/Conv2dTranspose weights ``[in, out/group, kh, kw]`` in both frameworks, so none needs a
+transpose; MindSpore's Conv1d and Conv1dTranspose store PyTorch's 3-D weight with a height axis
+(``[a, b, 1, k]``), which their table entries' converter inserts.
 
 Files are read without unpickling arbitrary objects: ``torch.load(path, weights_only=True)`` for
 ``.pt``/``.pth`` (needs torch), the safetensors library for ``.safetensors`` (no torch needed).
@@ -24,6 +25,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..nn.cell import Cell
+from ..nn.layer.conv import Conv1d, Conv1dTranspose
 from ..nn.layer.normalization import Embedding, LayerNorm, _BatchNorm
 from ..tensor import Parameter, Tensor
 from ._param_load import as_numpy, assign_all
@@ -33,6 +35,11 @@ __all__ = ["load_torch_state_dict", "TORCH_NAMES", "TORCH_ONLY"]
 
 Converter = Callable[[np.ndarray], np.ndarray]
 
+
+def _height_axis(weight: np.ndarray) -> np.ndarray:
+    """PyTorch's Conv1d/ConvTranspose1d weight [a, b, k] as MindSpore stores it, [a, b, 1, k]."""
+    return np.expand_dims(weight, 2) if weight.ndim == 3 else weight
+
 #: Cell type -> {graphcell attribute: PyTorch name, or (PyTorch name, converter)}. Looked up along the
 #: Cell's MRO; attributes not listed keep their name (Dense/Conv2d ``weight``/``bias``).
 TORCH_NAMES: dict[type, dict[str, str | tuple[str, Converter]]] = {
@@ -40,6 +47,8 @@ TORCH_NAMES: dict[type, dict[str, str | tuple[str, Converter]]] = {
                  "moving_variance": "running_var"},
     LayerNorm: {"gamma": "weight", "beta": "bias"},
     Embedding: {"embedding_table": "weight"},
+    Conv1d: {"weight": ("weight", _height_axis)},
+    Conv1dTranspose: {"weight": ("weight", _height_axis)},
 }
 
 #: Cell type -> PyTorch entries with no MindSpore counterpart, skipped without being reported.

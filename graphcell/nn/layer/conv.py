@@ -1,9 +1,19 @@
-"""Conv2d with MindSpore's pad modes ('same' puts the odd extra row bottom/right)."""
+"""MindSpore 2.10's convolution layers: Conv1d, Conv2d, Conv1dTranspose, Conv2dTranspose.
+
+Pad modes as MindSpore's ('same' puts the odd extra row bottom/right). Parameters are stored as
+MindSpore stores them, so checkpoints interchange: Conv2d weight [out, in/group, kh, kw],
+Conv2dTranspose [in, out/group, kh, kw], and the 1-D layers keep a height-1 kernel axis,
+Conv1d [out, in/group, 1, k] and Conv1dTranspose [in, out/group, 1, k] (MindSpore computes them
+as 2-D convolutions of height 1; graphcell drops the axis and convolves in 1-D).
+"""
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...ops import functional as F
+from ...ops.convolution import conv_padded, conv_transpose_padded
 from ..cell import Cell
 from ._init import default_bias_init, default_weight_init, make_param
 
@@ -38,6 +48,20 @@ def explicit_padding(pad_mode: str, padding, spatial, kernel, stride, dilation, 
     return tuple(same_padding(spatial[i], kernel[i], stride[i], dilation[i]) for i in range(2))
 
 
+def conv_params(cell, weight_shape, out_channels, has_bias, weight_init, bias_init, dtype) -> None:
+    """`cell.weight` and `cell.bias` as MindSpore's _Conv makes them, in its draw order: weight
+    HeUniform(sqrt 5) unless given; with has_bias, bias U(+-1/sqrt(fan_in)) unless given, fan_in
+    = weight_shape[1] * prod(kernel) of the stored weight (so (out/group)*k for a transposed
+    layer); without, bias is None."""
+    cell.weight = make_param(weight_init if weight_init is not None else default_weight_init(),
+                             weight_shape, "weight", dtype)
+    cell.bias = None
+    if has_bias:
+        fan_in = weight_shape[1] * math.prod(weight_shape[2:])
+        cell.bias = make_param(bias_init if bias_init is not None else default_bias_init(fan_in),
+                               (out_channels,), "bias", dtype)
+
+
 def check_data_format(layer: str, data_format: str) -> None:
     """Layers compute in NCHW only; NHWC is refused rather than computed over the wrong axes."""
     if data_format != "NCHW":
@@ -62,14 +86,8 @@ class Conv2d(Cell):
         self.dilation = _pair(dilation, "dilation")
         self.pad_mode, self.padding = pad_mode, padding
         explicit_padding(pad_mode, padding, (1, 1), self.kernel_size, self.stride, self.dilation)  # validate
-        shape = (out_channels, in_channels // group, *self.kernel_size)
-        self.weight = make_param(weight_init if weight_init is not None else default_weight_init(),
-                                 shape, "weight", dtype)
-        self.bias = None
-        if has_bias:
-            fan_in = (in_channels // group) * math.prod(self.kernel_size)
-            self.bias = make_param(bias_init if bias_init is not None else default_bias_init(fan_in),
-                                   (out_channels,), "bias", dtype)
+        conv_params(self, (out_channels, in_channels // group, *self.kernel_size), out_channels, has_bias,
+                    weight_init, bias_init, dtype)
 
     def construct(self, x):
         self.check_input(x, rank=4, what="input [N, C, H, W]")
@@ -80,6 +98,208 @@ class Conv2d(Cell):
         out = F.conv2d_padded(x, self.weight, self.stride, pads, self.dilation, self.group)
         if self.has_bias:
             out = F.add(out, F.reshape(self.bias, (1, -1, 1, 1)))
+        return out
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}")
+
+
+def _int_arg(layer: str, name: str, value, low: int) -> int:
+    """The 1-D layers take plain ints (MindSpore 2.10's TypeError for a tuple)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{layer}', the type of '{name}' should be 'int', but got type "
+                        f"'{type(value).__name__}'.")
+    if value < low:
+        raise ValueError(f"For '{layer}', '{name}' must be at least {low}, but got {value}.")
+    return value
+
+
+def _check_group(layer: str, in_channels: int, out_channels: int, group: int) -> None:
+    if not isinstance(group, int) or isinstance(group, bool) or group < 1:
+        raise ValueError(f"For '{layer}', group must be a positive int, got {group!r}")
+    if in_channels % group or out_channels % group:
+        raise ValueError(f"{layer}: group={group} must divide in_channels={in_channels} and "
+                         f"out_channels={out_channels}")
+
+
+def _check_pad_mode(layer: str, pad_mode) -> str:
+    if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
+        raise ValueError(f"For '{layer}', pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+    return pad_mode.lower()
+
+
+def _weight_3d_to_4d(layer: str, weight_init):
+    """A 1-D layer's weight_init array [a, b, k] becomes the stored [a, b, 1, k], as MindSpore
+    2.10 does (which takes 3-D arrays only)."""
+    if weight_init is None or isinstance(weight_init, str) or not hasattr(weight_init, "__array__"):
+        return weight_init
+    array = weight_init.asnumpy() if hasattr(weight_init, "asnumpy") else np.asarray(weight_init)
+    if array.ndim != 3:
+        raise ValueError(f"For '{layer}', a weight_init array must be 3-D [channels, channels/group, "
+                         f"kernel_size], got shape {array.shape}")
+    return np.expand_dims(array, 2)
+
+
+class Conv1d(Cell):
+    """1-D convolution over [N, C, L]; weight stored [out, in/group, 1, k]; no bias by default.
+    kernel_size, stride, padding and dilation are ints; padding pads both ends (pad_mode 'pad')."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype="float32"):
+        super().__init__()
+        k = _int_arg("Conv1d", "kernel_size", kernel_size, 1)
+        s = _int_arg("Conv1d", "stride", stride, 1)
+        p = _int_arg("Conv1d", "padding", padding, 0)
+        d = _int_arg("Conv1d", "dilation", dilation, 1)
+        _check_group("Conv1d", in_channels, out_channels, group)
+        self.pad_mode = _check_pad_mode("Conv1d", pad_mode)
+        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
+        # MindSpore's attributes: the height-1 2-D convolution it runs
+        self.kernel_size, self.stride, self.dilation, self.padding = (1, k), (1, s), (1, d), (0, 0, p, p)
+        explicit_padding(self.pad_mode, self.padding, (1, 1), self.kernel_size, self.stride, self.dilation)
+        conv_params(self, (out_channels, in_channels // group, 1, k), out_channels, has_bias,
+                    _weight_3d_to_4d("Conv1d", weight_init), bias_init, dtype)
+
+    def construct(self, x):
+        self.check_input(x, rank=3, what="input [N, C, L]")
+        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
+        _, pads = explicit_padding(self.pad_mode, self.padding, (1, x.shape[2]), self.kernel_size,
+                                   self.stride, self.dilation)
+        w = F.reshape(self.weight, self.weight.shape[:2] + self.weight.shape[3:])
+        out = conv_padded(x, w, self.stride[1:], (pads,), self.dilation[1:], self.group)
+        if self.has_bias:
+            out = F.add(out, F.reshape(self.bias, (1, -1, 1)))
+        return out
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}")
+
+
+def transposed_extent(pad_mode: str, pads, spatial, kernel, stride, dilation):
+    """(crop, size) per spatial axis of MindSpore's transposed convolution, as parts of the full
+    output ((H-1)*stride + dilation*(k-1) + 1 long): the input gradient of the convolution with
+    these arguments over an input of `size` elements ('valid': H*stride + max(k_eff - stride, 0),
+    zeros at the end where the kernel is shorter than the stride; 'same': H*stride, the odd
+    cropped element at the end; 'pad': (lo, hi) cropped). Measured against MindSpore 2.10."""
+    crop, size = [], []
+    for h, k, s, d, (lo, hi) in zip(spatial, kernel, stride, dilation, pads):
+        k_eff = d * (k - 1) + 1
+        if pad_mode == "valid":
+            crop.append(0)
+            size.append(h * s + max(k_eff - s, 0))
+        elif pad_mode == "same":
+            crop.append(max(k_eff - s, 0) // 2)
+            size.append(h * s)
+        else:
+            crop.append(lo)
+            size.append(h * s - (lo + hi) + k_eff - s)
+    return tuple(crop), tuple(size)
+
+
+def _transposed_padding(layer: str, pad_mode: str, padding, count: int):
+    """MindSpore's padding argument (an int >= 0, or `count` ints) as ((lo, hi), ...) pairs."""
+    pads = (padding,) * count if isinstance(padding, int) and not isinstance(padding, bool) else padding
+    if not isinstance(pads, (tuple, list)) or len(pads) != count or \
+            not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pads):
+        raise ValueError(f"For '{layer}', padding must be an int >= 0 or a tuple of {count} of them "
+                         f"(top, bottom, left, right), got {padding!r}")
+    if pad_mode != "pad" and any(pads):
+        raise ValueError(f"For '{layer}', the 'pad' must be zero or (0, 0, 0, 0) when 'pad_mode' is not "
+                         f"\"pad\", but got 'pad' is {padding} and 'pad_mode' is {pad_mode}.")
+    return tuple((pads[i], pads[i + 1]) for i in range(0, count, 2))
+
+
+class Conv2dTranspose(Cell):
+    """2-D transposed convolution over NCHW input (the input gradient of Conv2d with the same
+    arguments); weight stored [in, out/group, kh, kw]; no bias by default. output_padding (pad
+    mode 'pad' only, below max(stride, dilation)) appends that many rows and columns of zeros
+    at the bottom and right after the bias add, as MindSpore 2.10 does (torch computes values
+    there; ops.conv_transpose2d follows torch). MindSpore 2.10's Conv2dTranspose has no
+    data_format argument."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 output_padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 dtype="float32"):
+        super().__init__()
+        _check_group("Conv2dTranspose", in_channels, out_channels, group)
+        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.stride = _pair(stride, "stride")
+        self.dilation = _pair(dilation, "dilation")
+        self.pad_mode, self.padding, self.output_padding = _check_pad_mode("Conv2dTranspose", pad_mode), padding, output_padding
+        self._pads = _transposed_padding("Conv2dTranspose", self.pad_mode, padding, 4)
+        self._extra = self._output_padding(output_padding)
+        conv_params(self, (in_channels, out_channels // group, *self.kernel_size), out_channels, has_bias,
+                    weight_init, bias_init, dtype)
+
+    def _output_padding(self, output_padding):
+        extra = _pair(output_padding, "output_padding")
+        for e, s, d in zip(extra, self.stride, self.dilation):
+            if not 0 <= e < max(s, d):
+                raise ValueError(f"For 'Conv2dTranspose', output_padding must be in range of [0, max(stride, "
+                                 f"dilation)), got {output_padding} (stride {self.stride}, dilation {self.dilation})")
+        if any(extra) and self.pad_mode != "pad":
+            raise ValueError("For 'Conv2dTranspose', when output_padding is not zero, pad_mode must be 'pad', "
+                             f"got pad_mode {self.pad_mode!r} and output_padding {output_padding}")
+        return extra
+
+    def construct(self, x):
+        self.check_input(x, rank=4, what="input [N, C, H, W]")
+        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
+        crop, size = transposed_extent(self.pad_mode, self._pads, x.shape[2:], self.kernel_size,
+                                       self.stride, self.dilation)
+        out = conv_transpose_padded(x, self.weight, self.stride, crop, size, self.dilation, self.group)
+        if self.has_bias:
+            out = F.add(out, F.reshape(self.bias, (1, -1, 1, 1)))
+        if any(self._extra):
+            out = F.pad(out, [(0, 0), (0, 0), (0, self._extra[0]), (0, self._extra[1])])
+        return out
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, output_padding={self.output_padding}, dilation={self.dilation}, "
+                f"group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv1dTranspose(Cell):
+    """1-D transposed convolution over [N, C, L]; weight stored [in, out/group, 1, k]; no bias by
+    default; ints for kernel_size, stride, padding and dilation; no output_padding (MindSpore 2.10
+    has none here)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype="float32"):
+        super().__init__()
+        k = _int_arg("Conv1dTranspose", "kernel_size", kernel_size, 1)
+        s = _int_arg("Conv1dTranspose", "stride", stride, 1)
+        p = _int_arg("Conv1dTranspose", "padding", padding, 0)
+        d = _int_arg("Conv1dTranspose", "dilation", dilation, 1)
+        _check_group("Conv1dTranspose", in_channels, out_channels, group)
+        self.pad_mode = _check_pad_mode("Conv1dTranspose", pad_mode)
+        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
+        self.kernel_size, self.stride, self.dilation, self.padding = (1, k), (1, s), (1, d), (0, 0, p, p)
+        self._pads = _transposed_padding("Conv1dTranspose", self.pad_mode, self.padding, 4)[1:]
+        conv_params(self, (in_channels, out_channels // group, 1, k), out_channels, has_bias,
+                    _weight_3d_to_4d("Conv1dTranspose", weight_init), bias_init, dtype)
+
+    def construct(self, x):
+        self.check_input(x, rank=3, what="input [N, C, L]")
+        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
+        crop, size = transposed_extent(self.pad_mode, self._pads, x.shape[2:], self.kernel_size[1:],
+                                       self.stride[1:], self.dilation[1:])
+        w = F.reshape(self.weight, self.weight.shape[:2] + self.weight.shape[3:])
+        out = conv_transpose_padded(x, w, self.stride[1:], crop, size, self.dilation[1:], self.group)
+        if self.has_bias:
+            out = F.add(out, F.reshape(self.bias, (1, -1, 1)))
         return out
 
     def extend_repr(self):
