@@ -189,3 +189,21 @@ def test_a_python_number_is_a_sens_value():
     value, g = ms.value_and_grad(f, 0, sens_param=True)(x, y, 2.0)
     assert float(value.asnumpy()) == 11.0
     np.testing.assert_allclose(g.asnumpy(), [6.0, 8.0])
+
+
+def test_containers_of_containers_are_named_by_position():
+    """MindSpore 2.10's constructors give these names; its append reads the index from the
+    wrong place in '0.0.weight' and gave '0.1.0.weight' to the second cell, where graphcell
+    gives '1.0.weight' either way."""
+    def seqs(n):
+        return [nn.SequentialCell([nn.Dense(2, 2)]) for _ in range(n)]
+
+    want = ["0.0.weight", "0.0.bias", "1.0.weight", "1.0.bias", "2.0.weight", "2.0.bias"]
+    assert names(nn.CellList(seqs(3))) == want
+    assert names(nn.SequentialCell(seqs(3))) == want
+    appended = nn.CellList()
+    for seq in seqs(3):
+        appended.append(seq)
+    assert names(appended) == want
+    pairs = nn.CellList([nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)]) for _ in range(2)])
+    assert names(pairs)[::2] == ["0.0.weight", "0.1.weight", "1.0.weight", "1.1.weight"]

@@ -300,14 +300,25 @@ class _IndexedContainer(Cell):
 
     def _index_place(self) -> tuple[str, int]:
         """(the prefix before the index in this container's Parameter names, the index's
-        position among a name's dotted parts): ("", 0) when the cells hold no Parameters."""
+        position among a name's dotted parts): ("", 0) when the cells hold no Parameters.
+
+        Read from the first Parameter of the first cell that has one: its name ends with
+        "<key>.<its path inside the cell>" when the container named it, and what comes before
+        is the prefix. Names set otherwise are scanned for the key as MindSpore's
+        `_get_prefix_and_index` does (which alone misreads a nested container: appending
+        to CellList([Seq, ...]) gave '0.1.0.weight' in MindSpore 2.10)."""
         named = []   # (key, first Parameter name) of the first two cells with Parameters
         for key, cell in self._cells.items():
-            first = next(iter(cell.get_parameters()), None)
-            if first is not None:
-                named.append((key, first.name.split(".")))
-                if len(named) == 2:
-                    break
+            inner, first = next(iter(cell.parameters_and_names()), (None, None))
+            if first is None:
+                continue
+            tail = f"{key}.{inner}"
+            if not named and (first.name == tail or first.name.endswith("." + tail)):
+                prefix = first.name[:len(first.name) - len(tail)]
+                return prefix, prefix.count(".")
+            named.append((key, first.name.split(".")))
+            if len(named) == 2:
+                break
         if not named:
             return "", 0
         (key, parts), prefix, place = named[0], "", 0
