@@ -258,7 +258,7 @@ def test_grad_inside_construct_and_jit_and_bn_statistics_update():
     assert not np.allclose(net.bn.moving_mean.asnumpy(), after_one)  # the jitted call updated it too
 
 
-def test_eager_calls_are_cached_per_signature():
+def test_eager_calls_trace_every_time_and_reuse_the_backward_graph():
     calls = []
 
     def fn(x):
@@ -268,9 +268,9 @@ def test_eager_calls_are_cached_per_signature():
     g = grad(fn)
     g(_x(3))
     g(_x(3, seed=2))
-    assert len(calls) == 1
+    assert len(calls) == 2 and len(g.cache) == 1   # traced twice (PYNATIVE), built once
     g(_x(4))
-    assert len(calls) == 2
+    assert len(calls) == 3 and len(g.cache) == 2
 
 
 def test_per_example_gradients_under_vmap():
@@ -284,3 +284,25 @@ def test_per_example_gradients_under_vmap():
     got = vmap(grad(loss), in_axes=(None, 0))(T(w), T(xs))
     ref = jax.vmap(jax.grad(lambda w, x: jnp.tanh((w * x).sum())), in_axes=(None, 0))(w, xs)
     np.testing.assert_allclose(got.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_eager_grad_reads_python_values_anew_on_every_call():
+    """PYNATIVE grad cached its trace per input signature, so a closure's float, a dict entry
+    or an array changed in place kept their first values (MindSpore 2.10 gives today's:
+    [3, 3], [2, 4] and [5, 5] below); the compiled backward graph is still reused while the
+    trace is the same graph."""
+    x = T(np.array([1.0, 2.0], np.float32))
+    config = {"scale": 2.0, "power": 1.0}
+    weights = np.ones(2, np.float32)
+
+    def f(a):
+        return (a * config["scale"]).sum() + (a ** config["power"]).sum() + (a * T(weights)).sum()
+
+    g = grad(f)
+    np.testing.assert_allclose(g(x).asnumpy(), [4.0, 4.0])
+    config["scale"], config["power"] = 3.0, 2.0
+    weights[:] = 5.0
+    np.testing.assert_allclose(g(x).asnumpy(), [3.0 + 2.0 + 5.0, 3.0 + 4.0 + 5.0])
+    entries = len(g.cache)
+    g(x)
+    assert len(g.cache) == entries == 2   # the same trace: the same backward graph, not a new one

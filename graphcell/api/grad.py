@@ -13,16 +13,17 @@ Result shapes (MINDSPORE_NOTES.md section 6):
 - `sens_param`: the last argument is the cotangent of the (differentiated) output(s).
 
 Implementation: `fn` is traced as a nested trace, `passes.grad.grad_graph` builds the
-forward-and-backward graph, and `frontend.trace.inline` runs it: compiled and cached per
-input signature when called eagerly, or appended to the enclosing trace inside `jit`,
-`construct` or `vmap`. Parameter writes of `fn` (BatchNorm statistics) are applied.
+forward-and-backward graph, and `frontend.trace.inline` runs it: when called eagerly, `fn`
+is traced on every call (Python values it reads are read anew, as in MindSpore's PYNATIVE)
+and the compiled backward graph is reused while that trace stays the same graph; inside
+`jit`, `construct` or `vmap` it is appended to the enclosing trace. Parameter writes of `fn` (BatchNorm statistics) are applied.
 """
 from __future__ import annotations
 
-from ..compiler.jit import config_epoch
 from ..frontend import pytree
 from ..frontend.trace import Traced, inline, trace
 from ..frontend.tracer import current_tracer
+from ..ir.core import graph_signature
 from ..ops import functional as F
 from ..passes.grad import grad_graph
 from ..tensor import Parameter, Tensor
@@ -83,6 +84,11 @@ def _count_leaves(structure) -> int:
     return sum(_count_leaves(s) for s in children)
 
 
+# Backward graphs (each with its compiled program) an eager grad function keeps: a closure
+# value that changes every call makes a new one each time, and the oldest go.
+EAGER_GRAPHS = 8
+
+
 class _GradFunction:
     def __init__(self, fn, grad_position, weights, has_aux, return_ids, sens_param, with_value):
         self.fn = fn
@@ -90,7 +96,7 @@ class _GradFunction:
         self.weights, self.bare_weights = _weights(weights)
         self.has_aux, self.return_ids, self.sens_param = has_aux, return_ids, sens_param
         self.with_value = with_value
-        self.cache: dict = {}  # eager calls: signature -> (forward Traced, grad Traced, layout)
+        self.cache: dict = {}  # eager calls: forward graph -> (forward Traced, grad Traced, layout)
 
     def __call__(self, *args):
         sens = None
@@ -99,17 +105,21 @@ class _GradFunction:
                 raise TypeError("grad with sens_param=True: the last argument must be the sens")
             args, sens = args[:-1], args[-1]
         positions = self._normalized_positions(args)
-        leaves, _ = pytree.flatten(args)
-        eager = current_tracer() is None
-        key = None
-        if eager:
-            structure = pytree.flatten(args)[1]
-            key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), config_epoch())
-        entry = self.cache.get(key) if eager else None
-        if entry is None:
+        leaves, structure = pytree.flatten(args)
+        if current_tracer() is None:
+            # PYNATIVE: fn is traced on every call, as MindSpore runs it on every call, so
+            # Python values it reads (a closure's float, a list, an array turned into a
+            # Tensor) are today's; the backward graph and its compiled program are reused
+            # while the trace is the same graph over the same Parameters.
+            forward = trace(self.fn, *args)
+            key = (pytree.structure_key(structure), graph_signature(forward.graph),
+                   tuple(map(id, forward.params)), tuple(map(id, forward.state_params)))
+            entry = self.cache.pop(key, None) or self._build(args, positions, forward)
+            self.cache[key] = entry          # the most recent last
+            if len(self.cache) > EAGER_GRAPHS:
+                del self.cache[next(iter(self.cache))]
+        else:
             entry = self._build(args, positions)
-            if eager:
-                self.cache[key] = entry
         forward, gtraced, layout = entry
         sens_leaves = [] if sens is None else self._sens_leaves(sens, layout["diff"], forward)
         outs = inline(gtraced, leaves + sens_leaves)
@@ -118,8 +128,8 @@ class _GradFunction:
         return self._assemble(value, list(outs[n_out:]), layout, args)
 
     # -- building ----------------------------------------------------------------------
-    def _build(self, args, positions):
-        forward = trace(self.fn, *args)
+    def _build(self, args, positions, forward=None):
+        forward = forward if forward is not None else trace(self.fn, *args)
         graph = forward.graph
         leaves_per_arg = [len(pytree.flatten(a)[0]) for a in args]
         starts = [sum(leaves_per_arg[:i]) for i in range(len(args))]
