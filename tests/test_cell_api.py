@@ -207,3 +207,111 @@ def test_containers_of_containers_are_named_by_position():
     assert names(appended) == want
     pairs = nn.CellList([nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)]) for _ in range(2)])
     assert names(pairs)[::2] == ["0.0.weight", "0.1.weight", "1.0.weight", "1.1.weight"]
+
+
+# -- hooks, apply, CellDict, initializer ----------------------------------------------------------
+
+def _dense():
+    dense = nn.Dense(2, 2)
+    dense.weight.set_data(Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)))
+    dense.bias.set_data(Tensor(np.array([0.5, -0.5], np.float32)))
+    return dense
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_forward_hooks_replace_inputs_and_outputs_and_remove(graph):
+    """As MindSpore 2.10 measured: the pre hook gets the arguments as a tuple and may return new
+    ones, the forward hook gets (args, output) and may return a new output."""
+    dense, seen = _dense(), []
+    x = Tensor(np.ones((1, 2), np.float32))
+    run = ms.jit(dense) if graph else dense
+
+    def pre(cell, args):
+        seen.append(("pre", type(cell).__name__, len(args)))
+        return args[0] * 2        # one value: the new single argument
+
+    def post(cell, args, output):
+        seen.append(("post", type(output).__name__))
+        return output + 100.0
+
+    h_pre, h_post = dense.register_forward_pre_hook(pre), dense.register_forward_hook(post)
+    np.testing.assert_allclose(run(x).asnumpy(), [[106.5, 113.5]])   # (2x) @ W.T + b + 100
+    assert seen[:2] == [("pre", "Dense", 1), ("post", "Tensor")]
+    h_pre.remove()
+    np.testing.assert_allclose(run(x).asnumpy(), [[103.5, 106.5]])
+    h_post.remove()
+    np.testing.assert_allclose(run(x).asnumpy(), [[3.5, 6.5]])
+
+
+def test_hook_order_kwargs_and_always_call():
+    dense, order = _dense(), []
+    dense.register_forward_hook(lambda c, a, o: order.append("second"))
+    dense.register_forward_hook(lambda c, a, o: order.append("first"), prepend=True)
+    dense.register_forward_pre_hook(lambda c, a, k: (a, k) if order.append(("kwargs", k)) is None else None,
+                                    with_kwargs=True)
+    dense(Tensor(np.ones((1, 2), np.float32)))
+    assert order == [("kwargs", {}), "first", "second"]
+
+    class Failing(nn.Cell):
+        def construct(self, x):
+            raise ValueError("boom")
+
+    failing, calls = Failing(), []
+    failing.register_forward_hook(lambda c, a, o: calls.append(o), always_call=True)
+    failing.register_forward_hook(lambda c, a, o: calls.append("not always"))
+    with pytest.raises(ValueError, match="boom"):
+        failing(Tensor(np.ones(2, np.float32)))
+    assert calls == [None]
+
+
+def test_apply_visits_children_first():
+    net = nn.SequentialCell([nn.Dense(2, 2), nn.SequentialCell([nn.ReLU()])])
+    visited = []
+    assert net.apply(lambda c: visited.append(type(c).__name__)) is net
+    assert visited == ["Dense", "ReLU", "SequentialCell", "SequentialCell"]
+
+
+def test_cell_dict_as_mindspore():
+    """Names, checks and messages as MindSpore 2.10's nn.CellDict, measured."""
+    d = nn.CellDict({"conv": nn.Dense(2, 2), "act": nn.ReLU()})
+    assert names(d) == ["conv.weight", "conv.bias"] and list(d.keys()) == ["conv", "act"]
+    assert len(d) == 2 and "conv" in d and type(d["conv"]) is nn.Dense
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.d = nn.CellDict({"a": nn.Dense(2, 2)})
+
+    net = Net()
+    net.d["b"] = nn.Dense(2, 2)
+    net.d.update({"c": nn.Dense(2, 2)})
+    assert names(net) == ["d.a.weight", "d.a.bias", "d.b.weight", "d.b.bias", "d.c.weight", "d.c.bias"]
+    assert type(net.d.pop("a")) is nn.Dense and names(net)[0] == "d.b.weight"
+    for key, cell, error, message in [("x.y", nn.ReLU(), KeyError, "can not contain"),
+                                      ("", nn.ReLU(), KeyError, "empty string"),
+                                      ("training", nn.ReLU(), KeyError, "attributes of Cell"),
+                                      ("k", nn.CellList(), TypeError, "can not be CellDict, CellList or SequentialCell"),
+                                      ("k", 3, TypeError, "should be Cell, but got int")]:
+        with pytest.raises(error, match=message):
+            d[key] = cell
+    with pytest.raises(NotImplementedError, match="not callable"):
+        d(Tensor(np.ones(2, np.float32)))
+    d.clear()
+    assert len(d) == 0
+
+
+def test_initializer_makes_a_filled_tensor():
+    from graphcell.common.initializer import Normal, initializer
+    ones = initializer("ones", [2, 3])
+    assert type(ones) is Tensor and ones.shape == (2, 3) and ones.dtype == ms.float32
+    np.testing.assert_array_equal(ones.asnumpy(), np.ones((2, 3)))
+    assert initializer(Normal(), (2,), ms.float16).dtype == ms.float16
+    assert initializer(Tensor(np.zeros((2, 2), np.float32))).shape == (2, 2)
+    with pytest.raises(ValueError, match="'shape' is needed"):
+        initializer("ones")
+    with pytest.raises(ValueError, match=r"'init' shape \[2, 2\] and the 'shape' \[3, 3\]"):
+        initializer(Tensor(np.zeros((2, 2), np.float32)), (3, 3))
+
+
+def test_ops_has_the_transforms():
+    assert ms.ops.grad is ms.grad and ms.ops.value_and_grad is ms.value_and_grad and ms.ops.vmap is ms.vmap

@@ -34,7 +34,7 @@ __all__ = [
     "Initializer", "Zero", "One", "Constant", "Identity", "Dirac", "Uniform", "Normal",
     "TruncatedNormal", "HeUniform", "HeNormal", "XavierUniform", "XavierNormal",
     "VarianceScaling", "Orthogonal", "Sparse", "ArrayInitializer",
-    "initializer_from", "initialize",
+    "initializer_from", "initialize", "initializer",
 ]
 
 _MASK32 = 0xFFFFFFFF
@@ -733,3 +733,24 @@ def initialize(spec: InitSpec, shape: ShapeLike, dtype=np.float32) -> np.ndarray
         raise ValueError("For 'initializer', the argument 'shape' is invalid, the value of 'shape' "
                          f"must be positive integer, but got {shape}")
     return init.sample(shape, dtype)
+
+
+def initializer(init: InitSpec, shape: Optional[ShapeLike] = None, dtype=None):
+    """MindSpore's ``initializer(init, shape, dtype=float32)``: a Tensor of ``shape`` filled by
+    ``init`` (a name, an Initializer, a number, or an array whose shape is the default).
+
+    MindSpore fills it lazily, when the Tensor is first used; graphcell fills it now, so the
+    global seed's draws happen at this call (a Parameter made of it right away draws in
+    MindSpore's order)."""
+    from .. import dtype as mstype
+    from ..tensor import Tensor
+    dtype = mstype.float32 if dtype is None else mstype.to_dtype(dtype)
+    if shape is None:
+        if not hasattr(init, "shape"):
+            raise ValueError(f"For 'initializer', 'shape' is needed with init {init!r} (only an array "
+                             "or Tensor init brings its own shape)")
+        shape = tuple(init.shape)
+    elif hasattr(init, "shape") and tuple(init.shape) != _normalize_shape(shape):
+        raise ValueError(f"For 'initializer', the shape of the 'init' argument should be same as the argument "
+                         f"'shape', but got the 'init' shape {list(init.shape)} and the 'shape' {list(shape)}.")
+    return Tensor(initialize(init, shape, dtype.np_dtype), dtype)

@@ -1,6 +1,6 @@
 """graphcell.nn: Cells, layers, losses, optimizers, learning-rate schedules and metrics
 (MindSpore's `mindspore.nn` names)."""
-from .cell import Cell, CellList, SequentialCell  # noqa: F401
+from .cell import Cell, CellDict, CellList, SequentialCell  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,  # noqa: F401
                    SoftmaxCrossEntropyWithLogits)

@@ -202,6 +202,66 @@ class Cell:
         bump_config_epoch()
         return self
 
+    def apply(self, fn) -> "Cell":
+        """Calls `fn` on every sub-cell, depth first, then on this Cell (MindSpore's and torch's
+        order, e.g. to re-initialise weights); returns this Cell."""
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    # -- forward hooks ---------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook_fn, *, prepend: bool = False, with_kwargs: bool = False):
+        """`hook_fn(cell, args)` (or `(cell, args, kwargs)` with `with_kwargs`) runs before
+        construct; a non-None result replaces the arguments (a tuple, or one value; with
+        kwargs an (args, kwargs) pair). Runs in graph mode too, at trace time. Returns a
+        handle whose remove() unregisters it."""
+        return self._add_hook("_forward_pre_hooks", (hook_fn, with_kwargs, False), prepend)
+
+    def register_forward_hook(self, hook_fn, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """`hook_fn(cell, args, output)` (or `(cell, args, kwargs, output)`) runs after
+        construct; a non-None result replaces the output. With `always_call` it also runs
+        when construct raises (output None), before the error goes on."""
+        return self._add_hook("_forward_hooks", (hook_fn, with_kwargs, always_call), prepend)
+
+    def _add_hook(self, table: str, entry: tuple, prepend: bool) -> "HookHandle":
+        if not callable(entry[0]):
+            raise TypeError(f"For '{type(self).__name__}', the hook must be callable, got {type(entry[0]).__name__}")
+        hooks = self.__dict__.get(table)
+        if hooks is None:
+            hooks = OrderedDict()
+            object.__setattr__(self, table, hooks)
+        handle = HookHandle(hooks)
+        hooks[handle.id] = entry
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        bump_config_epoch()   # compiled graphs of this Cell ran without it
+        return handle
+
+    def _run_forward(self, args, kwargs):
+        pre, post = self.__dict__.get("_forward_pre_hooks"), self.__dict__.get("_forward_hooks")
+        for fn, with_kwargs, _ in list(pre.values()) if pre else ():
+            result = fn(self, args, kwargs) if with_kwargs else fn(self, args)
+            if result is not None:
+                if with_kwargs:
+                    args, kwargs = result
+                else:
+                    args = result if isinstance(result, tuple) else (result,)
+        construct = converted(self.construct) if current_tracer() is not None else self.construct
+        try:   # graph mode: tensor if/while/for in construct compile (ast_transform)
+            output = construct(*args, **kwargs)
+        except Exception:
+            for fn, with_kwargs, always in list(post.values()) if post else ():
+                if always:
+                    fn(self, args, kwargs, None) if with_kwargs else fn(self, args, None)
+            raise
+        for fn, with_kwargs, _ in list(post.values()) if post else ():
+            result = fn(self, args, kwargs, output) if with_kwargs else fn(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
     # -- calling ---------------------------------------------------------------------------
     def construct(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
@@ -216,6 +276,8 @@ class Cell:
         _RUNNING[0] += 1
         try:
             with scope(self._scope_name):
+                if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+                    return self._run_forward(args, kwargs)
                 if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
                     return converted(self.construct)(*args, **kwargs)
                 return self.construct(*args, **kwargs)
@@ -298,50 +360,18 @@ class _IndexedContainer(Cell):
         self._cells[key] = cell
         bump_config_epoch()
 
-    def _index_place(self) -> tuple[str, int]:
-        """(the prefix before the index in this container's Parameter names, the index's
-        position among a name's dotted parts): ("", 0) when the cells hold no Parameters.
-
-        Read from the first Parameter of the first cell that has one: its name ends with
-        "<key>.<its path inside the cell>" when the container named it, and what comes before
-        is the prefix. Names set otherwise are scanned for the key as MindSpore's
-        `_get_prefix_and_index` does (which alone misreads a nested container: appending
-        to CellList([Seq, ...]) gave '0.1.0.weight' in MindSpore 2.10)."""
-        named = []   # (key, first Parameter name) of the first two cells with Parameters
-        for key, cell in self._cells.items():
-            inner, first = next(iter(cell.parameters_and_names()), (None, None))
-            if first is None:
-                continue
-            tail = f"{key}.{inner}"
-            if not named and (first.name == tail or first.name.endswith("." + tail)):
-                prefix = first.name[:len(first.name) - len(tail)]
-                return prefix, prefix.count(".")
-            named.append((key, first.name.split(".")))
-            if len(named) == 2:
-                break
-        if not named:
-            return "", 0
-        (key, parts), prefix, place = named[0], "", 0
-        for i, part in enumerate(parts):
-            if part == key:
-                prefix, place = ".".join(parts[:i]) + "." if i else "", i
-                # a second cell confirms the place (a key may recur deeper in a name)
-                if len(named) == 2 and named[1][1][i:i + 1] == [named[1][0]]:
-                    break
-        return prefix, place
-
     def _add(self, key: str, cell: Cell) -> None:
         """Holds a new `cell` under `key`, its Parameters named for that place."""
         _check_cell(self, cell)
         if self._auto_prefix:
-            prefix, _ = self._index_place()
+            prefix, _ = _index_place(self._cells)
             cell.update_parameters_name(prefix + key + ".")
         self._put(key, cell)
 
     def _renumber(self, cells: list) -> None:
         """Holds `cells`, (old key or None for a new cell, cell) pairs, under 0, 1, ... (named
         keys stay), renaming the Parameters of the cells whose key changed."""
-        prefix, place = self._index_place()   # read before the cells move
+        prefix, place = _index_place(self._cells)   # read before the cells move
         self._cells.clear()
         for i, (old_key, cell) in enumerate(cells):
             key = old_key if old_key in self._named_keys else str(i)
@@ -421,6 +451,40 @@ class _IndexedContainer(Cell):
         return iter(self._cells.values())
 
 
+def _index_place(cells) -> tuple[str, int]:
+    """(the prefix before the key in the Parameter names of a container's `cells` (key ->
+    Cell), the key's position among a name's dotted parts): ("", 0) when they hold none.
+
+    Read from the first Parameter of the first cell that has one: its name ends with
+    "<key>.<its path inside the cell>" when the container named it, and what comes before
+    is the prefix. Names set otherwise are scanned for the key as MindSpore's
+    `_get_prefix_and_index` does (which alone misreads a nested container: appending
+    to CellList([Seq, ...]) gave '0.1.0.weight' in MindSpore 2.10)."""
+    named = []   # (key, first Parameter name) of the first two cells with Parameters
+    for key, cell in cells.items():
+        inner, first = next(iter(cell.parameters_and_names()), (None, None))
+        if first is None:
+            continue
+        tail = f"{key}.{inner}"
+        if not named and (first.name == tail or first.name.endswith("." + tail)):
+            prefix = first.name[:len(first.name) - len(tail)]
+            return prefix, prefix.count(".")
+        named.append((key, first.name.split(".")))
+        if len(named) == 2:
+            break
+    if not named:
+        return "", 0
+    (key, parts), prefix, place = named[0], "", 0
+    for i, part in enumerate(parts):
+        if part == key:
+            prefix, place = ".".join(parts[:i]) + "." if i else "", i
+            # a second cell confirms the place (a key may recur deeper in a name)
+            if len(named) == 2 and named[1][1][i:i + 1] == [named[1][0]]:
+                break
+    return prefix, place
+
+
+
 def _check_cell(container, cell) -> None:
     if not isinstance(cell, Cell):
         raise TypeError(f"{type(container).__name__} holds Cells, got {type(cell).__name__}")
@@ -461,10 +525,104 @@ class SequentialCell(_IndexedContainer):
         return x
 
 
+class HookHandle:
+    """What register_forward_(pre_)hook returns: remove() unregisters the hook."""
+    _next_id = 0
+
+    def __init__(self, hooks: OrderedDict):
+        self._hooks = hooks
+        HookHandle._next_id += 1
+        self.id = HookHandle._next_id
+
+    def remove(self) -> None:
+        if self._hooks.pop(self.id, None) is not None:
+            bump_config_epoch()
+
+
+class CellDict(Cell):
+    """Cells by name, as a dict (MindSpore's nn.CellDict): `d['conv'] = nn.Conv2d(...)`.
+    Keys are non-empty, without '.', and not the names of Cell attributes; values are Cells
+    other than containers. Not callable: index it in construct."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(kwargs.pop("auto_prefix", True))
+        if kwargs:
+            raise TypeError(f"CellDict got unexpected keyword arguments {sorted(kwargs)}")
+        if len(args) > 1:
+            raise TypeError(f"CellDict takes one mapping or iterable of (key, Cell) pairs, got {len(args)} arguments")
+        if args:
+            self.update(args[0])
+
+    def __setitem__(self, key: str, cell: Cell):
+        if not isinstance(key, str):
+            raise TypeError(f"For 'CellDict', the type of key should be str, but got {type(key).__name__}.")
+        if not key:
+            raise KeyError(f"For 'CellDict', key can not be empty string \"\", but got key {key}")
+        if "." in key:
+            raise KeyError(f"For 'CellDict', key can not contain \".\", but got key {key}")
+        if hasattr(Cell, key) or key in ("training",):
+            raise KeyError(f"For 'CellDict', the key can not be same with the attributes of Cell, but got key {key}.")
+        if isinstance(cell, (CellDict, _IndexedContainer)):
+            raise TypeError(f"For 'CellDict', the type of cell can not be CellDict, CellList or SequentialCell, "
+                            f"but got {type(cell).__name__}.")
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'CellDict', the type of cell should be Cell, but got {type(cell).__name__}.")
+        if self._auto_prefix:   # named for where the others sit (d.b.weight inside a parent's d)
+            prefix, _ = _index_place(self._cells)
+            cell.update_parameters_name(prefix + key + ".")
+        object.__setattr__(cell, "_scope_name", key)
+        self._cells[key] = cell
+        bump_config_epoch()
+
+    def __getitem__(self, key: str) -> Cell:
+        return self._cells[key]
+
+    def __delitem__(self, key: str):
+        del self._cells[key]
+        bump_config_epoch()
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells)
+
+    def __contains__(self, key):
+        return key in self._cells
+
+    def keys(self):
+        return self._cells.keys()
+
+    def values(self):
+        return self._cells.values()
+
+    def items(self):
+        return self._cells.items()
+
+    def pop(self, key: str) -> Cell:
+        cell = self[key]
+        del self[key]
+        return cell
+
+    def clear(self) -> None:
+        self._cells.clear()
+        bump_config_epoch()
+
+    def update(self, cells) -> None:
+        pairs = cells.items() if hasattr(cells, "items") else cells
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"For 'CellDict', each element must be a (key, Cell) pair, got {pair!r}")
+            self[pair[0]] = pair[1]
+
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError("a CellDict is not callable; index it by key in construct")
+
+
 # Cell bookkeeping that differs between Cells without changing what they compute (the
 # per-Cell jits, and the configuration an eager optimizer's jit was built for).
 _BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config",
-                          "_named_keys"})
+                          "_named_keys", "_forward_hooks", "_forward_pre_hooks"})
 
 
 _UNSET = object()
