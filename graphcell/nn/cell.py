@@ -73,7 +73,10 @@ class Cell:
 
     def __getattr__(self, name: str):
         d = self.__dict__
-        for table in ("_params", "_cells", "_params_list"):
+        # A ParameterTuple attribute first: its members are registered by their own names, and
+        # one may share the attribute's (a grouped optimizer's `learning_rate` tuple holds the
+        # default rate, a Parameter named 'learning_rate'), as in MindSpore.
+        for table in ("_params_list", "_params", "_cells"):
             if table in d and name in d[table]:
                 return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -266,10 +269,12 @@ class Cell:
 
 
 class _IndexedContainer(Cell):
-    """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ..."""
+    """Shared list behaviour of CellList and SequentialCell: children named "0", "1", ...
+    (`auto_prefix=False`, as MindSpore's CellList takes it, leaves the children's Parameter
+    names alone: an optimizer's per-parameter learning rates)."""
 
-    def __init__(self, cells=None):
-        super().__init__()
+    def __init__(self, cells=None, auto_prefix: bool = True):
+        super().__init__(auto_prefix=auto_prefix)
         for cell in cells or ():
             self.append(cell)
 
@@ -322,7 +327,7 @@ class _IndexedContainer(Cell):
             # under new indices renamed the original container's Parameters: seq[1:] turned
             # '2.weight' into '1.weight', and a checkpoint of seq then had the wrong keys).
             part = type(self).__new__(type(self))
-            _IndexedContainer.__init__(part)
+            _IndexedContainer.__init__(part, auto_prefix=self._auto_prefix)
             for key, cell in list(self._cells.items())[index]:
                 part.insert_child_to_cell(key, cell)
             return part
