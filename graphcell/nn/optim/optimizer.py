@@ -146,7 +146,7 @@ class Optimizer(Cell):
             self.weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
             # MindSpore's default decay filter, applied to the names the weights have now.
             self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
-            self.grad_centralization_flags = (False,) * len(params)
+            self.grad_centralization, self.grad_centralization_flags = False, (False,) * len(params)
             self.dynamic_lr = default_lr[0] != "fixed"
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
         self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
