@@ -15,9 +15,11 @@ from . import dtype as mstype
 from .compiler.jit import bump_config_epoch
 from .ops import functional as F
 from .tensor import Parameter, Tensor
+from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401
 
 __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite", "auto_mixed_precision",
-           "get_white_list", "get_black_list"]
+           "get_white_list", "get_black_list", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager", "build_train_network"]
 
 
 def _tree_map(fn, inputs):
@@ -246,3 +248,6 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     object.__setattr__(network, "_amp_level", amp_level)
     bump_config_epoch()  # compiled graphs of this network are stale
     return network
+
+
+from .train.amp_train import build_train_network  # noqa: E402,F401 - it builds on the scalers above

@@ -8,7 +8,8 @@ from .wrap import WithEvalCell, WithLossCell  # noqa: F401
 
 # Names whose modules load on first use: name -> module.
 _LAZY = {
-    **dict.fromkeys(["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW"],
+    **dict.fromkeys(["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "RMSProp",
+                     "Lamb", "FTRL"],
                     "graphcell.nn.optim"),
     **dict.fromkeys(["LearningRateSchedule", "CosineDecayLR", "ExponentialDecayLR", "WarmUpLR",
                      "PolynomialDecayLR", "NaturalExpDecayLR", "InverseDecayLR"],
@@ -17,6 +18,8 @@ _LAZY = {
                      "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"],
                     "graphcell.nn.dynamic_lr"),
     **dict.fromkeys(["TrainOneStepCell"], "graphcell.nn.wrap_train"),
+    **dict.fromkeys(["TrainOneStepWithLossScaleCell", "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell"],
+                    "graphcell.nn.loss_scale"),
     **dict.fromkeys(["DistributedGradReducer"], "graphcell.nn.grad_reducer"),
     **dict.fromkeys(["Metric", "Accuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
                      "TopKCategoricalAccuracy", "Loss", "Precision", "Recall", "F1", "MAE", "MSE"],

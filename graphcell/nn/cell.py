@@ -82,7 +82,10 @@ class Cell:
 
     def __getattr__(self, name: str):
         d = self.__dict__
-        for table in ("_params", "_cells", "_params_list"):
+        # A ParameterTuple attribute first: its members are registered by their own names, and
+        # one may share the attribute's (a grouped optimizer's `learning_rate` tuple holds the
+        # default rate, a Parameter named 'learning_rate'), as in MindSpore.
+        for table in ("_params_list", "_params", "_cells"):
             if table in d and name in d[table]:
                 return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -345,10 +348,12 @@ class _IndexedContainer(Cell):
     Parameter names follow MindSpore 2.10's containers: a cell added, moved or renumbered takes
     its new index in the place where the container's other Parameter names hold theirs
     (`layers.2.w` inside a parent, `2.w` at the top), read from those names as MindSpore's
-    `_get_prefix_and_index` does. Keys given by name (SequentialCell of an OrderedDict) stay."""
+    `_get_prefix_and_index` does. Keys given by name (SequentialCell of an OrderedDict) stay.
+    `auto_prefix=False`, as MindSpore's CellList takes it, leaves the children's Parameter
+    names alone (an optimizer's per-parameter learning rates)."""
 
     def __init__(self, cells=None, auto_prefix: bool = True):
-        super().__init__(auto_prefix)
+        super().__init__(auto_prefix=auto_prefix)
         object.__setattr__(self, "_named_keys", ())
         for cell in cells or ():
             self.append(cell)

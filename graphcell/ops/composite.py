@@ -36,7 +36,7 @@ __all__ = [
     # selection
     "masked_fill",
     # gradients
-    "clip_by_global_norm",
+    "clip_by_global_norm", "clip_by_norm",
 ]
 
 
@@ -596,3 +596,42 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
         use_norm = F.sqrt(F.reduce_sum(F.stack(squares)))
     scale = F.div(clip_norm, F.maximum(F.as_tensor(use_norm), clip_norm))
     return tuple(F.mul(t, F.cast(scale, t.dtype)) for t in tensors)
+
+
+def _signed_norm(t, p: float):
+    """MindSpore 2.10's p-norm in clip_by_norm: (sum x**p) ** (1/p) with no abs (measured: the
+    1-norm of [-3, 0.5] is -2.5, and an odd p of a negative sum is NaN); max |x| for inf."""
+    if p == math.inf:
+        return F.reduce_max(F.abs(t))
+    return F.pow(F.reduce_sum(F.pow(t, p)), 1.0 / p)
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """MindSpore 2.10's ops.clip_by_norm: `x` (a Tensor, or a tuple or list of them, clipped
+    together) times max_norm / (total_norm + 1e-6) where that factor is below 1, else
+    unchanged. total_norm is the p-norm of the tensors' p-norms, each computed as MindSpore
+    does (see `_signed_norm`, in the input's dtype; integers in float32). Returns a Tensor for
+    a Tensor, a tuple otherwise. `error_if_nonfinite` raises RuntimeError on an inf or NaN
+    total norm when called eagerly (inside jit or vmap the value is not known, and it is not
+    checked)."""
+    from ..frontend.tracer import current_tracer
+    single = isinstance(x, Tensor)
+    if not single and not (isinstance(x, (tuple, list)) and x and all(isinstance(t, Tensor) for t in x)):
+        raise TypeError(f"clip_by_norm: 'x' must be a Tensor or a tuple or list of Tensors, got {type(x).__name__}")
+    if isinstance(norm_type, bool) or not isinstance(norm_type, numbers.Real):
+        raise TypeError(f"clip_by_norm: 'norm_type' must be a number, got {type(norm_type).__name__}")
+    if norm_type == 0:
+        raise ValueError("clip_by_norm: 'norm_type' must not be 0 (MindSpore divides by it)")
+    if not isinstance(max_norm, Tensor) and (isinstance(max_norm, bool) or not isinstance(max_norm, numbers.Real)):
+        raise TypeError(f"clip_by_norm: 'max_norm' must be a number or a Tensor, got {type(max_norm).__name__}")
+    tensors = [x] if single else list(x)
+    tensors = [t if t.dtype.is_floating else F.cast(t, mstype.float32) for t in tensors]
+    p = float(norm_type)
+    norms = [F.cast(_signed_norm(t, p), tensors[0].dtype) for t in tensors]
+    total = norms[0] if single else _signed_norm(F.stack(norms), p)
+    if error_if_nonfinite and current_tracer() is None and not bool(F.all(F.isfinite(total)).asnumpy()):
+        raise RuntimeError(f"For clip_by_norm, the total norm of order {norm_type} from input is non-finite.")
+    coef = F.div(F.cast(F.as_tensor(max_norm), total.dtype), F.add(total, 1e-6))
+    clip = F.less(coef, 1.0)
+    out = tuple(F.select(clip, F.mul(t, F.cast(coef, t.dtype)), t) for t in tensors)
+    return out[0] if single else out

@@ -11,8 +11,11 @@ from .torch_import import load_torch_state_dict
 from .callback import (Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar, RunContext,
                        TimeMonitor)
 from .model import Model
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from .amp_train import build_train_network
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
            "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError",
            "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-           "ProgressBar"]
+           "ProgressBar", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+           "build_train_network"]

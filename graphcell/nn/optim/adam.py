@@ -39,15 +39,18 @@ class Adam(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lr = self.get_lr()
+        lrs = self.lr_per_parameter(self.get_lr())
         b1, b2 = self.beta1, self.beta2
         beta1_power = F.mul(self.beta1_power, b1)
         beta2_power = F.mul(self.beta2_power, b2)
         F.assign(self.beta1_power, beta1_power)
         F.assign(self.beta2_power, beta2_power)
-        alpha = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+        alphas = {}   # lr * sqrt(1 - b2^t) / (1 - b1^t), once per distinct learning rate
+        for lr in lrs:
+            if id(lr) not in alphas:
+                alphas[id(lr)] = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
         vhats = self.vhat if self.use_amsgrad else (None,) * len(grads)
-        for p, g, m, v, vhat in zip(self.parameters, grads, self.moment1, self.moment2, vhats):
+        for p, g, m, v, vhat, lr in zip(self.parameters, grads, self.moment1, self.moment2, vhats, lrs):
             m_new = F.add(F.mul(m, b1), F.mul(g, 1.0 - b1))
             v_new = F.add(F.mul(v, b2), F.mul(F.square(g), 1.0 - b2))
             F.assign(m, m_new)
@@ -61,7 +64,7 @@ class Adam(Optimizer):
             else:
                 direction = m_new
             update = F.div(direction, F.add(F.sqrt(v_new), self.eps))
-            F.assign(p, F.sub(p, F.mul(update, alpha)))
+            F.assign(p, F.sub(p, F.mul(update, alphas[id(lr)])))
 
 
 class AdamWeightDecay(Optimizer):
@@ -70,6 +73,7 @@ class AdamWeightDecay(Optimizer):
     'beta'/'gamma'). State: `adam_m.<p>`, `adam_v.<p>`."""
 
     decoupled_weight_decay = True
+    centralizes_gradients = False   # MindSpore's AdamWeightDecay ignores 'grad_centralization'
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
@@ -80,16 +84,17 @@ class AdamWeightDecay(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lr = self.get_lr()
+        decays = self.weight_decays()   # before get_lr moves global_step
+        lrs = self.lr_per_parameter(self.get_lr())
         b1, b2 = self.beta1, self.beta2
-        for p, g, m, v, decay in zip(self.parameters, grads, self.moments1, self.moments2, self.decay_flags):
+        for p, g, m, v, decay, lr in zip(self.parameters, grads, self.moments1, self.moments2, decays, lrs):
             m_new = F.add(F.mul(m, b1), F.mul(g, 1.0 - b1))
             v_new = F.add(F.mul(v, b2), F.mul(F.square(g), 1.0 - b2))
             F.assign(m, m_new)
             F.assign(v, v_new)
             update = F.div(m_new, F.add(F.sqrt(v_new), self.eps))
-            if decay and self.weight_decay > 0:
-                update = F.add(update, F.mul(p, self.weight_decay))
+            if decay is not None:
+                update = F.add(update, F.mul(p, decay))
             F.assign(p, F.sub(p, F.mul(update, lr)))
 
 

@@ -8,10 +8,19 @@ state lives in Parameters, so `save_checkpoint(optimizer, ...)` saves it.
 Each call does, in MindSpore's order (MINDSPORE_NOTES.md section 4):
 1. g <- g + weight_decay * loss_scale * w for weights whose name (at build) contains neither
    'beta' nor 'gamma' (optimizers with decoupled decay skip this);
-2. g <- g / loss_scale;
-3. lr = learning_rate: the scalar, `table[global_step]` for a list, or `schedule(global_step)`;
-   a dynamic learning rate then advances `global_step` (an int32 [1] Parameter);
-4. the optimizer's own update.
+2. gradient centralization, for groups that ask for it;
+3. g <- g / loss_scale;
+4. lr = learning_rate: the scalar, `table[global_step]` for a list, or `schedule(global_step)`;
+   then `global_step` (an int32 [1] Parameter) advances;
+5. the optimizer's own update.
+
+`params` may also be parameter groups (`groups.py`), as in MindSpore 2.10 (measured): each
+group may set 'lr' (a float, list, 1-D Tensor or schedule), 'weight_decay' (which then
+applies to every parameter of the group whose value is > 0, 'beta'/'gamma' names included)
+and 'grad_centralization'. With a group 'lr', `learning_rate` holds one entry per parameter
+(a ParameterTuple of the groups' `learning_rate_group_<i>` Parameters, shared with the
+default `learning_rate`; a CellList of schedules when any rate is dynamic) and `get_lr()`
+returns a tuple.
 """
 from __future__ import annotations
 
@@ -22,7 +31,9 @@ import numpy as np
 from ...frontend.tracer import current_tracer
 from ...ops import functional as F
 from ...tensor import Parameter, ParameterTuple, Tensor
-from ..cell import Cell, configuration
+from ..cell import Cell, CellList, configuration
+from ..learning_rate_schedule import LearningRateSchedule
+from .groups import UNSET, check_parameter_list, flatten_groups, is_grouped
 
 
 def check_hyperparameter(optimizer: str, arg: str, value, low: float, *, above: bool = False,
@@ -39,24 +50,152 @@ def check_hyperparameter(optimizer: str, arg: str, value, low: float, *, above: 
     return value
 
 
+def check_float(optimizer: str, arg: str, value, low: float, *, above: bool = False) -> float:
+    """MindSpore's stricter check for some optimizers' arguments: a Python float (an int is a
+    TypeError there, measured), >= low (> low with `above`)."""
+    if not isinstance(value, float):
+        raise TypeError(f"For '{optimizer}', the type of '{arg}' should be 'float', but got type "
+                        f"'{type(value).__name__}'.")
+    return check_hyperparameter(optimizer, arg, value, low, above=above)
+
+
+def check_bool(optimizer: str, arg: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{optimizer}', the type of '{arg}' should be 'bool', but got type "
+                        f"'{type(value).__name__}'.")
+    return value
+
+
+class _FixedLR(LearningRateSchedule):
+    """A fixed rate among dynamic ones (MindSpore's _ConvertToCell): returns its Parameter."""
+
+    def __init__(self, learning_rate: Parameter):
+        super().__init__()
+        self.learning_rate = learning_rate
+
+    def construct(self, global_step):
+        return self.learning_rate
+
+
+class _TableLR(LearningRateSchedule):
+    """A list rate among group rates (MindSpore's _IteratorLearningRate): entry global_step."""
+
+    def __init__(self, table: Parameter):
+        super().__init__()
+        self.learning_rate = table
+
+    def construct(self, global_step):
+        return F.take_in_range(self.learning_rate, global_step, 0)
+
+
+def _lr_spec(optimizer: str, lr, what: str = "learning_rate"):
+    """A learning rate checked and sorted: ("fixed", float), ("table", float32 array) or
+    ("schedule", LearningRateSchedule)."""
+    if isinstance(lr, LearningRateSchedule):
+        return "schedule", lr
+    if isinstance(lr, Tensor) and lr.ndim == 0 or isinstance(lr, numbers.Real) and not isinstance(lr, bool):
+        value = float(lr)
+        if not value >= 0:   # NaN too
+            raise ValueError(f"For '{optimizer}', the '{what}' must be >= 0, but got {value}")
+        return "fixed", value
+    if isinstance(lr, (list, tuple)) or isinstance(lr, (Tensor, np.ndarray)) and lr.ndim == 1:
+        table = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, np.float32)
+        if table.ndim != 1 or table.size == 0:
+            raise ValueError(f"For '{optimizer}', the '{what}' list must be a non-empty list of numbers")
+        bad = np.flatnonzero(~(table >= 0))
+        if bad.size:
+            raise ValueError(f"For '{optimizer}', every entry of the '{what}' list must be >= 0, but "
+                             f"{what}[{bad[0]}] is {table[bad[0]]}")
+        return "table", table
+    if isinstance(lr, (Tensor, np.ndarray)):
+        raise ValueError(f"For '{optimizer}', if '{what}' is Tensor type, then the dimension of it should be 0 "
+                         f"or 1, but got {lr.ndim}.")
+    raise TypeError(f"For '{optimizer}', the '{what}' should be a float, a list, a 1-D array, a 0-D or "
+                    f"1-D Tensor or a LearningRateSchedule, but got {type(lr).__name__}")
+
+
+def _build_lr(spec, name: str, as_cell: bool):
+    kind, value = spec
+    if kind == "schedule":
+        return value
+    p = Parameter(np.asarray(value, np.float32), name=name, requires_grad=False)
+    if not as_cell:
+        return p
+    return _FixedLR(p) if kind == "fixed" else _TableLR(p)
+
+
 class Optimizer(Cell):
     """Base class: holds `parameters` (a ParameterTuple), `learning_rate` and `global_step`."""
 
-    decoupled_weight_decay = False  # AdamWeightDecay applies its decay in the update instead
+    decoupled_weight_decay = False    # AdamWeightDecay and Lamb apply their decay in the update
+    centralizes_gradients = True      # MindSpore's AdamWeightDecay ignores 'grad_centralization'
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         name = type(self).__name__
-        params = self._check_params(parameters)
-        weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
-        loss_scale = check_hyperparameter(name, "loss_scale", loss_scale, 0.0, above=True)
-        self.parameters = ParameterTuple(params)
-        self.weight_decay = weight_decay
-        self.loss_scale = loss_scale
-        # MindSpore's default decay filter, applied to the names the weights have now.
-        self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
-        self.dynamic_lr = self._init_learning_rate(learning_rate)
+        items = check_parameter_list(name, parameters)
+        self.loss_scale = check_hyperparameter(name, "loss_scale", loss_scale, 0.0, above=True)
+        self.is_group = is_grouped(name, items)
+        self.is_group_lr = self.is_group_params_ordered = False
+        default_lr = _lr_spec(name, learning_rate)
+        if self.is_group:
+            self._init_groups(name, items, default_lr, weight_decay)
+        else:
+            params = self._check_params(items)
+            self.parameters = ParameterTuple(params)
+            self.weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
+            # MindSpore's default decay filter, applied to the names the weights have now.
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
+            self.grad_centralization, self.grad_centralization_flags = False, (False,) * len(params)
+            self.dynamic_lr = default_lr[0] != "fixed"
+            self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
         self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
+
+    def _init_groups(self, name, groups, default_lr, weight_decay):
+        entries, self.is_group_params_ordered = flatten_groups(name, groups)
+        self.parameters = ParameterTuple(e.param for e in entries)
+        # Weight decay per parameter, stored times loss_scale as MindSpore stores it; a group's
+        # decay applies to every parameter of the group (no 'beta'/'gamma' filter), measured.
+        default_wd = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
+        self.group_weight_decay = [
+            (default_wd if e.weight_decay is UNSET else
+             check_hyperparameter(name, f"params[{e.group}]['weight_decay']", e.weight_decay, 0.0))
+            * self.loss_scale for e in entries]
+        self.weight_decay = tuple(self.group_weight_decay)
+        self.decay_flags = tuple(wd > 0 for wd in self.group_weight_decay)
+        self.group_grad_centralization = [e.grad_centralization for e in entries]
+        self.grad_centralization_flags = tuple(self.group_grad_centralization)
+        self.grad_centralization = any(self.group_grad_centralization)
+        specs = [default_lr if e.lr is UNSET else _lr_spec(name, e.lr, f"params[{e.group}]['lr']")
+                 for e in entries]
+        self.is_group_lr = any(e.lr is not UNSET for e in entries)
+        self.dynamic_lr = any(kind != "fixed" for kind, _ in [default_lr] + specs)
+        lengths = {len(v) for kind, v in [default_lr] + specs if kind == "table"}
+        if len(lengths) > 1:
+            raise ValueError(f"For '{name}', every list learning rate (the 'learning_rate' argument and the groups' "
+                             f"'lr') must have the same length, but got lengths {sorted(lengths)}.")
+        if not self.is_group_lr:
+            self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
+            return
+        built, per_param = {}, []
+        for e, spec in zip(entries, specs):
+            key = None if e.lr is UNSET else e.group
+            if key not in built:   # one Parameter or schedule per group, shared by its parameters
+                lr_name = "learning_rate" if key is None else f"learning_rate_group_{key}"
+                built[key] = _build_lr(spec, lr_name, as_cell=self.dynamic_lr)
+            per_param.append(built[key])
+        self.learning_rate = (CellList(per_param, auto_prefix=False) if self.dynamic_lr
+                              else ParameterTuple(per_param))
+
+    @property
+    def group_params(self) -> list:
+        return list(self.parameters)
+
+    @property
+    def group_lr(self) -> list:
+        """The learning rate (a Parameter or a schedule Cell) of each parameter."""
+        lr = self.learning_rate
+        return list(lr) if self.is_group_lr else [lr] * len(self.parameters)
 
     def __call__(self, *args, **kwargs):
         """Called eagerly (PYNATIVE), the update of every parameter runs as one compiled
@@ -74,27 +213,16 @@ class Optimizer(Cell):
         config = configuration(self, parameters=False)
         if config is None:
             return super().__call__(*args, **kwargs)
-        lr = self.learning_rate
-        if not isinstance(lr, Cell) and lr.ndim == 1:
-            self._check_lr_index()   # the compiled step clips the index; eagerly MindSpore raises
+        self._check_lr_index()   # the compiled step clips a list's index; eagerly MindSpore raises
         if self._graph_jit is None or self.__dict__.get("_eager_config") != config:
             object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
             object.__setattr__(self, "_eager_config", config)
         return self._graph_jit(*args, **kwargs)
 
     # -- construction helpers ---------------------------------------------------------------
-    def _check_params(self, parameters) -> list:
+    def _check_params(self, params: list) -> list:
         name = type(self).__name__
-        if isinstance(parameters, Parameter):
-            raise TypeError(f"For '{name}', the 'params' should be a list or ParameterTuple of Parameters, "
-                            "got a single Parameter")
-        params = list(parameters)
-        if not params:
-            raise ValueError(f"For '{name}', the 'params' should not be empty.")
         for i, p in enumerate(params):
-            if isinstance(p, dict):
-                raise NotImplementedError(f"For '{name}', parameter groups (dicts in 'params') are not "
-                                          "supported yet")
             if not isinstance(p, Parameter):
                 raise TypeError(f"For '{name}', params[{i}] should be a Parameter, got {type(p).__name__}")
         seen = {}
@@ -104,44 +232,49 @@ class Optimizer(Cell):
                                  f"'{p.name}': each would be updated twice a step")
         return params
 
-    def _init_learning_rate(self, lr) -> bool:
-        from ..learning_rate_schedule import LearningRateSchedule
-        name = type(self).__name__
-        if isinstance(lr, LearningRateSchedule):
-            self.learning_rate = lr
-            return True
-        if isinstance(lr, Tensor) and lr.ndim == 0 or isinstance(lr, numbers.Real) and not isinstance(lr, bool):
-            value = float(lr)
-            if not value >= 0:   # NaN too
-                raise ValueError(f"For '{name}', the 'learning_rate' must be >= 0, but got {value}")
-            self.learning_rate = Parameter(np.array(value, np.float32), name="learning_rate", requires_grad=False)
-            return False
-        if isinstance(lr, (list, tuple)) or isinstance(lr, (Tensor, np.ndarray)) and lr.ndim == 1:
-            table = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, np.float32)
-            if table.size == 0:
-                raise ValueError(f"For '{name}', the 'learning_rate' list must not be empty")
-            bad = np.flatnonzero(~(table >= 0))
-            if bad.size:
-                raise ValueError(f"For '{name}', every entry of the 'learning_rate' list must be >= 0, but "
-                                 f"learning_rate[{bad[0]}] is {table[bad[0]]}")
-            self.learning_rate = Parameter(table, name="learning_rate", requires_grad=False)
-            return True
-        raise TypeError(f"For '{name}', the 'learning_rate' should be a float, a list, a 1-D array, a 0-D or "
-                        f"1-D Tensor or a LearningRateSchedule, but got {type(lr).__name__}")
-
     # -- the steps every optimizer shares ---------------------------------------------------
     def prepare_gradients(self, gradients) -> tuple:
-        """Checks the gradients' structure, then applies weight decay and loss scaling. As
-        MindSpore's Optimizer, the decay is added at weight_decay * loss_scale before the
-        gradients are divided by loss_scale, so it does not depend on the loss scale."""
+        """Checks the gradients' structure, then applies weight decay, gradient centralization
+        and loss scaling, in MindSpore's order. As MindSpore's Optimizer, the decay is added at
+        weight_decay * loss_scale before the gradients are divided by loss_scale, so it does
+        not depend on the loss scale."""
         grads = self._check_gradients(gradients)
-        if self.weight_decay > 0 and not self.decoupled_weight_decay:
-            decay = self.weight_decay * self.loss_scale
-            grads = tuple(F.add(g, F.mul(p, decay)) if flag else g
-                          for g, p, flag in zip(grads, self.parameters, self.decay_flags))
+        if not self.decoupled_weight_decay:
+            grads = self.decay_weight(grads)
+        if self.centralizes_gradients:
+            grads = self.gradients_centralization(grads)
         if self.loss_scale != 1.0:
             grads = tuple(F.div(g, self.loss_scale) for g in grads)
         return grads
+
+    def get_weight_decay(self):
+        """The weight decay times loss_scale (MindSpore stores it so): a float, or with groups
+        a tuple with one float per parameter."""
+        return self.weight_decay if self.is_group else self.weight_decay * self.loss_scale
+
+    def weight_decays(self) -> tuple:
+        """Each parameter's decay times loss_scale, or None where it has none."""
+        if self.is_group:
+            return tuple(wd if flag else None for wd, flag in zip(self.weight_decay, self.decay_flags))
+        decay = self.weight_decay * self.loss_scale if self.weight_decay > 0 else None
+        return tuple(decay if flag else None for flag in self.decay_flags)
+
+    def decay_weight(self, gradients) -> tuple:
+        """g + weight_decay * w for each parameter that decays (MindSpore's decay_weight)."""
+        return tuple(g if d is None else F.add(g, F.mul(p, d))
+                     for g, p, d in zip(gradients, self.parameters, self.weight_decays()))
+
+    def gradients_centralization(self, gradients) -> tuple:
+        """For parameters of groups with 'grad_centralization': g minus its mean over every
+        axis but the first. As MindSpore 2.10's code, only gradients of 2 or more dimensions
+        whose dimension 1 is a multiple of 16 are centralized; the others pass unchanged.
+        (MindSpore 2.10 has no CPU kernel for it: 'Unsupported op [Centralization] on CPU'.)"""
+        out = []
+        for g, flag in zip(gradients, self.grad_centralization_flags):
+            if flag and g.ndim >= 2 and g.shape[1] % 16 == 0:
+                g = F.sub(g, F.mean(g, tuple(range(1, g.ndim)), keep_dims=True))
+            out.append(g)
+        return tuple(out)
 
     def _check_gradients(self, gradients) -> tuple:
         name, params = type(self).__name__, self.parameters
@@ -163,24 +296,69 @@ class Optimizer(Cell):
         return tuple(out)
 
     def get_lr(self):
-        """This step's learning rate (a scalar); advances `global_step` (every call, whatever the
-        learning rate's kind: measured on MindSpore 2.10, a float rate's optimizer counts too)."""
+        """This step's learning rate (a scalar; with group learning rates a tuple, one per
+        parameter); advances `global_step` (every call, whatever the learning rate's kind:
+        measured on MindSpore 2.10, a float rate's optimizer counts too)."""
         lr = self.learning_rate
-        if isinstance(lr, Cell):
+        self._check_lr_index()
+        if self.is_group_lr:
+            if self.dynamic_lr:
+                values = {}
+                for cell in lr:   # groups share one schedule: call each once
+                    if id(cell) not in values:
+                        values[id(cell)] = F.reshape(cell(self.global_step), ())
+                lr = tuple(values[id(cell)] for cell in lr)
+            else:
+                lr = tuple(lr)
+        elif isinstance(lr, Cell):
             lr = F.reshape(lr(self.global_step), ())
         elif lr.ndim == 1:
-            self._check_lr_index()
             lr = F.reshape(F.take_in_range(lr, self.global_step, 0), ())
         F.assign(self.global_step, F.add(self.global_step, 1))
         return lr
+
+    def lr_per_parameter(self, lr) -> tuple:
+        """`get_lr()`'s result as one learning rate per parameter."""
+        return lr if isinstance(lr, tuple) else (lr,) * len(self.parameters)
+
+    def get_lr_parameter(self, param):
+        """The learning rate Parameter (or schedule Cell, for a dynamic rate) of `param`, or a
+        list of them for a list of Parameters (MindSpore's get_lr_parameter)."""
+        name = type(self).__name__
+        if isinstance(param, Parameter):
+            wanted = [param]
+        elif isinstance(param, list):
+            wanted = param
+        else:
+            raise TypeError(f"For 'get_lr_parameter', the 'param' must be 'Parameter' or 'list' type, but got "
+                            f"{type(param).__name__}.")
+        ids = [id(p) for p in self.parameters]
+        per_param = self.group_lr
+        out = []
+        for p in wanted:
+            if not isinstance(p, Parameter) or id(p) not in ids:
+                raise ValueError(f"For '{name}.get_lr_parameter', {getattr(p, 'name', p)!r} is not a parameter of "
+                                 f"this optimizer")
+            lr = per_param[ids.index(id(p))]
+            out.append(lr.learning_rate if isinstance(lr, (_FixedLR, _TableLR)) else lr)
+        return out if isinstance(param, list) else out[0]
+
+    def _lr_tables(self) -> list:
+        lr = self.learning_rate
+        if isinstance(lr, Parameter):
+            return [lr] if lr.ndim == 1 else []
+        if isinstance(lr, CellList):
+            return [c.learning_rate for c in lr if isinstance(c, _TableLR)]
+        return []
 
     def _check_lr_index(self):
         """MindSpore raises when the steps outrun a list learning rate. The check needs the
         step's value, so it runs eagerly; inside a compiled step (jit, vmap) an index past
         the end clips, and the last entry is used again."""
-        if current_tracer() is not None or self.global_step.is_symbolic:
+        tables = self._lr_tables()
+        if not tables or current_tracer() is not None or self.global_step.is_symbolic:
             return
-        n, step = self.learning_rate.shape[0], int(self.global_step.asnumpy()[0])
+        n, step = tables[0].shape[0], int(self.global_step.asnumpy()[0])
         if step >= n:
             raise RuntimeError(f"For '{type(self).__name__}', step {step} needs learning_rate[{step}], but the "
                                f"'learning_rate' list has only {n} entries. (MindSpore: For 'Gather', the "

@@ -32,8 +32,8 @@ class SGD(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lr = self.get_lr()
-        for p, g, accum, stat in zip(self.parameters, grads, self.accum, self.stat):
+        lrs = self.lr_per_parameter(self.get_lr())
+        for p, g, accum, stat, lr in zip(self.parameters, grads, self.accum, self.stat, lrs):
             step = g
             if self.has_momentum:
                 later = F.add(F.mul(accum, self.momentum), F.mul(g, 1.0 - self.dampening))
@@ -62,8 +62,8 @@ class Momentum(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lr = self.get_lr()
-        for p, g, v in zip(self.parameters, grads, self.moments):
+        lrs = self.lr_per_parameter(self.get_lr())
+        for p, g, v, lr in zip(self.parameters, grads, self.moments, lrs):
             new_v = F.add(F.mul(v, self.momentum), g)
             F.assign(v, new_v)
             F.assign(p, F.sub(p, F.mul(new_v, lr)))
