@@ -3,7 +3,10 @@
 - an ONNX export with a dynamic batch takes slices relative to the end of the batch (x[1:],
   x[:-1], x[-2:], x[-1], negative steps) as Slice with run-time bounds, and item assignment
   on the batch axis (x[:, 0] = 0, x[1:] = v, x[idx] = v, x[mask] = v) as pads, selects and
-  scatters sized at run time: one file serves batch 1, 7 and 256, equal to numpy and XLA.
+  scatters sized at run time: one file serves batch 1, 7 and 256, equal to numpy and XLA;
+- `vmap(f)` broadcasts the Python numbers f returns along the mapped axis (jax.vmap, and
+  MindSpore 2.10 as measured: float -> Float32, int -> Int64, bool -> Bool), and keeps them with
+  out_axes None.
 """
 import jax
 import jax.numpy as jnp
@@ -159,3 +162,31 @@ def test_mask_assignment_errors_say_what_is_expected():
         x[ms.Tensor(np.array([True, False]))] = 0.0
     with pytest.raises(IndexError, match="beside full slices"):
         x[ms.Tensor(np.array([True, False, True, True])), 0] = 0.0
+
+
+# -- vmap of functions that return Python numbers ---------------------------------------------------
+
+def test_returned_numbers_are_broadcast_along_the_mapped_axis():
+    xs = RNG.standard_normal((3, 2)).astype(np.float32)
+    ref = jax.vmap(lambda x: (x, 1.0, 2, True))(xs)
+    for run in (ms.vmap(lambda x: (x, 1.0, 2, True)), ms.jit(ms.vmap(lambda x: (x, 1.0, 2, True)))):
+        out = run(ms.Tensor(xs))
+        assert [o.shape for o in out] == [r.shape for r in ref]
+        assert [o.dtype for o in out[1:]] == [ms.float32, ms.int64, ms.bool_]   # MindSpore 2.10's dtypes
+        for o, r in zip(out, ref):
+            np.testing.assert_array_equal(o.asnumpy(), np.asarray(r))
+    single = ms.vmap(lambda x: 2.5)(ms.Tensor(xs))
+    np.testing.assert_array_equal(single.asnumpy(), jax.vmap(lambda x: 2.5)(xs))
+    nested = ms.vmap(lambda x: {"x": x, "n": [3.0]}, out_axes={"x": 0, "n": [-1]})(ms.Tensor(xs))
+    np.testing.assert_array_equal(nested["n"][0].asnumpy(), np.full(3, 3.0, np.float32))
+
+
+def test_out_axes_none_keeps_a_returned_number_and_other_axes_are_errors():
+    xs = ms.Tensor(np.ones((3, 2), np.float32))
+    kept = ms.vmap(lambda x: (x, 1.0), out_axes=(0, None))(xs)
+    assert kept[1] == jax.vmap(lambda x: (x, 1.0), out_axes=(0, None))(np.ones((3, 2)))[1] == 1.0
+    assert isinstance(kept[1], float)
+    with pytest.raises(RuntimeError, match=r"The axis: 1 in 'out_axes' is out of bounds for array of dimension \[-1,1\)"):
+        ms.vmap(lambda x: (x, 1.0), out_axes=(0, 1))(xs)
+    with pytest.raises(ValueError, match=r"'out_axes'\[1\] is 0, but the output there is a Python str"):
+        ms.vmap(lambda x: (x, "label"), out_axes=(0, 0))(xs)
