@@ -6,7 +6,10 @@
   scatters sized at run time: one file serves batch 1, 7 and 256, equal to numpy and XLA;
 - `vmap(f)` broadcasts the Python numbers f returns along the mapped axis (jax.vmap, and
   MindSpore 2.10 as measured: float -> Float32, int -> Int64, bool -> Bool), and keeps them with
-  out_axes None.
+  out_axes None;
+- `grad(vmap(f))` over a tensor `if` whose members take different branches gives each member
+  its taken branch's gradient (jax's grad of a vmapped lax.cond, torch, MindSpore), not NaN
+  from the other branch's derivative at values it was never meant for.
 """
 import jax
 import jax.numpy as jnp
@@ -190,3 +193,55 @@ def test_out_axes_none_keeps_a_returned_number_and_other_axes_are_errors():
         ms.vmap(lambda x: (x, 1.0), out_axes=(0, 1))(xs)
     with pytest.raises(ValueError, match=r"'out_axes'\[1\] is 0, but the output there is a Python str"):
         ms.vmap(lambda x: (x, "label"), out_axes=(0, 0))(xs)
+
+
+# -- grad of vmap over a tensor if ------------------------------------------------------------------
+
+def _branchy(x, w):
+    if x.sum() > 0:
+        y = ops.sqrt(x * w).sum()
+    else:
+        y = (-x * w).sum()
+    return y
+
+
+def _taken_branch_grads(xs, w):
+    """Per member, jax.grad of the branch it takes; the weight's gradient summed over members."""
+    gx, gw = [], np.zeros_like(w)
+    for x in xs:
+        branch = (lambda x, w: jnp.sqrt(x * w).sum()) if x.sum() > 0 else (lambda x, w: (-x * w).sum())
+        a, b = jax.grad(branch, (0, 1))(x, w)
+        gx.append(a)
+        gw += b
+    return np.stack(gx), gw
+
+
+@pytest.mark.parametrize("xs", [
+    [[4.0, 1.0], [-1.0, 0.0], [0.0, -2.0], [9.0, 0.25]],   # sqrt's derivative is inf or NaN at the else members
+    [[-1.0, -3.0], [-2.0, 0.0]],                            # no member takes the sqrt branch
+    [[1.0, 3.0], [2.0, 0.5]],                               # no member takes the else branch
+], ids=["mixed", "all-else", "all-then"])
+def test_grad_of_vmap_gives_each_member_its_taken_branchs_gradient(xs):
+    xs, w = np.asarray(xs, np.float32), np.array([2.0, 0.5], np.float32)
+    loss = lambda t, u: ms.vmap(_branchy, in_axes=(0, None))(t, u).sum()   # noqa: E731
+    want = _taken_branch_grads(xs, w)
+    got = ms.grad(loss, grad_position=(0, 1))(ms.Tensor(xs), ms.Tensor(w))
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), e, rtol=1e-6)
+    # jax's own grad of a vmapped lax.cond agrees (it masks the cotangents per member)
+    jax_cond = lambda x, u: jax.lax.cond(x.sum() > 0, lambda: jnp.sqrt(x * u).sum(),   # noqa: E731
+                                         lambda: (-x * u).sum())
+    jax_grads = jax.grad(lambda t, u: jax.vmap(jax_cond, (0, None))(t, u).sum(), (0, 1))(xs, w)
+    for g, e in zip(jax_grads, want):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_the_forward_values_and_vmap_of_grad_are_unchanged():
+    xs = np.array([[4.0, 1.0], [-1.0, 0.0], [0.0, -2.0]], np.float32)
+    w = np.array([2.0, 0.5], np.float32)
+    want = [np.sqrt(x * w).sum() if x.sum() > 0 else (-x * w).sum() for x in xs]
+    f = ms.vmap(_branchy, in_axes=(0, None))
+    for run in (f, ms.jit(f), ms.jit(f, backend="onnx")):
+        np.testing.assert_allclose(run(ms.Tensor(xs), ms.Tensor(w)).asnumpy(), want, rtol=1e-6)
+    per_member = ms.vmap(ms.grad(_branchy), in_axes=(0, None))(ms.Tensor(xs), ms.Tensor(w))
+    np.testing.assert_allclose(per_member.asnumpy(), _taken_branch_grads(xs, w)[0], rtol=1e-6)
