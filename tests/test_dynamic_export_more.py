@@ -189,7 +189,8 @@ def test_out_axes_none_keeps_a_returned_number_and_other_axes_are_errors():
     kept = ms.vmap(lambda x: (x, 1.0), out_axes=(0, None))(xs)
     assert kept[1] == jax.vmap(lambda x: (x, 1.0), out_axes=(0, None))(np.ones((3, 2)))[1] == 1.0
     assert isinstance(kept[1], float)
-    with pytest.raises(RuntimeError, match=r"The axis: 1 in 'out_axes' is out of bounds for array of dimension \[-1,1\)"):
+    with pytest.raises(RuntimeError, match=r"The axis: 1 in 'out_axes' is out of bounds for array of "
+                                           r"dimension \[-1,1\)"):
         ms.vmap(lambda x: (x, 1.0), out_axes=(0, 1))(xs)
     with pytest.raises(ValueError, match=r"'out_axes'\[1\] is 0, but the output there is a Python str"):
         ms.vmap(lambda x: (x, "label"), out_axes=(0, 0))(xs)

@@ -5,8 +5,9 @@
 
 The IR has concrete shapes, so dynamic axes come from tracing twice: once with the example
 inputs and once with the dynamic axes resized. The two graphs must have the same structure;
-every dimension that differs is a multiple of the batch and becomes a named ONNX dimension
-(`batch`), and reshapes with batch-dependent targets get -1 or a runtime shape.
+every dimension that differs is k * batch + c and becomes a named ONNX dimension (`batch`,
+`2*batch`, `batch-1` for x[1:]; one with an offset is checked against a third trace), and
+reshapes with batch-dependent targets get -1 or a runtime shape.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ rejected before anything is emitted, with every such op and its Cell path listed
 
 Dynamic dimensions: the IR has concrete shapes, so the exporter traces twice and hands the
 lowering a `dims` map: for each IR value, a tuple whose entries are ints (static) or `Sym`s
-(`k * batch`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
+(`k * batch + c`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
 with `ctx.shape_tensor`, which emits -1 or a runtime `Shape` computation where needed.
 """
 from __future__ import annotations

@@ -20,8 +20,10 @@ cotangent inputs after the "arg" ones).
 
 Rule choices:
 - batch: an unbatched predicate keeps the cond/while with vmapped subgraphs; a batched cond
-  predicate runs both branches and selects; a batched while predicate loops until every
-  member is done, finished members keeping their carry (select).
+  predicate runs both branches and selects, each branch on a taking member's operands for the
+  members that do not take it (`_branch_operands`: no NaN gradients from a branch's values
+  where it does not apply); a batched while predicate loops until every member is done,
+  finished members keeping their carry (select).
 - vjp: cond -> a cond of the branches' vjp graphs. while -> only with a static trip count,
   by unrolling the recorded forward carries and the body's vjp (`MAX_UNROLLED_VJP`
   iterations at most). Python `for i in range(n)` with an int n never makes a while node:
