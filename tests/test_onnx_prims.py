@@ -101,6 +101,7 @@ RECORDS = [
     rec("concatenate", [r(2, 3), r(2, 1), r(2, 2)], axis=1),
     rec("slice", [r(5, 6)], start=(1, 0), limit=(4, 6), strides=(2, 1)),
     rec("slice", [r(4, 7, 3)], start=(0, 2, 1), limit=(4, 7, 2), strides=(1, 3, 1), id="slice-3d"),
+    rec("rev", [r(3, 4, 2)], axes=(0, 2)),
     rec("pad", [r(2, 3), np.asarray(-1.0, F32)], lo=(1, 0), hi=(0, 2)),
     rec("pad", [r(3, 5), np.asarray(0.0, F32)], lo=(-1, 2), hi=(1, -2), id="pad-negative"),
     rec("take", [r(5, 3), np.array([0, 4, -1, 9, 2], I32)], axis=0, id="take-clips"),

@@ -174,6 +174,7 @@ def test_shape_primitives():
     np.testing.assert_array_equal(
         run("pad", [x, np.array(7.0)], {"lo": (1, 0, 2), "hi": (0, 1, 0)}, True),
         np.pad(x, ((1, 0), (0, 1), (2, 0)), constant_values=7.0))
+    np.testing.assert_array_equal(run("rev", [x], {"axes": (0, 2)}, True), x[::-1, :, ::-1])
     idx = np.array([[2, 0], [1, 1]], np.int32)
     np.testing.assert_array_equal(run("take", [x, idx], {"axis": 2}, True), np.take(x, idx, axis=2))
     ia = RNG.integers(0, 3, (2, 3, 4)).astype(np.int64)
@@ -326,7 +327,7 @@ def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
-        "broadcast_in_dim", "concatenate", "slice", "pad", "take", "take_along_axis", "scatter_add",
+        "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
         "cumsum", "cumprod", "sort", "top_k",

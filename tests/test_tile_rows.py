@@ -151,7 +151,8 @@ ROW_WISE = {
           %2:f32[] = constant() {value=0.0}
           %3:f32[6,5] = pad(%1, %2) {hi=(0,1), lo=(0,1)}
           %4:i32[6] = argmin(%3) {axis=1, index_dtype=Int32}
-          return %3, %4
+          %5:f32[6,5] = rev(%3) {axes=(1,)}
+          return %5, %4
         }""",
     "both_operands_rowed_as_a_batch_pair": """
         graph f(%x: f32[6,2,3], %y: f32[6,3,4]) {

@@ -121,7 +121,9 @@ class VmapFunction:
             traced.cache["backend"] = get_context("backend")
             if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
                 self.cache[key] = traced
-        return inline(traced, leaves)
+        out = inline(traced, leaves)
+        numbers = traced.cache.get("numbers")
+        return out if numbers is None else _numbers_broadcast(out, numbers, axis_size)
 
     def _onnx_form(self, leaves, axes, axis_size) -> str:
         """The onnxruntime lowering for a call whose batch is known (jit(backend="onnx")): an
@@ -187,7 +189,8 @@ class VmapFunction:
         own = lambda p: p if stacked(p) is None else stacked(p)  # noqa: E731
         if self.ensemble is not None:
             self._check_same_graph(traced, member_args, leaves, axes)
-        user_out_axes = _leaf_axes(self.out_axes, None, "out_axes", traced.out_tree)
+        number_axes: list = []
+        user_out_axes = _leaf_axes(self.out_axes, None, "out_axes", traced.out_tree, number_axes)
         n_user = len(traced.graph.outputs) - len(traced.state_params)
         user_out_axes = [_normalize(ax, v.ndim + 1, "out_axes")
                          for ax, v in zip(user_out_axes, traced.graph.outputs[:n_user])]
@@ -200,7 +203,9 @@ class VmapFunction:
         for value, param in zip(graph.inputs[traced.n_args:], params):
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
-        return Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
+        built = Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
+        built.cache["numbers"] = _numbers_plan(traced.out_tree, number_axes)
+        return built
 
     def _member_trace(self, structure, member_args, member_leaves) -> Traced:
         """The trace of one member at per-member shapes. Reused across lowering targets (export
@@ -281,9 +286,11 @@ def _normalize(axis, ndim: int, name: str):
 _ARGS = object()
 
 
-def _leaf_axes(spec, args, name: str, structure=_ARGS) -> list:
+def _leaf_axes(spec, args, name: str, structure=_ARGS, numbers: list | None = None) -> list:
     """One axis per Tensor leaf: `spec` broadcast over, or matched against, the positional
-    arguments `args` or (args=None) an output `structure`."""
+    arguments `args` or (args=None) an output `structure`. With `numbers` (a list, for
+    outputs), the axis of each static leaf is appended to it in order, and an int for a
+    Python number is allowed: the number is broadcast along the mapped axis (jax, MindSpore)."""
     if structure is _ARGS:
         if isinstance(spec, (tuple, list)) and len(spec) != len(args):
             raise RuntimeError(f"When vmap`s '{name}' is a tuple or list, and its size must be equal to the "
@@ -293,11 +300,11 @@ def _leaf_axes(spec, args, name: str, structure=_ARGS) -> list:
         if isinstance(spec, (tuple, list)) and len(spec) == 1:
             spec = spec[0]  # (0,) for a single output
     out: list = []
-    _match(spec, structure, name, out, "")
+    _match(spec, structure, name, out, "", numbers=numbers)
     return out
 
 
-def _match(spec, structure, name, out, path, explicit=False):
+def _match(spec, structure, name, out, path, explicit=False, numbers=None):
     """`explicit`: `spec` was given for this very place (an entry of a tuple or dict), not
     broadcast from an enclosing int."""
     if structure is None:  # a Tensor slot
@@ -306,8 +313,13 @@ def _match(spec, structure, name, out, path, explicit=False):
         out.append(spec)
         return
     if isinstance(structure, pytree.Static):
-        if explicit and isinstance(spec, int):   # as jax: only a Tensor has an axis to map
-            raise ValueError(f"vmap: '{name}'{path} is {spec}, but the argument there is a Python "
+        if numbers is not None:
+            numbers.append(spec if isinstance(spec, int) and _is_number(structure.value) else None)
+            if _is_number(structure.value):
+                return
+        if explicit and isinstance(spec, int):   # as jax: only a Tensor (or a returned number) has an axis
+            where = "output" if numbers is not None else "argument"
+            raise ValueError(f"vmap: '{name}'{path} is {spec}, but the {where} there is a Python "
                              f"{type(structure.value).__name__}, which has no axis to map; give None")
         return
     if structure[0] is dict:
@@ -316,7 +328,7 @@ def _match(spec, structure, name, out, path, explicit=False):
             if set(spec) != set(keys):
                 raise RuntimeError(f"vmap: '{name}'{path} has keys {sorted(spec)} but the value has {sorted(keys)}")
             for k, s in zip(keys, items):
-                _match(spec[k], s, name, out, f"{path}[{k!r}]", explicit=True)
+                _match(spec[k], s, name, out, f"{path}[{k!r}]", explicit=True, numbers=numbers)
             return
     else:
         items = structure[1]
@@ -325,12 +337,57 @@ def _match(spec, structure, name, out, path, explicit=False):
                 raise RuntimeError(f"vmap: '{name}'{path} has {len(spec)} entries but the value there has "
                                    f"{len(items)}")
             for k, (sp, s) in enumerate(zip(spec, items)):
-                _match(sp, s, name, out, f"{path}[{k}]", explicit=True)
+                _match(sp, s, name, out, f"{path}[{k}]", explicit=True, numbers=numbers)
             return
     if isinstance(spec, (tuple, list, dict)):
         raise RuntimeError(f"vmap: '{name}'{path} is a {type(spec).__name__} that does not match the value there")
     for s in items:
-        _match(spec, s, name, out, path)
+        _match(spec, s, name, out, path, numbers=numbers)
+
+
+# -- Python numbers among the outputs -----------------------------------------------------------
+
+def _is_number(value) -> bool:
+    import numbers
+
+    import numpy as np
+    return isinstance(value, (numbers.Real, np.bool_)) and not isinstance(value, np.ndarray)
+
+
+def _numbers_plan(out_tree, axes: list):
+    """For outputs holding Python numbers with an int out axis: the output structure with a
+    Tensor slot for each, and per slot of it either None (a graph output) or (number, axis).
+    None when there are no such numbers (the usual case)."""
+    if not any(a is not None for a in axes):
+        return None
+    it = iter(axes)
+    slots: list = []
+
+    def walk(s):
+        if s is None:
+            slots.append(None)
+            return None
+        if isinstance(s, pytree.Static):
+            axis = next(it)
+            if axis is None or not _is_number(s.value):
+                return s
+            _normalize(axis, 1, "out_axes")   # MindSpore's "[-1,1)" message for anything else
+            slots.append(s.value)
+            return None
+        if s[0] is dict:
+            return (dict, s[1], tuple(walk(v) for v in s[2]))
+        return (s[0], tuple(walk(v) for v in s[1]))
+    return walk(out_tree), slots
+
+
+def _numbers_broadcast(out, plan, axis_size: int):
+    """`out` with each planned Python number made a Tensor of `axis_size` copies (a float is
+    Float32, an int Int64, a bool Bool: MindSpore 2.10 measured; jax.vmap broadcasts them too)."""
+    from ..ops import functional as F
+    tree, slots = plan
+    tensors = iter(pytree.flatten(out)[0])
+    leaves = [next(tensors) if v is None else F.broadcast_to(Tensor(v), (axis_size,)) for v in slots]
+    return pytree.unflatten(tree, leaves)
 
 
 def _context_strategy():

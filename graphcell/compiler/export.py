@@ -5,8 +5,9 @@
 
 The IR has concrete shapes, so dynamic axes come from tracing twice: once with the example
 inputs and once with the dynamic axes resized. The two graphs must have the same structure;
-every dimension that differs is a multiple of the batch and becomes a named ONNX dimension
-(`batch`), and reshapes with batch-dependent targets get -1 or a runtime shape.
+every dimension that differs is k * batch + c and becomes a named ONNX dimension (`batch`,
+`2*batch`, `batch-1` for x[1:]; one with an offset is checked against a third trace), and
+reshapes with batch-dependent targets get -1 or a runtime shape.
 """
 from __future__ import annotations
 
@@ -179,12 +180,12 @@ def _same_constants(na, nb) -> str | None:
     return None
 
 
-def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
-    """For each value of `a`, its dims with `Sym`s where `b` (the other batch size) differs."""
-    dims = {}
+def _value_pairs(a: Graph, b: Graph) -> list:
+    """The (value of `a`, value of `b`) pairs of two traces of one program: inputs and node
+    outputs, those of subgraphs (cond branches, loop bodies) too."""
     pairs = []
 
-    def collect(ga: Graph, gb: Graph):   # subgraphs (cond branches, loop bodies) too
+    def collect(ga: Graph, gb: Graph):
         pairs.extend(zip(ga.inputs, gb.inputs))
         for na, nb in zip(ga.nodes, gb.nodes):
             pairs.extend(zip(na.outputs, nb.outputs))
@@ -192,7 +193,31 @@ def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
                 if isinstance(sub, Graph) and isinstance(nb.attrs.get(key), Graph):
                     collect(sub, nb.attrs[key])
     collect(a, b)
-    for va, vb in pairs:
+    return pairs
+
+
+def _where(value) -> str:
+    return (f"node {value.producer.primitive.name} in Cell '{value.producer.source.scope}'"
+            if value.producer is not None else f"input {value.name!r}")
+
+
+def _fit(da: int, db: int, sizes_a: dict, sizes_b: dict) -> list:
+    """The `Sym`s k * symbol + c (k >= 1) through both traces' sizes, multiples of a symbol
+    (c = 0) first: the other kind needs a third trace to be believed (`_check_offsets`)."""
+    fits = []
+    for sym, sa in sizes_a.items():
+        step, grew = sizes_b[sym] - sa, db - da
+        if grew > 0 and grew % step == 0:
+            k = grew // step
+            fits.append(Sym(sym, k, da - k * sa))
+    multiples = [f for f in fits if f.c == 0]
+    return multiples or fits
+
+
+def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
+    """For each value of `a`, its dims with `Sym`s where `b` (the other batch size) differs."""
+    dims = {}
+    for va, vb in _value_pairs(a, b):
         if va.shape == vb.shape:
             continue
         entry = []
@@ -200,20 +225,33 @@ def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
             if da == db:
                 entry.append(da)
                 continue
-            fits = [sym for sym, sa in sizes_a.items() if da * sizes_b[sym] == db * sa and da % sa == 0]
+            fits = _fit(da, db, sizes_a, sizes_b)
             if len(fits) > 1:
                 raise OnnxExportError(f"dimension {axis} ({da}) is a multiple of more than one dynamic axis "
-                                      f"({', '.join(fits)}); export with other example sizes")
-            if fits:
-                entry.append(Sym(fits[0], da // sizes_a[fits[0]]))
-            else:
-                where = f"node {va.producer.primitive.name} in Cell '{va.producer.source.scope}'" \
-                    if va.producer is not None else f"input {va.name!r}"
+                                      f"({', '.join(str(f) for f in fits)}); export with other example sizes")
+            if not fits:
+                strided = va.producer is not None and va.producer.primitive.name == "slice" \
+                    and va.producer.attrs["strides"][axis] > 1
                 raise OnnxExportError(
-                    f"dimension {axis} of a value of {where} is {da} at one batch size and {db} at "
-                    f"another: it is not a multiple of a dynamic axis, so it cannot be exported dynamically")
+                    f"dimension {axis} of a value of {_where(va)} is {da} at one batch size and {db} at "
+                    f"another: it is not k * batch + c for a dynamic axis, so it cannot be exported dynamically"
+                    + (" (a strided slice of a dynamic axis, x[::2], does not follow it)" if strided else ""))
+            entry.append(fits[0])
         dims[va] = tuple(entry)
     return dims
+
+
+def _check_offsets(a: Graph, c: Graph, dims: dict, sizes_c: dict) -> None:
+    """Every dimension `_dims` made from two traces, checked against a third: two points fit
+    k * batch + c to any dimension that grows (batch * batch, say); three must agree."""
+    for va, vc in _value_pairs(a, c):
+        expected = tuple(d.at(sizes_c[d.name]) if isinstance(d, Sym) else d for d in dims.get(va, va.shape))
+        if expected != vc.shape:
+            axis = next(i for i, (e, d) in enumerate(zip(expected, vc.shape)) if e != d)
+            raise OnnxExportError(
+                f"dimension {axis} of a value of {_where(va)} is {va.shape[axis]} at one batch size and "
+                f"{vc.shape[axis]} at another, which does not follow {dims.get(va, va.shape)[axis]}: it cannot be "
+                "exported dynamically")
 
 
 def _trace_dynamic(fn, args, leaves, structure, axes, names):
@@ -239,6 +277,14 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
         raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
                               "static shapes (dynamic_axes=False) or make the code shape-independent")
     dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
+    if any(isinstance(d, Sym) and d.c for entry in dims.values() for d in entry):
+        sizes_c = {s: n * (3 + k) + 2 for k, (s, n) in enumerate(sorted(sizes_a.items()))}
+        third = trace(fn, *pytree.unflatten(structure, _resized(leaves, axes, sizes_c))[0], name=_name_of(fn))
+        problem = _same_structure(traced.graph, third.graph)
+        if problem is not None:
+            raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
+                                  "static shapes (dynamic_axes=False) or make the code shape-independent")
+        _check_offsets(traced.graph, third.graph, dims, sizes_c)
     spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
     return traced, other, dims, spec
 

@@ -11,7 +11,7 @@ rejected before anything is emitted, with every such op and its Cell path listed
 
 Dynamic dimensions: the IR has concrete shapes, so the exporter traces twice and hands the
 lowering a `dims` map: for each IR value, a tuple whose entries are ints (static) or `Sym`s
-(`k * batch`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
+(`k * batch + c`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
 with `ctx.shape_tensor`, which emits -1 or a runtime `Shape` computation where needed.
 """
 from __future__ import annotations
@@ -48,12 +48,29 @@ class OnnxExportError(ValueError):
 
 
 class Sym(NamedTuple):
-    """A dynamic dimension of size `k * <symbol>` (k = 1 for the symbol itself)."""
+    """A dynamic dimension of size `k * <symbol> + c` (k = 1, c = 0 for the symbol itself;
+    c from slices relative to the end: x[1:] has `batch - 1` rows)."""
     name: str
     k: int = 1
+    c: int = 0
 
     def __str__(self):
-        return self.name if self.k == 1 else f"{self.k}*{self.name}"
+        text = self.name if self.k == 1 else f"{self.k}*{self.name}"
+        return text if self.c == 0 else f"{text}{self.c:+d}"
+
+    def times(self, m: int) -> "Sym":
+        """This dimension multiplied by `m` (a reshape merging it with a static axis)."""
+        return Sym(self.name, self.k * m, self.c * m)
+
+    def divided(self, m: int) -> "Sym | None":
+        """This dimension divided by `m`, or None when k or c is not a multiple of m."""
+        if self.k % m or self.c % m:
+            return None
+        return Sym(self.name, self.k // m, self.c // m)
+
+    def at(self, size: int) -> int:
+        """Its size when the symbol is `size`."""
+        return self.k * size + self.c
 
 
 def onnx_dtype(dtype) -> int:
@@ -194,12 +211,18 @@ class LowerCtx:
     def ints(self, values) -> str:
         return self.b.ints(values)
 
-    def inline(self, graph: Graph, input_names: list, builder: "OnnxBuilder | None" = None) -> list[str]:
+    def inline(self, graph: Graph, input_names: list, builder: "OnnxBuilder | None" = None,
+               other: Graph | None = None) -> list[str]:
         """Lowers `graph`'s nodes into `builder` (default: this node's), its inputs standing
-        for `input_names`; returns the names of its outputs."""
+        for `input_names`; returns the names of its outputs. `other`: the same subgraph in
+        the second trace (`other_attr`)."""
         names = dict(zip(graph.inputs, input_names))
-        emit_nodes(builder or self.b, graph, names, self.dims_of)
+        emit_nodes(builder or self.b, graph, names, self.dims_of, other)
         return [names[v] for v in graph.outputs]
+
+    def other_attr(self, key: str):
+        """Attr `key` of this node in the second trace (a subgraph's twin), or None."""
+        return self.other.attrs.get(key) if self.other is not None else None
 
     def value_info(self, name: str, value: Value) -> onnx.ValueInfoProto:
         return onnx_value_info(name, value.type, self.dims_of(value))
@@ -222,7 +245,8 @@ class LowerCtx:
         for d in dims:
             if isinstance(d, Sym):
                 size = self.b.symbol(d.name)
-                parts.append(size if d.k == 1 else self.op("Mul", size, self.ints([d.k])))
+                size = size if d.k == 1 else self.op("Mul", size, self.ints([d.k]))
+                parts.append(size if d.c == 0 else self.op("Add", size, self.ints([d.c])))
             else:
                 parts.append(self.ints([d]))
         return self.op("Concat", *parts, axis=0)
@@ -304,7 +328,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
             inputs.append(onnx_value_info(names[v], v.type, dims_of(v)))
             for axis, d in enumerate(dims_of(v)):
                 if isinstance(d, Sym) and d.name not in b.symbol_sources:
-                    if d.k != 1:
+                    if (d.k, d.c) != (1, 0):
                         raise OnnxExportError(f"input {onnx_name!r}: dimension {axis} is {d}, not a plain symbol")
                     b.symbol_sources[d.name] = (names[v], axis, v.shape[axis])
     initializers_first = [v for v in graph.inputs if v not in args]

@@ -294,27 +294,35 @@ def slice_rule(ctx, x, *, start, limit, strides):
                                    and other.attrs["limit"][axis] == other.inputs[0].shape[axis])
         if s == 0 and l == size and st == 1 and (o_full or not isinstance(d, Sym)):
             continue  # (x[:3] traced at batch 3 is still a slice at other batch sizes)
-        end = l
+        begin, end = s, l
         if isinstance(d, Sym):
-            # A slice of a batch-dependent axis must be the same in both traces: the same rows
-            # from the start (x[0], x[:2]), or the same relative to the end (x[1:], x[:-1]).
-            end = INT64_MAX if l == size else l - size
+            # A slice of a batch-dependent axis must be the same in both traces: each bound
+            # the same from the start (x[0], x[:2]) or the same relative to the end (x[1:],
+            # x[-2:], x[:-1]), which ONNX's negative bounds (and INT64_MAX for the end) express.
+            from_end = (s - size if s - size else INT64_MAX), (l - size if l - size else INT64_MAX)
+            end = from_end[1]   # (no second trace: the end relative, the start from the start)
             if other is not None:
+                begin = from_end[0]
                 o_size = other.inputs[0].shape[axis]
                 o_start, o_limit = other.attrs["start"][axis], other.attrs["limit"][axis]
-                same_step = o_start == s and other.attrs["strides"][axis] == st
-                if same_step and o_limit == l:
-                    end = l
-                elif not same_step or o_limit - o_size != l - size:
+                begin = s if o_start == s else begin if o_start - o_size == s - size else None
+                end = l if o_limit == l else end if o_limit - o_size == l - size else None
+                if begin is None or end is None or other.attrs["strides"][axis] != st:
                     ctx.fail(f"slice [{s}:{l}:{st}] of dynamic axis {axis} is not the same slice, from the "
                              f"start or relative to the end, at another batch size ([{o_start}:{o_limit}])")
         axes.append(axis)
-        starts.append(s)
+        starts.append(begin)
         ends.append(end)
         steps.append(st)
     if not axes:
         return ctx.op("Identity", x)
     return slice_(ctx, x, axes, starts, ends, steps)
+
+
+def rev(ctx, x, *, axes):
+    # Step -1 from the last element (start -1) past the first (end INT64_MIN clamps to -1).
+    n = len(axes)
+    return slice_(ctx, x, list(axes), [-1] * n, [np.iinfo(np.int64).min] * n, [-1] * n)
 
 
 def crop(ctx, x, lo, hi):
@@ -329,10 +337,31 @@ def crop(ctx, x, lo, hi):
 
 
 def pad(ctx, x, v, *, lo, hi):
+    other = ctx.other
+    if other is not None and (other.attrs["lo"], other.attrs["hi"]) != (lo, hi):
+        return _pad_following_the_batch(ctx, x, v, lo, hi)
     pos_lo, pos_hi = [max(a, 0) for a in lo], [max(b, 0) for b in hi]
     if any(pos_lo) or any(pos_hi):
         x = ctx.op("Pad", x, ctx.ints(pos_lo + pos_hi), v, mode="constant")
     return crop(ctx, x, lo, hi)
+
+
+def _pad_following_the_batch(ctx, x, v, lo, hi):
+    """A pad whose amounts differ between the two traces (setitem's x[-2:] = v puts v after
+    batch - 2 rows): on each axis one side may follow the batch, computed at run time as the
+    result's size less the input's and the other side's; ONNX Pad crops at negative amounts."""
+    other, pads = ctx.other, [[], []]
+    for axis, (a, b, oa, ob) in enumerate(zip(lo, hi, other.attrs["lo"], other.attrs["hi"])):
+        if a != oa and b != ob:
+            ctx.fail(f"both pads of axis {axis} ({a}, {b}) follow the batch size ({oa}, {ob} at another)")
+        if a == oa and b == ob:
+            pads[0].append(ctx.ints([a]))
+            pads[1].append(ctx.ints([b]))
+            continue
+        grown = ctx.op("Sub", ctx.size_of(ctx.out_dims[0][axis]), ctx.size_of(ctx.in_dims[0][axis]))
+        pads[0].append(ctx.op("Sub", grown, ctx.ints([b])) if a != oa else ctx.ints([a]))
+        pads[1].append(ctx.op("Sub", grown, ctx.ints([a])) if b != ob else ctx.ints([b]))
+    return ctx.op("Pad", x, ctx.op("Concat", *pads[0], *pads[1], axis=0), v, mode="constant")
 
 
 def take(ctx, x, idx, *, axis):
@@ -497,7 +526,9 @@ def conv(ctx, x, w, bias=None, *, strides, padding, lhs_dilation, rhs_dilation, 
         if groups != 1:
             ctx.fail("a convolution with both feature and batch groups has no ONNX lowering")
         n, c = dims[0], dims[1]
-        part = Sym(n.name, n.k // batch_groups) if isinstance(n, Sym) else n // batch_groups
+        part = n.divided(batch_groups) if isinstance(n, Sym) else n // batch_groups
+        if part is None:
+            ctx.fail(f"the dynamic batch {n} does not divide into {batch_groups} batch groups")
         x = reshape(ctx, x, [batch_groups, part, c, *dims[2:]])
         x = ctx.op("Transpose", x, perm=[1, 0] + list(range(2, 3 + nsp)))
         x = reshape(ctx, x, [part, c * batch_groups, *dims[2:]])
@@ -581,7 +612,7 @@ class PoolLayout:
         channels = lead[1:]
         m = int(np.prod([d for d in channels if not isinstance(d, Sym)], dtype=np.int64))
         syms = [d for d in channels if isinstance(d, Sym)]
-        return [lead[0], Sym(syms[0].name, syms[0].k * m) if syms else m, *tail]
+        return [lead[0], syms[0].times(m) if syms else m, *tail]
 
     def leave(self, y: str, dims) -> str:
         """`dims`: the result's dims in the original axis order."""
@@ -705,7 +736,7 @@ def _max_grad_by_mask(ctx, layout: "PoolLayout", xl: str, gl: str, dims) -> str:
     k = layout.window[0]
     dtype = ctx.in_types[0].dtype
     sym = next((d for d in (n, c) if isinstance(d, Sym)), None)
-    rows = n * c if sym is None else Sym(sym.name, sym.k * (c if sym is n else n))
+    rows = n * c if sym is None else sym.times(c if sym is n else n)
     blocks = ctx.op("SpaceToDepth", reshape(ctx, xl, [rows, 1, h, w]), blocksize=k)
     first = ctx.op("ArgMax", blocks, axis=1, keepdims=1, select_last_index=0)
     positions = ctx.const(np.arange(k * k, dtype=np.int64).reshape(1, k * k, 1, 1))
@@ -736,7 +767,7 @@ def cond(ctx, pred, *operands, then_branch, else_branch):
     branches = {}
     for key, graph in (("then_branch", then_branch), ("else_branch", else_branch)):
         child = ctx.b.child()
-        outs = ctx.inline(graph, list(operands), child)
+        outs = ctx.inline(graph, list(operands), child, ctx.other_attr(key))
         outs = [child.op("Identity", [n], scope=f"{ctx.scope}/{key}" if ctx.scope else key) for n in outs]
         branches[key] = helper.make_graph(child.nodes, child.unique(key), [],
                                           [ctx.value_info(n, v) for n, v in zip(outs, graph.outputs)])
@@ -750,12 +781,12 @@ def while_loop(ctx, *args, cond_graph, body_graph, n_carry, trip_count=None):
     # body after each step; loop-invariant operands are read from the outer scope.
     from onnx import TensorProto, helper
     carry, consts = list(args[:n_carry]), list(args[n_carry:])
-    (first,) = ctx.inline(cond_graph, carry + consts)
+    (first,) = ctx.inline(cond_graph, carry + consts, other=ctx.other_attr("cond_graph"))
     child = ctx.b.child()
     it, flag = child.unique("iteration"), child.unique("condition")
     carry_in = [child.unique(f"carry{i}") for i in range(n_carry)]
-    new = ctx.inline(body_graph, carry_in + consts, child)
-    (again,) = ctx.inline(cond_graph, new + consts, child)
+    new = ctx.inline(body_graph, carry_in + consts, child, ctx.other_attr("body_graph"))
+    (again,) = ctx.inline(cond_graph, new + consts, child, ctx.other_attr("cond_graph"))
     outs = [child.op("Identity", [again], scope="loop")] + [child.op("Identity", [n], scope="loop") for n in new]
     carried = body_graph.inputs[:n_carry]
     inputs = [helper.make_tensor_value_info(it, TensorProto.INT64, []),
@@ -812,7 +843,7 @@ RULES = {
     "argmax": arg("ArgMax"), "argmin": arg("ArgMin"), "element_count": element_count,
     # shapes
     "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
-    "concatenate": concatenate, "slice": slice_rule, "pad": pad,
+    "concatenate": concatenate, "slice": slice_rule, "rev": rev, "pad": pad,
     "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
     # scans and sorts
     "cumsum": _computed_as(_SCAN_AS, cumsum), "cumprod": _computed_as(_SCAN_AS, cumprod),

@@ -20,8 +20,10 @@ cotangent inputs after the "arg" ones).
 
 Rule choices:
 - batch: an unbatched predicate keeps the cond/while with vmapped subgraphs; a batched cond
-  predicate runs both branches and selects; a batched while predicate loops until every
-  member is done, finished members keeping their carry (select).
+  predicate runs both branches and selects, each branch on a taking member's operands for the
+  members that do not take it (`_branch_operands`: no NaN gradients from a branch's values
+  where it does not apply); a batched while predicate loops until every member is done,
+  finished members keeping their carry (select).
 - vjp: cond -> a cond of the branches' vjp graphs. while -> only with a static trip count,
   by unrolling the recorded forward carries and the body's vjp (`MAX_UNROLLED_VJP`
   iterations at most). Python `for i in range(n)` with an int n never makes a while node:
@@ -35,7 +37,7 @@ import weakref
 
 import jax
 
-from ..dtype import bool_
+from ..dtype import bool_, int32
 from ..ir.core import Graph, replay
 from . import batching
 from .ad_util import F
@@ -156,10 +158,36 @@ def _cond_batch(ctx, args, dims, *, then_branch, else_branch):
         return cond_p.bind(pred, *ops, then_branch=vt, else_branch=ve), out_axes
     # A per-member predicate: every member needs both results; compute both, then select.
     out_axes = (0,) * len(out_b)
-    t_outs = _inline(_vmap(ctx, then_branch, op_dims, out_axes), ops)
-    e_outs = _inline(_vmap(ctx, else_branch, op_dims, out_axes), ops)
     p = batching.move(pred, dims[0], 0)
+    ops = [x if d is None else batching.move(x, d, 0) for x, d in zip(ops, op_dims)]
+    in_axes = [None if d is None else 0 for d in op_dims]
+    t_outs = _inline(_vmap(ctx, then_branch, in_axes, out_axes), _branch_operands(p, ops, in_axes))
+    e_outs = _inline(_vmap(ctx, else_branch, in_axes, out_axes), _branch_operands(F.logical_not(p), ops, in_axes))
     return tuple(_select_members(p, t, e) for t, e in zip(t_outs, e_outs)), out_axes
+
+
+def _branch_operands(taken, ops, axes) -> list:
+    """The operands a branch runs on under a per-member predicate: a member that does not take
+    the branch gets the operands of one that does (the first), since its results are dropped
+    anyway. So the branch never runs where its member's values are unsafe for it, and its vjp
+    never multiplies a member's zero cotangent by an infinite derivative there: grad(vmap(f))
+    of `y = sqrt(x) if x > 0 else -x` was NaN at x <= 0 (0 * inf in sqrt's vjp); it is each
+    member's taken branch's gradient now, as jax's grad of a vmapped lax.cond (which masks the
+    cotangents per member instead) and torch and MindSpore, which run one branch. Unmapped
+    float operands (closed-over weights) pass a select on "some member takes it", which
+    keeps them unbatched and stops their cotangent when no member does (the branch then ran on
+    member 0's values). Forward results are unchanged: the members that take a branch get their
+    own operands. A while loop in a branch runs on a taking member's values."""
+    first = F.argmax(F.cast(taken, int32), 0)
+    some = F.any(taken)
+    out = []
+    for x, d in zip(ops, axes):
+        if d is None:
+            out.append(F.select(some, x, F.stop_gradient(x)) if x.dtype.is_floating else x)
+        else:
+            stand_in = F.stop_gradient(F.take_in_range(x, first, 0))
+            out.append(_select_members(taken, x, stand_in))
+    return out
 
 
 def _build_graph(name: str, template: tuple, fn) -> Graph:

@@ -486,8 +486,8 @@ def gather(x, indices, axis: int = 0) -> Tensor:
     Gather), one out of range is clipped to it (as XLA's gathers do)."""
     x, indices = as_tensor(x), as_tensor(indices)
     axis = _axis(axis, x.ndim)
-    if indices.dtype.np_dtype.kind == "i":
-        indices = select(less(indices, 0), add(indices, x.shape[axis]), indices)
+    if indices.dtype.np_dtype.kind == "i":   # the size as a node: a dynamic axis' counts at run time
+        indices = select(less(indices, 0), add(indices, element_count(x, axis, indices.dtype)), indices)
     return take_in_range(x, indices, axis)
 
 
@@ -522,7 +522,7 @@ def getitem(x: Tensor, index) -> Tensor:
     index = _expanded(index, x.ndim)
     advanced_ints = builtins.any(isinstance(i, Tensor) for i in index)   # ints join the arrays (numpy)
     starts, limits, strides, out_shape, axis = [], [], [], [], 0
-    reversed_axes, arrays = [], []          # (output position, indices), in index order
+    reversed_axes, arrays = [], []          # output positions; (output position, indices)
     for item in index:
         if item is None:
             out_shape.append(1)
@@ -533,14 +533,14 @@ def getitem(x: Tensor, index) -> Tensor:
             if len(picked) == 0:
                 s, e, st = 0, 0, 1
             elif picked.step < 0:       # the slice's span, then its elements in reverse
-                reversed_axes.append((len(out_shape), np.arange(len(picked))[::-1]))
+                reversed_axes.append(len(out_shape))
                 s, e, st = picked[-1], picked[0] + 1, -picked.step
             else:
                 s, e, st = picked.start, picked[-1] + 1, picked.step
             starts.append(s), limits.append(e), strides.append(st)
             out_shape.append(len(picked))
         elif isinstance(item, Tensor) or advanced_ints:
-            arrays.append((len(out_shape), _wrapped(item, size)))
+            arrays.append((len(out_shape), _wrapped(item, x, axis)))
             starts.append(0), limits.append(size), strides.append(1)
             out_shape.append(size)
         else:
@@ -554,8 +554,8 @@ def getitem(x: Tensor, index) -> Tensor:
     if (starts, limits, strides) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
         out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
     out = reshape(out, tuple(out_shape))
-    for pos, picked in reversed_axes:
-        out = take_in_range(out, Tensor(picked.astype(np.int32)), pos)
+    if reversed_axes:
+        out = shape_ops.rev.bind(out, axes=tuple(reversed_axes))
     if len(arrays) == 1:
         return take_in_range(out, arrays[0][1], arrays[0][0])
     return _advanced(out, arrays) if arrays else out
@@ -576,14 +576,18 @@ def _expanded(index, rank: int) -> tuple:
 
 def setitem(x: Tensor, index, value) -> Tensor:
     """`x` with `x[index]` replaced by `value` (broadcast to `x[index]`'s shape; where an index
-    repeats, the last write wins, as in numpy). A static index (ints, slices, None, Ellipsis,
-    lists, ndarrays): which elements it writes is worked out here, once, and the new tensor is
-    a select between `x` and the values taken to their places. An index with integer Tensors:
-    see `_setitem_by_tensor`."""
+    repeats, the last write wins, as in numpy). Ints, slices, None and Ellipsis: see
+    `_setitem_basic`; a bool Tensor: `_setitem_by_mask`; integer Tensors: `_setitem_by_tensor`.
+    Lists and ndarrays: which elements the index writes is worked out here, once, and the new
+    tensor is a select between `x` and the values taken to their places."""
     x = as_tensor(x)
     items = index if isinstance(index, tuple) else (index,)
+    if builtins.any(isinstance(i, Tensor) and i.dtype is mstype.bool_ for i in items):
+        return _setitem_by_mask(x, items, value)
     if builtins.any(isinstance(i, Tensor) for i in items):
         return _setitem_by_tensor(x, _expanded(items, x.ndim), value)
+    if builtins.all(_is_basic(i) for i in items):
+        return _setitem_basic(x, _expanded(items, x.ndim), value)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
     value = _assignable(value, positions.shape)
     if positions.size == 0:
@@ -595,6 +599,105 @@ def setitem(x: Tensor, index, value) -> Tensor:
     written[positions.ravel()] = True
     flat = select(Tensor(written), take_in_range(values, Tensor(source), 0), reshape(x, (-1,)))
     return reshape(flat, x.shape)
+
+
+def _is_basic(item) -> bool:
+    """An index item that picks a box: an int, a slice, None or Ellipsis (not a bool)."""
+    return item is None or item is Ellipsis or isinstance(item, slice) or (
+        isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)))
+
+
+def _setitem_basic(x: Tensor, index: tuple, value) -> Tensor:
+    """`x[index] = value` for ints, slices, None and Ellipsis, which write a box: the new tensor
+    is select(mask, value, x), the mask the product of one mask per constrained axis, each a
+    run of True padded with False (a strided slice's, a constant), and the value laid out on
+    x's axes: padded to its place along the slices it spans (reversed first for a negative
+    step), left at size 1 where it broadcasts. Pads, not constants of x's size, so that an
+    export with a dynamic batch computes `x[0] = v`, `x[-1] = v` and `x[1:] = v` at run time."""
+    value = cast(_assignable(value, _indexed_shape(x.shape, index)), x.dtype)
+    target_rank = builtins.sum(1 for i in index if i is None or isinstance(i, slice))
+    v_shape = (1,) * (target_rank - value.ndim) + tuple(value.shape)
+    on_axes, t = [], 0                 # the value's size on each axis of x
+    for item in index:
+        if item is None or isinstance(item, slice):
+            if item is not None:
+                on_axes.append(v_shape[t])
+            t += 1
+        else:
+            on_axes.append(1)
+    value = reshape(value, tuple(on_axes))
+    mask, real = None, [i for i in index if i is not None]
+    for axis, (item, n) in enumerate(zip(real, x.shape)):
+        if isinstance(item, slice):
+            picked = range(*item.indices(n))
+        else:
+            i = int(item)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            picked = range(i % n, i % n + 1)
+        if len(picked) == 0:
+            return x
+        first, last = builtins.min(picked[0], picked[-1]), builtins.max(picked[0], picked[-1])
+        if builtins.abs(picked.step) == 1:
+            if value.shape[axis] != 1:
+                if picked.step < 0:
+                    value = shape_ops.rev.bind(value, axes=(axis,))
+                value = _pad_axis(value, axis, first, n - 1 - last, 0)
+            if first == 0 and last == n - 1:
+                continue                                       # the whole axis
+            line = _pad_axis(broadcast_to(Tensor(True), (len(picked),)), 0, first, n - 1 - last, False)
+        else:                                                  # a strided slice: constants
+            hits = np.zeros(n, np.bool_)
+            hits[list(picked)] = True
+            if value.shape[axis] != 1:
+                source = np.zeros(n, np.int32)
+                source[list(picked)] = np.arange(len(picked), dtype=np.int32)
+                value = take_in_range(value, Tensor(source), axis)
+            line = Tensor(hits)
+        line = reshape(line, tuple(n if a == axis else 1 for a in range(x.ndim)))
+        mask = line if mask is None else logical_and(mask, line)
+    if mask is None:                                           # every element is written
+        return broadcast_to(value, x.shape)
+    return select(mask, value, x)
+
+
+def _pad_axis(x: Tensor, axis: int, before: int, after: int, value) -> Tensor:
+    if before == after == 0:
+        return x
+    return shape_ops.pad.bind(x, Tensor(value, x.dtype), lo=tuple(before if a == axis else 0 for a in range(x.ndim)),
+                              hi=tuple(after if a == axis else 0 for a in range(x.ndim)))
+
+
+def _setitem_by_mask(x: Tensor, items: tuple, value) -> Tensor:
+    """`x[mask] = value` with a bool Tensor `mask` over some axes of x (x[x > 0] = 0, or
+    x[:, m] = v beside full slices): select(mask, value, x). As in MindSpore's graph mode, the
+    value must be the same for every selected position (a scalar, or the shape of the axes
+    after the mask): one value per selected element has a data-dependent shape."""
+    at = next(k for k, i in enumerate(items) if isinstance(i, Tensor))
+    mask, before, after = items[at], items[:at], items[at + 1:]
+    whole = lambda i: i is Ellipsis or (isinstance(i, slice) and i == slice(None))  # noqa: E731
+    if not builtins.all(whole(i) for i in before + after) or (before + after).count(Ellipsis) > 1:
+        raise IndexError("x[mask] = value: a bool mask can stand beside full slices (:) and one Ellipsis only")
+    lead = x.ndim - mask.ndim - len(after) if Ellipsis in before else len(before)
+    if lead < 0 or tuple(x.shape[lead:lead + mask.ndim]) != tuple(mask.shape):
+        raise IndexError(f"x[mask] = value: the mask's shape {list(mask.shape)} does not match x's axes from "
+                         f"{lead} on (x has shape {list(x.shape)})")
+    tail = tuple(x.shape[lead + mask.ndim:])
+    value = as_tensor(value)
+    per_element = tuple(x.shape[:lead]) + (1,) + tail   # x[mask]'s shape for one selected element
+    try:
+        fits = np.broadcast_shapes(tuple(value.shape), per_element) == per_element
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"x[mask] = value: a value of shape {list(value.shape)} cannot be assigned: it must "
+                         f"broadcast to {list(per_element)}, the same for every selected element (one value "
+                         "per selected element would have a data-dependent shape)")
+    value = cast(value, x.dtype)
+    if value.ndim > len(tail):   # the selected elements' axis (size 1) becomes the mask's axes
+        front = tuple(value.shape[:value.ndim - len(tail) - 1])
+        value = reshape(value, front + (1,) * mask.ndim + tail)
+    return select(reshape(mask, (1,) * lead + tuple(mask.shape) + (1,) * len(tail)), value, x)
 
 
 def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
@@ -609,7 +712,7 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     picked_axes = [a for a, i in enumerate(real) if not isinstance(i, slice)]
     others = [a for a in range(x.ndim) if a not in picked_axes]
     sizes = [x.shape[a] for a in picked_axes]
-    flat, shape = _flat_index([_wrapped(real[a], x.shape[a]) for a in picked_axes], sizes)
+    flat, shape = _flat_index([_wrapped(real[a], x, a) for a in picked_axes], x, picked_axes)
     count, total = math.prod(shape), math.prod(sizes)
     flat = reshape(flat, (count,))
     # The values, laid out as [K, the other axes' slices...]: x[index] puts the broadcast index
@@ -627,10 +730,13 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     if count == 0 or 0 in region_shape:
         return x
     value = reshape(value, (count,) + region_shape)
-    # The last write to each position wins: drop every write a later one repeats.
-    later = Tensor(np.triu(np.ones((count, count), np.bool_), 1))
+    # The last write to each position wins: drop every write a later one repeats. The order
+    # numbers 1..K are a cumsum, not a constant: K follows the batch when the index does.
+    from .sorting import cumsum_p
+    order = cumsum_p.bind(ones_like(flat, mstype.float32), axis=0, reverse=False)
+    later = less(expand_dims(order, 1), expand_dims(order, 0))
     repeated = any(logical_and(equal(expand_dims(flat, 1), expand_dims(flat, 0)), later), 1)
-    order = select(repeated, Tensor(0, mstype.float32), Tensor(np.arange(1, count + 1, dtype=np.float32)))
+    order = select(repeated, Tensor(0, mstype.float32), order)
     writer = shape_ops.scatter_add.bind(broadcast_to(Tensor(0, mstype.float32), (total,)), flat, order, axis=0)
     writer = stop_gradient(cast(writer, mstype.int32))                    # [S]: writer's order, or 0
     moved = reshape(transpose(x, picked_axes + others), (total,) + tuple(x.shape[a] for a in others))
@@ -674,30 +780,36 @@ def _index_array(item) -> Tensor:
     return idx
 
 
-def _wrapped(item, size: int) -> Tensor:
-    """Integer indices into an axis of `size`, negative ones counted from the end."""
+def _wrapped(item, x: Tensor, axis: int) -> Tensor:
+    """Integer indices into `axis` of x, negative ones counted from the end: for a Tensor, by
+    the axis' size as a graph node (`element_count`), which an export with a dynamic batch
+    computes at run time."""
+    size = x.shape[axis]
     if not isinstance(item, Tensor):
         i = int(item)
         if not -size <= i < size:
             raise IndexError(f"index {i} is out of bounds for an axis of size {size}")
         return Tensor(np.int32(i % size))
-    return select(less(item, 0), add(item, size), item)
+    return select(less(item, 0), add(item, element_count(x, axis, item.dtype)), item)
 
 
-def _flat_index(arrays: list, sizes: list) -> tuple:
-    """Integer index Tensors into axes of `sizes`, broadcast together (numpy's IndexError when
-    they cannot be), as one C-order index into the axes' combined size; and their shape."""
+def _flat_index(arrays: list, x: Tensor, axes: list) -> tuple:
+    """Integer index Tensors into `axes` of x, broadcast together (numpy's IndexError when
+    they cannot be), as one C-order index into the axes' combined size; and their shape. The
+    strides are `element_count` nodes, so that a dynamic axis among the later ones is counted
+    at run time."""
     shapes = [tuple(a.shape) for a in arrays]
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
         raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
                          + " ".join(str(s) for s in shapes)) from None
-    flat, stride = None, 1
-    for idx, size in reversed(list(zip(arrays, sizes))):
-        term = mul(broadcast_to(cast(idx, mstype.int32), shape), stride)
+    flat = None
+    for k, idx in enumerate(arrays):
+        term = broadcast_to(cast(idx, mstype.int32), shape)
+        if k + 1 < len(arrays):
+            term = mul(term, element_count(x, tuple(axes[k + 1:]), mstype.int32))
         flat = term if flat is None else add(flat, term)
-        stride *= size
     return flat, shape
 
 
@@ -708,8 +820,8 @@ def _advanced(x: Tensor, arrays: list) -> Tensor:
     positions = [pos for pos, _ in arrays]
     rest = [a for a in range(x.ndim) if a not in positions]
     sizes = [x.shape[p] for p in positions]
+    flat, shape = _flat_index([idx for _, idx in arrays], x, positions)
     out = reshape(transpose(x, positions + rest), (math.prod(sizes),) + tuple(x.shape[a] for a in rest))
-    flat, shape = _flat_index([idx for _, idx in arrays], sizes)
     out = take_in_range(out, flat, 0)                                     # [broadcast..., rest...]
     if positions != list(range(positions[0], positions[0] + len(positions))):
         return out                                                # not adjacent: in front

@@ -1,5 +1,5 @@
 """Primitives that move data without arithmetic: reshape, transpose, broadcast, concat,
-slice, pad, and gather/scatter along one axis."""
+slice, rev, pad, and gather/scatter along one axis."""
 from __future__ import annotations
 
 import math
@@ -118,6 +118,23 @@ def _slice_batch(ctx, args, dims, *, start, limit, strides):
     (x,), (d,) = args, dims
     ins = lambda t, v: t[:d] + (v,) + t[d:]  # noqa: E731
     return slice_.bind(x, start=ins(start, 0), limit=ins(limit, ctx.axis_size), strides=ins(strides, 1)), d
+
+
+def _rev_rule(x: TensorType, *, axes: tuple) -> TensorType:
+    check(list(axes) == sorted(set(axes)) and all(0 <= a < x.ndim for a in axes),
+          f"rev: axes {axes} must be distinct, ascending axes of a rank-{x.ndim} tensor")
+    return x
+
+
+# Reverses the elements along `axes` (lax.rev): a negative-step slice's order, which ONNX Slice
+# takes with step -1 whatever the axis' size (a gather by reversed indices fixes the size).
+rev = Primitive("rev", _rev_rule, lambda x, *, axes: jax.lax.rev(x, axes))
+
+
+@rev.def_batch
+def _rev_batch(ctx, args, dims, *, axes):
+    (x,), (d,) = args, dims
+    return rev.bind(x, axes=tuple(unbatched_axis(a, d) for a in axes)), d
 
 
 def _pad_rule(x: TensorType, v: TensorType, *, lo: tuple, hi: tuple) -> TensorType:
@@ -264,6 +281,11 @@ def _slice_vjp(ctx, cts, primals, outs, *, start, limit, strides):
     x, ct = primals[0], dilate(cts[0], strides)
     hi = tuple(d - s - n for d, s, n in zip(x.shape, start, ct.shape))
     return (pad_or_crop(ct, start, hi),)
+
+
+@rev.def_vjp
+def _rev_vjp(ctx, cts, primals, outs, *, axes):
+    return (rev.bind(cts[0], axes=axes),)
 
 
 @pad.def_vjp

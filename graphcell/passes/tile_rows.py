@@ -171,6 +171,13 @@ def _resize_slice(node: Node, axes: dict, rows: int) -> dict:
     return {**node.attrs, "limit": limit[:a] + (rows,) + limit[a + 1:]}
 
 
+def _rev(node: Node, axes):
+    (a,) = axes
+    if a in node.attrs["axes"]:
+        raise NotRowwise
+    return (a,)
+
+
 def _pad(node: Node, axes):
     (a, av), attrs = axes, node.attrs
     if av is not None or attrs["lo"][a] != 0 or attrs["hi"][a] != 0:
@@ -201,7 +208,7 @@ ROW_RULES = {
     "argmax": RowRule(_arg_reduction), "argmin": RowRule(_arg_reduction),
     "dot_general": RowRule(_dot), "conv": RowRule(_conv), "conv_transpose": RowRule(_images),
     "reduce_window_max": RowRule(_window), "reduce_window_sum": RowRule(_window),
-    "concatenate": RowRule(_concatenate), "slice": RowRule(_slice, _resize_slice), "pad": RowRule(_pad),
+    "concatenate": RowRule(_concatenate), "slice": RowRule(_slice, _resize_slice), "rev": RowRule(_rev), "pad": RowRule(_pad),
     "take": RowRule(_take), "take_along_axis": RowRule(_take_along),
 }
 
