@@ -39,6 +39,7 @@ _LAZY = {
     "vmap": "graphcell.api.vmap",
     "grad": "graphcell.api.grad",
     "value_and_grad": "graphcell.api.grad",
+    **dict.fromkeys(["vjp", "jvp", "jacfwd", "jacrev"], "graphcell.api.jacobian"),
     "save_checkpoint": "graphcell.train.serialization",
     "load_checkpoint": "graphcell.train.serialization",
     "load_param_into_net": "graphcell.train.serialization",

@@ -12,9 +12,10 @@ from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
 
-# MindSpore's ops.grad / ops.value_and_grad / ops.vmap: the transforms, loaded on first use
+# MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
-_TRANSFORMS = {"grad": "graphcell.api.grad", "value_and_grad": "graphcell.api.grad", "vmap": "graphcell.api.vmap"}
+_TRANSFORMS = {"grad": "graphcell.api.grad", "value_and_grad": "graphcell.api.grad", "vmap": "graphcell.api.vmap",
+               **dict.fromkeys(["vjp", "jvp", "jacfwd", "jacrev"], "graphcell.api.jacobian")}
 
 
 def __getattr__(name):
