@@ -116,7 +116,7 @@ def _pool_inputs(ties=False):
 @pytest.mark.parametrize("mode", MODES)
 def test_pools_match_torch(mode):
     x2d, x1d = _pool_inputs()
-    cases = sample(POOLS, mode, eager=slice(7, None, 7))
+    cases = sample(POOLS, mode, jit=2, eager=slice(7, None, 7))
     got = call(lambda a, b: (*(f(a, b) for f, _ in cases), *ops.adaptive_max_pool2d(a, (4, 3), return_indices=True)),
                mode, x2d, x1d)
     ta, tb = torch.tensor(x2d), torch.tensor(x1d)
@@ -396,7 +396,7 @@ def _all_losses(*xs, cases=CASES):
 @pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss")   # torch's kl_div 'mean'
 @pytest.mark.parametrize("mode", MODES)
 def test_losses_match_torch_in_every_reduction(mode):
-    inputs, cases = _loss_inputs(), sample(CASES, mode, eager=slice(1, None, 7))
+    inputs, cases = _loss_inputs(), sample(CASES, mode, jit=2, eager=slice(1, None, 7))
     got = call(lambda *xs: _all_losses(*xs, cases=cases), mode, *inputs)
     tensors = [torch.tensor(v) for v in inputs]
     for g, (name, r, _) in zip(got, cases):
