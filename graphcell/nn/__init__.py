@@ -2,7 +2,8 @@
 (MindSpore's `mindspore.nn` names)."""
 from .cell import Cell, CellDict, CellList, SequentialCell  # noqa: F401
 from .layer import *  # noqa: F401,F403
-from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,  # noqa: F401
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,  # noqa: F401
+                   KLDivLoss, L1Loss, LossBase, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss,
                    SoftmaxCrossEntropyWithLogits)
 from .wrap import WithEvalCell, WithLossCell  # noqa: F401
 

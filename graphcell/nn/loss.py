@@ -1,8 +1,11 @@
-"""Losses with MindSpore's formulas and defaults (MINDSPORE_NOTES.md section 3)."""
+"""Losses with MindSpore's formulas and defaults (MINDSPORE_NOTES.md section 3); the newer ones
+call their ops form in ops/losses.py."""
 from __future__ import annotations
 
 from .. import dtype as mstype
 from ..ops import functional as F
+from ..ops import losses as L
+from ..tensor import Tensor
 from .cell import Cell
 
 
@@ -137,3 +140,89 @@ class BCEWithLogitsLoss(LossBase):
         if self.weight is not None:
             loss = F.mul(loss, F.cast(self.weight, logits.dtype))
         return self.get_loss(loss)
+
+
+class SmoothL1Loss(LossBase):
+    """0.5 * d**2 / beta where |d| < beta, else |d| - 0.5 * beta (d = logits - labels, of one
+    shape). MindSpore's defaults: beta=1.0, reduction='none'."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise ValueError(f"For 'SmoothL1Loss', 'beta' must be a number greater than 0, but got {beta!r}.")
+        self.beta = beta
+
+    def construct(self, logits, labels):
+        return L.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """0.5 * d**2 where |d| < delta, else delta * (|d| - 0.5 * delta); broadcasts."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction)
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or delta <= 0:
+            raise ValueError(f"For 'HuberLoss', the argument 'delta' must be a number > 0, but got {delta!r}.")
+        self.delta = delta
+
+    def construct(self, logits, labels):
+        return L.huber_loss(logits, labels, self.reduction, self.delta)
+
+
+class BCELoss(LossBase):
+    """Binary cross entropy on probabilities, MindSpore's formula (1e-12 inside the logs);
+    `weight` (a Tensor of the logits' dtype) broadcasts to them."""
+
+    def __init__(self, weight=None, reduction: str = "mean"):
+        super().__init__(reduction)
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'BCELoss', 'weight' must be a Tensor or None, but got {type(weight).__name__}.")
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return L.binary_cross_entropy(logits, labels, self.weight, self.reduction)
+
+
+class KLDivLoss(LossBase):
+    """labels * (log(labels) - logits) where labels > 0 (logits are log-probabilities);
+    reduction 'mean' (over every element, MindSpore's default), 'batchmean', 'sum' or 'none'.
+    The labels get no gradient, as in MindSpore."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = L.check_reduction(reduction, "KLDivLoss", ("none", "mean", "batchmean", "sum"))
+
+    def construct(self, logits, labels):
+        return L.kl_div(logits, labels, self.reduction)
+
+
+class CosineEmbeddingLoss(LossBase):
+    """1 - cos(x1, x2) where labels == 1, max(0, cos(x1, x2) - margin) where labels == -1
+    (cosine over axis 1). margin: a float in [-1, 1]."""
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        if isinstance(margin, bool) or not isinstance(margin, float):
+            raise TypeError(f"For 'CosineEmbeddingLoss', the type of 'margin' should be 'float', but got type "
+                            f"'{type(margin).__name__}'.")
+        if not -1.0 <= margin <= 1.0:
+            raise ValueError(f"For 'CosineEmbeddingLoss', the 'margin' must be in range of [-1.0, 1.0], but got "
+                             f"{margin}.")
+        self.margin = margin
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return L.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
+
+
+class MarginRankingLoss(LossBase):
+    """max(0, -target * (input1 - input2) + margin); margin a float."""
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        if isinstance(margin, bool) or not isinstance(margin, float):
+            raise TypeError(f"For 'MarginRankingLoss', the type of 'margin' should be 'float', but got type "
+                            f"'{type(margin).__name__}'.")
+        self.margin = margin
+
+    def construct(self, input1, input2, target):
+        return L.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)

@@ -6,6 +6,10 @@ from . import core_prims, elementwise, fused_prims, linalg, nn_prims, random_pri
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, pow, round, sum)  # noqa: F401,A004 - MindSpore's names
 from .composite import *  # noqa: F401,F403,E402 - ops composed of other ops
+from .pooling import *  # noqa: F401,F403,E402 - adaptive and 1-D pooling
+from .normalization import *  # noqa: F401,F403,E402 - group_norm
+from .losses import *  # noqa: F401,F403,E402 - loss functions
+from .activations import *  # noqa: F401,F403,E402 - newer activation functions
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402

@@ -1,4 +1,6 @@
 from .basic import *  # noqa: F401,F403
 from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose  # noqa: F401
-from .normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm  # noqa: F401
-from .pooling import AvgPool2d, MaxPool2d  # noqa: F401
+from .normalization import (BatchNorm1d, BatchNorm2d, Embedding, GroupNorm, InstanceNorm1d,  # noqa: F401
+                            InstanceNorm2d, LayerNorm)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401
+                      AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import ops
+from ...ops import activations as A
 from ...ops import functional as F
 from ...tensor import Parameter, Tensor
 from ..cell import Cell
@@ -183,13 +184,64 @@ class LogSoftmax(Cell):
         return F.log_softmax(x, self.axis)
 
 
+Softsign = _simple("Softsign", A.softsign, "x / (1 + |x|)")
+LogSigmoid = _simple("LogSigmoid", A.logsigmoid, "log(sigmoid(x)), finite for every x")
+SeLU = _simple("SeLU", A.selu, "scale * elu(x, alpha), SELU's constants")
+Tanhshrink = _simple("Tanhshrink", A.tanhshrink, "x - tanh(x)")
+
+
+class Hardtanh(Cell):
+    """x clamped to [min_val, max_val]; min_val must be below max_val."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0):
+        super().__init__()
+        if min_val >= max_val:
+            raise ValueError(f"For Hardtanh, min_val should be less than max_val, but got {min_val} and {max_val}")
+        self.min_val, self.max_val = min_val, max_val
+
+    def construct(self, x):
+        return A.hardtanh(x, self.min_val, self.max_val)
+
+    def extend_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class CELU(Cell):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1); alpha a nonzero float."""
+
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        if isinstance(alpha, bool) or not isinstance(alpha, float):
+            raise TypeError(f"For 'CELU', the type of 'alpha' should be 'float', but got type "
+                            f"'{type(alpha).__name__}'.")
+        if alpha == 0:
+            raise ValueError("For 'CELU', the 'alpha' must be not equal to 0, but got 0.")
+        self.alpha = alpha
+
+    def construct(self, x):
+        return A.celu(x, self.alpha)
+
+
+class Softmin(Cell):
+    """softmax(-x) over `axis` (an int or a tuple of ints)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return A.softmin(x, self.axis)
+
+
 _ACTIVATIONS = {
     "relu": ReLU, "relu6": ReLU6, "gelu": GELU, "fast_gelu": FastGelu, "sigmoid": Sigmoid,
     "tanh": Tanh, "softmax": Softmax, "logsoftmax": LogSoftmax, "elu": ELU, "leakyrelu": LeakyReLU,
     "silu": SiLU, "hswish": HSwish, "hsigmoid": HSigmoid, "mish": Mish, "softplus": Softplus,
-    "prelu": PReLU,
+    "prelu": PReLU, "softsign": Softsign, "logsigmoid": LogSigmoid, "hardtanh": Hardtanh,
+    "tanhshrink": Tanhshrink, "softmin": Softmin,
 }
 
 __all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "PReLU", "ELU",
-           "Softmax", "LogSoftmax", "get_activation", "ops"]
+           "Softmax", "LogSoftmax", "Softsign", "LogSigmoid", "SeLU", "Tanhshrink", "Hardtanh", "CELU",
+           "Softmin", "get_activation", "ops"]

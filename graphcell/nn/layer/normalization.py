@@ -1,7 +1,9 @@
-"""BatchNorm and LayerNorm with MindSpore's defaults (BN momentum 0.9, LN epsilon 1e-7)."""
+"""BatchNorm, LayerNorm, GroupNorm, InstanceNorm and Embedding with MindSpore's defaults (BN momentum
+0.9, LN epsilon 1e-7)."""
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import normalization as N
 from ..cell import Cell
 from ._init import make_param
 from .conv import check_data_format
@@ -135,3 +137,96 @@ class Embedding(Cell):
             out = F.matmul(hot, self.embedding_table)
             return F.reshape(out, ids.shape + (self.embedding_size,))
         return F.take_in_range(self.embedding_table, ids, 0)
+
+
+def _int_arg(cls: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{cls}', the '{name}' must be int, but got '{type(value).__name__}'")
+    if value < 1:
+        raise ValueError(f"For '{cls}', the '{name}' must be int and must > 0, but got '{value}' with type 'int'.")
+    return value
+
+
+def _typed_arg(cls: str, name: str, value, kind, kind_name: str):
+    if not isinstance(value, kind) or (kind is float and isinstance(value, bool)):
+        raise TypeError(f"For '{cls}', the type of '{name}' should be '{kind_name}', but got type "
+                        f"'{type(value).__name__}'.")
+    return value
+
+
+class GroupNorm(Cell):
+    """Normalises [N, C, ...] over each group of C/num_groups channels and the remaining axes
+    (biased variance), then scales and shifts per channel by `gamma` and `beta` (MindSpore's
+    names; with affine=False they stay, untrained). The output has the input's dtype."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 gamma_init="ones", beta_init="zeros", dtype="float32"):
+        super().__init__()
+        self.num_groups = _int_arg("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _int_arg("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by 'num_groups', but got "
+                             f"'num_channels': {num_channels}, 'num_groups': {num_groups}.")
+        self.eps = _typed_arg("GroupNorm", "eps", eps, float, "float")
+        self.affine = _typed_arg("GroupNorm", "affine", affine, bool, "bool")
+        self.gamma = make_param(gamma_init, (num_channels,), "gamma", dtype, requires_grad=affine)
+        self.beta = make_param(beta_init, (num_channels,), "beta", dtype, requires_grad=affine)
+
+    def construct(self, x):
+        self.check_input(x, rank=tuple(range(2, 9)), what="input [N, C, ...]")
+        self.check_input(x, axis=1, size=self.num_channels, what=f"input (num_channels={self.num_channels})")
+        return N.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
+
+    def extend_repr(self):
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
+
+
+class _InstanceNorm(Cell):
+    """Normalises each sample's channel over its other axes (biased variance), in training and
+    in evaluation alike, then scales and shifts per channel by `gamma` and `beta`.
+
+    MindSpore keeps `moving_mean` and `moving_variance` parameters (named mean and variance, so
+    checkpoints interchange) that its kernel never writes back (it updates a scratch copy) and
+    no output reads; graphcell keeps them the same way."""
+    _rank = 4
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+                 gamma_init="ones", beta_init="zeros", dtype="float32"):
+        super().__init__()
+        cls = type(self).__name__
+        _typed_arg(cls, "num_features", num_features, int, "int")
+        if isinstance(num_features, bool):
+            raise TypeError(f"For '{cls}', the type of 'num_features' should be 'int', but got type 'bool'.")
+        _typed_arg(cls, "eps", eps, float, "float")
+        _typed_arg(cls, "momentum", momentum, float, "float")
+        _typed_arg(cls, "affine", affine, bool, "bool")
+        if num_features < 1:
+            raise ValueError(f"For '{cls}', the 'num_features' must be at least 1, but got {num_features}.")
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"For '{cls}', the 'momentum' must be a number in range [0, 1], but got {momentum}.")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        # Creation order and names are MindSpore's (checkpoint keys depend on them).
+        self.moving_mean = make_param("zeros", (num_features,), "mean", dtype, requires_grad=False)
+        self.moving_variance = make_param("ones", (num_features,), "variance", dtype, requires_grad=False)
+        self.gamma = make_param(gamma_init, (num_features,), "gamma", dtype, requires_grad=affine)
+        self.beta = make_param(beta_init, (num_features,), "beta", dtype, requires_grad=affine)
+
+    def construct(self, x):
+        self.check_input(x, rank=self._rank)
+        if not x.dtype.is_floating:
+            raise TypeError(f"For '{type(self).__name__}', the input must be a float Tensor, but got {x.dtype}.")
+        self.check_input(x, axis=1, size=self.num_features, what=f"input (num_features={self.num_features})")
+        return N.instance_norm(x, self.gamma, self.beta, self.eps)
+
+    def extend_repr(self):
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Over [N, C, L] inputs."""
+    _rank = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Over [N, C, H, W] inputs."""
+    _rank = 4

@@ -1,0 +1,94 @@
+"""Activation functions with MindSpore 2.10's names, written with the functional layer (the
+older ones, relu to log_softmax, live in functional.py). Values and gradients are torch's and
+MindSpore's where MindSpore's CPU kernels are exact; where they are not (noted per function),
+these keep the exact value."""
+from __future__ import annotations
+
+import numbers
+
+from .. import dtype as mstype
+from ..dtype import to_dtype
+from ..tensor import Tensor
+from . import functional as F
+
+__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin"]
+
+# SELU's constants (Klambauer et al.), as MindSpore's SeLU and torch
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _float_tensor(x, op: str) -> Tensor:
+    x = F.as_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"For '{op}', the input must be a float Tensor (float16, float32 or float64), but got "
+                        f"{x.dtype}.")
+    return x
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    x = _float_tensor(x, "softsign")
+    return F.div(x, F.add(F.abs(x), 1.0))
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)), computed as -softplus(-x): finite everywhere (MindSpore's kernel,
+    log(1 / (1 + exp(-x))), overflows to -inf below about -88 and its gradient to NaN)."""
+    x = _float_tensor(x, "logsigmoid")
+    return F.neg(F.softplus(F.neg(x)))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002 - MindSpore's names
+    """`input` clamped to [min_val, max_val]; integers stay integers. At a limit the gradient is
+    0.5 (MindSpore's: its Hardtanh is a maximum and a minimum, whose gradients share ties)."""
+    for name, value in (("min_val", min_val), ("max_val", max_val)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"For 'hardtanh', '{name}' must be a number, but got {type(value).__name__}.")
+    x = F.as_tensor(input)
+    if not x.dtype.is_floating:   # MindSpore clamps integers to the limits truncated toward 0
+        min_val, max_val = int(min_val), int(max_val)
+    return F.clamp(x, min_val, max_val)
+
+
+def selu(input_x):
+    """scale * elu(x, alpha) with SELU's constants. Its gradient is scale * alpha * exp(x) below
+    0 (MindSpore 2.10's CPU SeLU gradient is wrong there: -0.80 at x = -1e4)."""
+    x = _float_tensor(input_x, "selu")
+    return F.mul(F.elu(x, _SELU_ALPHA), _SELU_SCALE)
+
+
+def celu(x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1); alpha a nonzero float (negative ones
+    too, as MindSpore). The gradient at 0 is 1."""
+    if isinstance(alpha, bool) or not isinstance(alpha, float):
+        raise TypeError(f"For 'celu', the type of 'alpha' should be 'float', but got type '{type(alpha).__name__}'.")
+    if alpha == 0:
+        raise ValueError("For 'celu', the 'alpha' must be not equal to 0, but got 0.")
+    x = _float_tensor(x, "celu")
+    if alpha > 0:   # elu's primitive (ONNX Elu), over x / alpha
+        if alpha == 1.0:
+            return F.elu(x, 1.0)
+        return F.mul(F.elu(F.div(x, alpha), 1.0), alpha)
+    positive = F.greater(x, 0)
+    # exp sees only the selected side, so the other never overflows into a NaN gradient
+    below = F.mul(F.expm1(F.div(F.select(positive, 0.0, x), alpha)), alpha)
+    return F.select(positive, x, below)
+
+
+def tanhshrink(input):  # noqa: A002
+    """x - tanh(x); integers in float32 (as MindSpore). MindSpore's CPU tanh is approximate
+    (tanh(5) = 1.00001): this one is exact."""
+    x = F.as_tensor(input)
+    if not x.dtype.is_floating:
+        x = F.cast(x, mstype.float32)
+    return F.sub(x, F.tanh(x))
+
+
+def softmin(x, axis=-1, *, dtype=None):
+    """softmax(-x) over `axis` (an int or a tuple of ints); `dtype` casts the input first."""
+    x = F.as_tensor(x)
+    if dtype is not None:
+        x = F.cast(x, to_dtype(dtype))
+    x = _float_tensor(x, "softmin")
+    return F.softmax(F.neg(x), axis)

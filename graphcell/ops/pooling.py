@@ -1,0 +1,286 @@
+"""Pooling ops with MindSpore 2.x's names: adaptive average and max pooling, 1-D average pooling,
+and the window arithmetic that nn's pooling layers share.
+
+Composite: written with the functional layer, so every backend, vmap and grad follow. An adaptive
+pool's windows are torch's and MindSpore's, [floor(i*L/O), ceil((i+1)*L/O)) on each axis. Where
+they have one length and a constant stride (O divides L, and many other sizes) the pool is one
+reduce_window; elsewhere each output's window is gathered onto a new axis (padded to the longest
+window by repeating its last element), then reduced.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..tensor import Tensor
+from . import functional as F
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "avg_pool1d"]
+
+
+# -- window arithmetic ------------------------------------------------------------------------
+
+def adaptive_windows(size: int, out: int) -> tuple[list, list]:
+    """Each output's window [start, end) over an axis of `size` (torch's and MindSpore's)."""
+    starts = [(i * size) // out for i in range(out)]
+    ends = [-(-((i + 1) * size) // out) for i in range(out)]
+    return starts, ends
+
+
+def _regular(starts: list, ends: list):
+    """(kernel, stride) when the windows are one reduce_window's, else None."""
+    lengths = {e - s for s, e in zip(starts, ends)}
+    steps = {b - a for a, b in zip(starts, starts[1:])} or {1}
+    if len(lengths) != 1 or len(steps) != 1 or min(steps) < 1:
+        return None
+    return lengths.pop(), steps.pop()
+
+
+def ceil_extra(size: int, kernel: int, stride: int, lo: int, hi: int) -> int:
+    """Extra padding after the input so the last partial window counts (ceil_mode), unless that
+    window would start past the input and its leading padding (torch's rule, which MindSpore's
+    'pad' mode follows): it would hold padding only."""
+    span = size + lo + hi - kernel
+    out = -(-span // stride) + 1
+    if (out - 1) * stride >= size + lo:
+        out -= 1
+    return max(0, (out - 1) * stride + kernel - (size + lo + hi))
+
+
+def avg_pool(x, window: tuple, strides: tuple, pads: tuple, counted_pads: tuple, divisor_override=None):
+    """Average pooling over the trailing len(window) axes of `x`. `pads` ((lo, hi) per pooled
+    axis) are the padding applied; `counted_pads` the part of it the divisor counts (the explicit
+    padding with count_include_pad, else none): each output divides its window's sum by its real
+    elements plus the counted padding inside it (torch's and MindSpore's rule)."""
+    lead = x.ndim - len(window)
+    full = lambda t, fill: (fill,) * lead + tuple(t)  # noqa: E731
+    total = F.sum_pool(x, full(window, 1), full(strides, 1), full(pads, (0, 0)))
+    if divisor_override:
+        return F.div(total, float(divisor_override))
+    if all(p == (0, 0) for p in pads):
+        return F.div(total, float(np.prod(window)))
+    # The divisors are static, computed here (a graph op over a constant would be folded at
+    # compile time, one more compile): the window sums of ones over the input and its counted
+    # padding, zeros over the rest of the padding.
+    counted = np.pad(np.ones(x.shape[lead:]), counted_pads, constant_values=1)
+    counts = np.pad(counted, tuple((lo - clo, hi - chi) for (lo, hi), (clo, chi) in zip(pads, counted_pads)))
+    for axis, (k, s) in enumerate(zip(window, strides)):
+        starts = range(0, counts.shape[axis] - k + 1, s)
+        counts = np.stack([counts.take(range(i, i + k), axis).sum(axis) for i in starts], axis)
+    return F.div(total, Tensor(counts.astype(x.dtype.np_dtype)))
+
+
+# -- adaptive pooling -------------------------------------------------------------------------
+
+def _pool_axis(x, axis: int, out: int, reducer: str):
+    """x with `axis` pooled into `out` adaptive windows: their max, or their sum ('sum')."""
+    starts, ends = adaptive_windows(x.shape[axis], out)
+    regular = _regular(starts, ends)
+    if regular is not None:
+        kernel, stride = regular
+        if kernel == stride == 1:
+            return x
+        window, steps = [1] * x.ndim, [1] * x.ndim
+        window[axis], steps[axis] = kernel, stride
+        pool = F.max_pool if reducer == "max" else F.sum_pool
+        return pool(x, window, steps, ((0, 0),) * x.ndim)
+    longest = max(e - s for s, e in zip(starts, ends))
+    index = np.array([[min(s + j, e - 1) for j in range(longest)] for s, e in zip(starts, ends)], np.int32)
+    picked = F.take_in_range(x, Tensor(index), axis)                    # [..., out, longest, ...]
+    if longest == 1:
+        return F.squeeze(picked, axis + 1)
+    if reducer == "max":
+        # a reduce_window, not reduce_max: the gradient goes to the first maximum of a window
+        # (as MaxPool's and torch's), where reduce_max's shares it among equal elements
+        window = [1] * picked.ndim
+        window[axis + 1] = longest
+        pooled = F.max_pool(picked, window, window, ((0, 0),) * picked.ndim)
+        return F.squeeze(pooled, axis + 1)
+    real = (np.arange(longest)[None, :] < (np.array(ends) - np.array(starts))[:, None])
+    real = real.reshape(real.shape + (1,) * (x.ndim - axis - 1))
+    return F.reduce_sum(F.select(Tensor(real), picked, 0.0), axis + 1)
+
+
+def _adaptive(x, sizes: tuple, reducer: str):
+    """Adaptive pooling of the trailing len(sizes) axes to `sizes`. The last axis is pooled
+    first: separable max pooling then picks the first maximum in row-major order, as torch."""
+    nsp = len(sizes)
+    lead = x.ndim - nsp
+    windows = [adaptive_windows(x.shape[lead + i], o) for i, o in enumerate(sizes)]
+    regular = [_regular(*w) for w in windows]
+    if all(r == (1, 1) for r in regular):   # output_size is the input's
+        return x
+    if reducer == "max" and all(r is not None for r in regular):   # one reduce_window
+        return F.max_pool(x, (1,) * lead + tuple(r[0] for r in regular), (1,) * lead + tuple(r[1] for r in regular),
+                          ((0, 0),) * x.ndim)
+    if reducer == "avg":
+        summed_in = mstype.float32 if x.dtype is mstype.float16 else x.dtype   # as ops.mean
+        y = F.cast(x, summed_in)
+        if all(r is not None for r in regular):
+            kernels = tuple(r[0] for r in regular)
+            return F.cast(avg_pool(y, kernels, tuple(r[1] for r in regular), ((0, 0),) * nsp, ((0, 0),) * nsp),
+                          x.dtype)
+        for i in reversed(range(nsp)):
+            y = _pool_axis(y, lead + i, sizes[i], "sum")
+        lengths = [np.array(e) - np.array(s) for s, e in windows]
+        counts = lengths[0]
+        for more in lengths[1:]:
+            counts = np.multiply.outer(counts, more)
+        return F.cast(F.div(y, Tensor(counts.astype(summed_in.np_dtype))), x.dtype)
+    for i in reversed(range(nsp)):
+        x = _pool_axis(x, lead + i, sizes[i], "max")
+    return x
+
+
+def _check_float(x, op: str):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op}', the input must be a Tensor, but got {type(x).__name__}.")
+    if not x.dtype.is_floating:
+        raise TypeError(f"For '{op}', the input must be float16, float32 or float64, but got {x.dtype}.")
+
+
+def _output_size_2d(output_size, shape, op: str) -> tuple:
+    """MindSpore's 2-D output_size: an int, or a pair of ints or None (None keeps that axis)."""
+    def bad_type():
+        return TypeError(f"For '{op}', the 'output_size' must be an int or a tuple of two ints or None, "
+                         f"but got {output_size!r}.")
+    if isinstance(output_size, bool):
+        raise bad_type()
+    if isinstance(output_size, numbers.Integral):
+        sizes = (output_size, output_size)
+    elif isinstance(output_size, (tuple, list)):
+        if len(output_size) != 2:
+            raise ValueError(f"For '{op}', the 'output_size' must have 2 entries, but got {len(output_size)}.")
+        sizes = tuple(output_size)
+    else:
+        raise bad_type()
+    out = []
+    for i, size in enumerate(sizes):
+        if size is None:
+            out.append(shape[i])
+        elif isinstance(size, bool) or not isinstance(size, numbers.Integral):
+            raise bad_type()
+        elif size < 1:
+            raise ValueError(f"For '{op}', the 'output_size[{i}]' must be a positive int or None, but got {size}.")
+        else:
+            out.append(int(size))
+    return tuple(out)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - MindSpore's names
+    """The average of each adaptive window of the last two axes of a [N, C, H, W] or [C, H, W]
+    input (float). `output_size`: an int, or (h, w) where None keeps that axis' size."""
+    _check_float(input, "adaptive_avg_pool2d")
+    if input.ndim not in (3, 4):
+        raise ValueError(f"For 'adaptive_avg_pool2d', the input must be 3-D or 4-D, but got shape {list(input.shape)}.")
+    return _adaptive(input, _output_size_2d(output_size, input.shape[-2:], "adaptive_avg_pool2d"), "avg")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    """The maximum of each adaptive window of the last two axes of a [N, C, H, W] or [C, H, W]
+    input (float); with return_indices, also each maximum's index into the H*W plane (int64,
+    the first maximum in row-major order, as torch and MindSpore)."""
+    _check_float(input, "adaptive_max_pool2d")
+    if input.ndim not in (3, 4):
+        raise ValueError(f"For 'adaptive_max_pool2d', the input must be 3-D or 4-D, but got shape {list(input.shape)}.")
+    sizes = _output_size_2d(output_size, input.shape[-2:], "adaptive_max_pool2d")
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"For 'adaptive_max_pool2d', 'return_indices' must be a bool, but got {return_indices!r}.")
+    if return_indices:
+        return _max_with_indices(input, sizes)
+    return _adaptive(input, sizes, "max")
+
+
+def _max_with_indices(x, sizes):
+    """The adaptive maxima and their flat H*W indices: each output's window (padded by repeating
+    its last element, which never wins a tie) gathered from the flattened plane; argmax's first
+    maximum picks the value and, through a static table, the index."""
+    h, w = x.shape[-2:]
+    (hs, he), (ws, we) = adaptive_windows(h, sizes[0]), adaptive_windows(w, sizes[1])
+    cells = [[[r * w + c for r in range(a, b) for c in range(p, q)] for p, q in zip(ws, we)] for a, b in zip(hs, he)]
+    longest = max(len(cell) for row in cells for cell in row)
+    table = np.array([[cell + [cell[-1]] * (longest - len(cell)) for cell in row] for row in cells], np.int64)
+    flat = F.reshape(x, x.shape[:-2] + (h * w,))
+    picked = F.take_in_range(flat, Tensor(table.astype(np.int32)), flat.ndim - 1)   # [..., oh, ow, longest]
+    first = F.argmax(picked, -1, keepdim=True)
+    values = F.squeeze(F.gather_elements(picked, picked.ndim - 1, first), -1)
+    where = F.take_in_range(Tensor(table.reshape(-1)), F.add(F.squeeze(first, -1), Tensor(
+        (np.arange(sizes[0] * sizes[1]) * longest).reshape(sizes).astype(np.int64))), 0)
+    return values, where
+
+
+def _check_output_size_1d(output_size, op: str):
+    if isinstance(output_size, bool) or not isinstance(output_size, numbers.Integral):
+        raise TypeError(f"For '{op}', the type of 'output_size' should be 'int', but got type "
+                        f"'{type(output_size).__name__}'.")
+    if output_size < 1:
+        raise ValueError(f"For '{op}', the 'output_size' must be int and must >= 1, but got '{output_size}'.")
+
+
+def _check_1d(x, output_size: int, op: str):
+    """MindSpore 2.10's 1-D adaptive pools: a 3-D input whose length output_size divides."""
+    _check_float(x, op)
+    _check_output_size_1d(output_size, op)
+    if x.ndim != 3:
+        raise ValueError(f"For {op}, the input must has 3 dim, but got {x.ndim}.")
+    length = x.shape[-1]
+    if length < output_size:
+        raise ValueError(f"For {op}, the input's last dimension must be greater or equal to output size "
+                         f"{output_size}, but got {length}.")
+    if length % output_size:
+        raise ValueError(f"For {op}, the input's last dimension must be divisible by output size "
+                         f"{output_size}, but got {length}.")
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    """[N, C, L] -> [N, C, output_size], each the average of L/output_size elements
+    (MindSpore 2.10 asks that output_size divide L)."""
+    _check_1d(input, output_size, "adaptive_avg_pool1d")
+    return _adaptive(input, (int(output_size),), "avg")
+
+
+def adaptive_max_pool1d(input, output_size):  # noqa: A002
+    """[N, C, L] -> [N, C, output_size], each the maximum of L/output_size elements
+    (MindSpore 2.10 asks that output_size divide L)."""
+    _check_1d(input, output_size, "adaptive_max_pool1d")
+    return _adaptive(input, (int(output_size),), "max")
+
+
+# -- 1-D average pooling ------------------------------------------------------------------------
+
+def _int_arg(value, name: str, op: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"For '{op}', the type of '{name}' should be 'int', but got type '{type(value).__name__}'.")
+    if value < minimum:
+        raise ValueError(f"For '{op}', '{name}' must be >= {minimum}, but got {value}.")
+    return int(value)
+
+
+def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True):
+    """MindSpore's ops.avg_pool1d over [N, C, L]: `padding` pads both ends (at most half the
+    kernel), ceil_mode keeps a last partial window, count_include_pad counts the padding in the
+    divisor."""
+    op = "avg_pool1d"
+    _check_float(input_x, op)
+    if input_x.ndim != 3:
+        raise ValueError(f"For '{op}', the input must be 3-D [N, C, L], but got shape {list(input_x.shape)}.")
+    kernel = _int_arg(kernel_size, "kernel_size", op, 1)
+    step = _int_arg(stride, "stride", op, 1)
+    if isinstance(padding, (tuple, list)):
+        if len(padding) != 1:
+            raise ValueError(f"For {op}, padding should be int or tuple of length 1.")
+        padding = padding[0]
+    pad = _int_arg(padding, "padding", op, 0)
+    if 2 * pad > kernel:
+        raise ValueError(f"For '{op}', the padding ({pad} at each end) must be at most half the kernel size "
+                         f"({kernel}).")
+    length = input_x.shape[-1]
+    hi = pad + (ceil_extra(length, kernel, step, pad, pad) if ceil_mode else 0)
+    if length + pad + hi < kernel:
+        raise ValueError(f"For '{op}', the kernel size {kernel} is larger than the padded input length "
+                         f"{length + 2 * pad}.")
+    counted = ((pad, pad),) if count_include_pad else ((0, 0),)
+    return avg_pool(input_x, (kernel,), (step,), ((pad, hi),), counted)
