@@ -530,3 +530,25 @@ def test_inputs_sharing_a_name_survive_text_and_json():
     assert len({v.name for v in graph.inputs}) == len(graph.inputs)
     for copy in (parse_graph(format_graph(graph)), from_json(to_json(graph))):
         assert_same_outputs(graph, copy)
+
+
+def test_fold_evaluates_element_moves_with_numpy_exactly_as_xla():
+    """Folding ran every primitive through jax, one compile per primitive and shape; the
+    primitives that only move elements fold with numpy, which must give the jax impl's array."""
+    from graphcell.ops import shape_ops
+    from graphcell.passes.fold import _MOVES
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 1, 3)).astype(np.float32)
+    cases = [
+        (shape_ops.reshape, (x,), {"shape": (3, 2)}),
+        (shape_ops.broadcast_in_dim, (x,), {"shape": (4, 2, 5, 3), "dims": (1, 2, 3)}),
+        (shape_ops.broadcast_in_dim, (np.float32(2.5),), {"shape": (2, 2), "dims": ()}),
+        (shape_ops.transpose, (x,), {"perm": (2, 0, 1)}),
+        (shape_ops.slice_, (x,), {"start": (0, 0, 1), "limit": (2, 1, 3), "strides": (1, 1, 2)}),
+        (shape_ops.rev, (x,), {"axes": (0, 2)}),
+        (shape_ops.concatenate, (x, x[:, :, :1]), {"axis": 2}),
+    ]
+    assert {c[0] for c in cases} == set(_MOVES)
+    for prim, args, attrs in cases:
+        np.testing.assert_array_equal(_MOVES[prim](*args, **attrs), np.asarray(prim.impl(*args, **attrs)),
+                                      err_msg=prim.name)
