@@ -150,7 +150,13 @@ def test_activation_gradients_at_the_kinks_match_mindspore_and_torch(cell, torch
     # x = 6 (torch and jax give 0 there); LeakyReLU gives (1 + alpha) / 2 at 0 (torch: alpha).
     (nn.ReLU6(), [0, 0, 0, 1, 1, 1, 0]),
     (nn.LeakyReLU(0.2), [0.2, 0.6, 0.6, 1, 1, 1, 1]),
-    (nn.LeakyReLU(2.0), [2.0, 1.5, 1.5, 1, 1, 1, 1])])
+    (nn.LeakyReLU(2.0), [2.0, 1.5, 1.5, 1, 1, 1, 1]),
+    # clamp and Tensor.clip pass the gradient at the limits; clip_by_value and hardtanh halve it
+    (lambda v: ms.ops.clamp(v, 0.0, 6.0), [0, 1, 1, 1, 1, 1, 0]),
+    (lambda v: v.clip(0.0, 6.0), [0, 1, 1, 1, 1, 1, 0]),
+    (lambda v: ms.ops.clamp(v, min=0.0), [0, 1, 1, 1, 1, 1, 1]),
+    (lambda v: ms.ops.clip_by_value(v, 0.0, 6.0), [0, 0.5, 0.5, 1, 1, 0.5, 0]),
+    (lambda v: ms.ops.hardtanh(v, 0.0, 6.0), [0, 0.5, 0.5, 1, 1, 0.5, 0])])
 def test_activation_gradients_at_the_kinks_match_mindspore(cell, want):
     for fn in (grad(lambda v: cell(v).sum()), ms.jit(grad(lambda v: cell(v).sum()))):
         np.testing.assert_array_equal(fn(T(KINKS)).asnumpy(), np.array(want, np.float32))

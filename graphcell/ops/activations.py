@@ -48,7 +48,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002 - MindSpore's name
     x = F.as_tensor(input)
     if not x.dtype.is_floating:   # MindSpore clamps integers to the limits truncated toward 0
         min_val, max_val = int(min_val), int(max_val)
-    return F.clamp(x, min_val, max_val)
+    return F.limit(x, min_val, max_val, "hardtanh")
 
 
 def selu(input_x):
