@@ -343,7 +343,7 @@ def _conv(x, w, stride=(1, 1), pad=((0, 0), (0, 0)), dilation=(1, 1), groups=1):
 
 
 def _layer_norm(x, gamma, beta, eps):
-    m, v = X234.mean((1, 2), keepdims=True), X234.var((1, 2), keepdims=True)
+    m, v = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
     return (x - m) / np.sqrt(v + eps) * gamma + beta, m, v
 
 
