@@ -171,7 +171,8 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
         x, eps = centered.input[0], scalar_value(constants.get(add.input[1]))
         mean, var = flow.mean(centered.input[1], x), flow.mean(add.input[0], square.output[0])
         shape = shapes.get(x)
-        if eps is None or mean is None or var is None or mean[0] != var[0] \
+        # The mean and the variance must be read by the pattern only (ops.LayerNorm returns them).
+        if eps is None or mean is None or var is None or mean[0] != var[0] or not flow.private(add.input[0]) \
                 or not flow.private(centered.input[1]) or mean[0] != list(range(mean[0][0], len(shape))):
             return None
         dtype = helper.tensor_dtype_to_np_dtype(constants[add.input[1]].data_type)

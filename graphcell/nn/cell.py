@@ -685,4 +685,7 @@ def _plain(v):
         return Tensor, _plain(np.asarray(v._payload))
     if callable(v) and hasattr(v, "__qualname__") and not isinstance(v, type):
         return "function", v   # compared by identity: the same function object
+    key = getattr(v, "configuration_key", None)
+    if key is not None and not isinstance(v, type):
+        return type(v), _plain(key())   # an operator object (ops.ReduceSum(...)): its attributes
     raise _Incomparable(type(v).__name__)

@@ -1,4 +1,5 @@
-"""graphcell.ops: the functional API (MindSpore's `mindspore.ops` names) over the primitives.
+"""graphcell.ops: the functional API (MindSpore's `mindspore.ops` names) over the primitives,
+and MindSpore's operator classes (`ops.ReduceSum(keep_dims=True)`, `operations.py`).
 
 Importing this package registers every primitive (each family module declares its own).
 """
@@ -15,6 +16,8 @@ from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
+from . import operations  # noqa: F401,E402 - MindSpore's operator classes (`operations as P`)
+from .operations import *  # noqa: F401,F403,E402 - ops.ReduceSum, ops.DType (the operator), ...
 
 # MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).

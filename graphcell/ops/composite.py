@@ -17,6 +17,7 @@ from .. import dtype as mstype
 from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import functional as F
+from .higher_order import GradOperation, HyperMap, MultitypeFuncGraph  # noqa: F401 - C.GradOperation
 
 __all__ = [
     # predicates
@@ -37,6 +38,8 @@ __all__ = [
     "masked_fill",
     # gradients
     "clip_by_global_norm", "clip_by_norm",
+    # MindSpore's composite classes (C.GradOperation, C.HyperMap), defined in higher_order.py
+    "GradOperation", "HyperMap", "MultitypeFuncGraph",
 ]
 
 
