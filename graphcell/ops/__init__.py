@@ -16,8 +16,8 @@ from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
-from . import operations  # noqa: F401,E402 - MindSpore's operator classes (`operations as P`)
-from .operations import *  # noqa: F401,F403,E402 - ops.ReduceSum, ops.DType (the operator), ...
+
+del DType   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 
 # MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
@@ -26,9 +26,17 @@ _TRANSFORMS = {"grad": "graphcell.api.grad", "value_and_grad": "graphcell.api.gr
 
 
 def __getattr__(name):
+    """The transforms above, and MindSpore's operator classes (ops.ReduceSum, ops.DType, ...:
+    `operations.py`, loaded on first use, which spares `import graphcell` ~50 ms)."""
     import importlib
-    if name not in _TRANSFORMS:
+    if name in _TRANSFORMS:
+        value = getattr(importlib.import_module(_TRANSFORMS[name]), name)
+    elif name == "operations" or name[:1].isupper():
+        operations = importlib.import_module("graphcell.ops.operations")
+        if name != "operations" and name not in operations.__all__:
+            raise AttributeError(f"module 'graphcell.ops' has no attribute {name!r}")
+        value = operations if name == "operations" else getattr(operations, name)
+    else:
         raise AttributeError(f"module 'graphcell.ops' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_TRANSFORMS[name]), name)
     globals()[name] = value
     return value
