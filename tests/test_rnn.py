@@ -1,5 +1,5 @@
 """nn.RNN, nn.GRU, nn.LSTM and nn.RNNCell, GRUCell, LSTMCell (graphcell/nn/layer/rnns.py,
-rnn_cells.py) and the `scan` primitive they run on (graphcell/ops/scan.py).
+rnn_cells.py) and the `scan` primitive they run on (graphcell/ops/scan_loop.py).
 
 References: MindSpore 2.10's own parameters and outputs (tests/data/rnn_mindspore.npz, made by
 tests/data/make_rnn_mindspore.py), torch's layers with the same weights (packed sequences for
@@ -226,17 +226,19 @@ def test_cells_match_torch_values_and_gradients():
 @pytest.mark.parametrize("mode", ["jit", "onnx"])   # (a vmap always compiles)
 def test_an_ensemble_of_members_with_different_weights_equals_each_member(mode):
     """vmap over a CellList: a shared input (in_axes=None) with lengths, and each member its own
-    input (in_axes=0); every member's outputs as its torch twin computes them."""
+    input and lengths (in_axes=(0, None, 0)); every member's outputs as its torch twin computes
+    them."""
     ms.set_seed(3)
     lstms = [nn.LSTM(3, 4, bidirectional=True, batch_first=True) for _ in range(3)]
     grus = [nn.GRU(3, 4, num_layers=2) for _ in range(3)]
     x, xs, seq = rand(2, 5, 3), rand(3, 5, 2, 3), np.array([4, 5], np.int32)
+    seqs = np.array([[5, 2], [1, 5], [3, 4]], np.int32)
     shared = compiled(ms.vmap(nn.CellList(lstms), in_axes=None), mode)
-    mapped = compiled(ms.vmap(nn.CellList(grus), in_axes=0), mode)
-    got = leaves(shared(Tensor(x), None, Tensor(seq))) + leaves(mapped(Tensor(xs)))
+    mapped = compiled(ms.vmap(nn.CellList(grus), in_axes=(0, None, 0)), mode)
+    got = leaves(shared(Tensor(x), None, Tensor(seq))) + leaves(mapped(Tensor(xs), None, Tensor(seqs)))
     with torch.no_grad():
         alone = [tnp(torch_run(torch_twin(m), x, None, seq, batch_first=True)) for m in lstms] + \
-            [tnp(torch_twin(m)(torch.tensor(xs[k]))) for k, m in enumerate(grus)]
+            [tnp(torch_run(torch_twin(m), xs[k], None, seqs[k])) for k, m in enumerate(grus)]
     want = [np.stack([a[j] for a in alone[:3]]) for j in range(3)] + [np.stack([a[j] for a in alone[3:]])
                                                                         for j in range(2)]
     close(got, want)
@@ -393,6 +395,10 @@ def test_scan_without_xs_and_its_errors():
         c, ys = compiled(lambda: ops.scan(body, Tensor(np.float32(1.5)), None, length=3), mode)()
         assert float(c.asnumpy()) == 12.0 and ys.asnumpy().tolist() == [1.5, 3.0, 6.0]
     x = Tensor(rand(3, 2))
+    only_ys = compiled(lambda v: ops.scan(lambda c, t: (c, t * 2.0), (), v)[1], "onnx")   # no carry
+    only_carry = compiled(lambda v: ops.scan(lambda c, t: (c + t, None), v[0] * 0, v)[0], "onnx")   # no ys
+    np.testing.assert_allclose(only_ys(x).asnumpy(), x.asnumpy() * 2)
+    np.testing.assert_allclose(only_carry(x).asnumpy(), x.asnumpy().sum(0), rtol=1e-6)
     with pytest.raises(ControlFlowError, match="changes the carry's types"):
         ms.jit(lambda v: ops.scan(lambda c, t: (ops.concat([c, t]), t), v[0], v))(x)
     with pytest.raises(ValueError, match="disagree on the number of steps"):

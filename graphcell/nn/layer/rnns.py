@@ -22,10 +22,10 @@ one layer and direction after the other (w_ih, w_hh, b_ih, b_hh), and so does gr
 graphcell.set_seed(s) the values are MindSpore's bit for bit. They are cast to x's dtype.
 Dropout (probability `dropout`) applies to every layer's output but the last, in training.
 
-Each layer and direction is one `ops.scan` node (ops/scan.py; ONNX Scan), not seq_len
-unrolled steps: XLA's compile time for an unrolled recurrence grows far faster than its length
-(see ops/scan.py). Every step's input projection x_t W_ih^T + b_ih is one matmul over the whole
-sequence before the scan, so a step is the hidden matmul and the gates.
+Each layer and direction is one `scan` node (ops/scan_loop.py; ONNX Scan), not seq_len
+unrolled steps: XLA's compile time for an unrolled recurrence grows far faster than its
+length. Every step's input projection x_t W_ih^T + b_ih is one matmul over the whole sequence
+before the scan, so a step is the hidden matmul and the gates.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from ... import dtype as mstype
 from ... import ops
 from ...dtype import to_dtype
 from ...ops import functional as F
-from ...ops.scan import scan
+from ...ops.scan_loop import scan
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
 from .basic import Dropout
