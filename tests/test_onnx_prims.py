@@ -286,21 +286,27 @@ def _fori_fn(x, w):
     return ops.fori_loop(0, 4, lambda i, v: ops.tanh(ops.matmul(v, w)) + ops.cast(i, v.dtype), x)
 
 
+def _scan_fn(x, w):
+    from graphcell import ops
+    return ops.scan(lambda c, t: (ops.tanh(ops.matmul(c, w) + t), c * 2.0), x[0], x, reverse=True)
+
+
 CONTROL_FLOW = {
     "cond": [(_cond_fn, [r(2, 3), r(2, 3)]), (_cond_fn, [-np.abs(r(2, 3)), r(2, 3)])],
     "while_loop": [(_while_fn, [pos(4)]), (_fori_fn, [r(3, 4), r(4, 4)])],
+    "scan": [(_scan_fn, [r(5, 2, 3), r(3, 3)])],   # (its other rules: tests/test_rnn.py)
 }
 
 
 @pytest.mark.parametrize("name, case", [(k, i) for k, v in CONTROL_FLOW.items() for i in range(len(v))])
-def test_control_flow_lowers_to_if_and_loop(name, case):
+def test_control_flow_lowers_to_if_loop_and_scan(name, case):
     from graphcell.compiler.export import to_onnx
     fn, arrays = CONTROL_FLOW[name][case]
     tensors = [graphcell.Tensor(a) for a in arrays]
     result = to_onnx(fn, *tensors, dynamic_axes=False)
     assert any(n.primitive.name == name for n in result.traced.graph.nodes)
     onnx.checker.check_model(result.model, full_check=True)
-    assert {"cond": "If", "while_loop": "Loop"}[name] in {n.op_type for n in result.model.graph.node}
+    assert {"cond": "If", "while_loop": "Loop", "scan": "Scan"}[name] in {n.op_type for n in result.model.graph.node}
     sess = ort.InferenceSession(result.model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), arrays)})
     want = fn(*tensors)

@@ -332,6 +332,7 @@ def test_every_primitive_is_covered_here():
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
         "cumsum", "cumprod", "sort", "top_k",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
+        "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
         "tile_rows"}  # made by the XLA pipeline's last pass: values against the untiled graph in test_tile_rows.py
     assert set(PRIMITIVES) <= covered, f"untested primitives: {set(PRIMITIVES) - covered}"
@@ -411,7 +412,7 @@ def test_eager_cache_keys_attr_types_and_skips_what_it_cannot_key():
     key_bool, _ = eager.lookup(PRIMITIVES["take"], x, {"axis": True})
     assert key_int != key_bool  # 1 == True, but an attr's type can change what the impl does
     assert eager.lookup(PRIMITIVES["reshape"], x, {"shape": [3, 2]}) == (None, None)  # unhashable
-    for name in ("constant", "cond", "while_loop"):  # constant-array and subgraph attrs
+    for name in ("constant", "cond", "while_loop", "scan"):  # constant-array and subgraph attrs
         assert not PRIMITIVES[name].eager_jit
 
 

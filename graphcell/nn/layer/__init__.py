@@ -4,3 +4,5 @@ from .normalization import (BatchNorm1d, BatchNorm2d, Embedding, GroupNorm, Inst
                             InstanceNorm2d, LayerNorm)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401
                       AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
+from .rnns import GRU, LSTM, RNN  # noqa: F401
