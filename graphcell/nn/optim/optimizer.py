@@ -55,8 +55,18 @@ class Optimizer(Cell):
         self.loss_scale = loss_scale
         # MindSpore's default decay filter, applied to the names the weights have now.
         self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
-        self.dynamic_lr = self._init_learning_rate(learning_rate)
+        # global_step first: checkpoints list the optimizer's Parameters in creation order, and
+        # MindSpore 2.10's is global_step, learning_rate, then the subclass's state (measured)
         self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
+        self.dynamic_lr = self._init_learning_rate(learning_rate)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        super().insert_param_to_cell(param_name, param, check_name_contain_dot)
+        # MindSpore keeps a list / 1-D learning rate in a child Cell, so its Parameter comes after
+        # all the optimizer's own state in a checkpoint: keep those names last
+        for name in self.__dict__.get("_params_last", ()):
+            if name in self._params:
+                self._params.move_to_end(name)
 
     def __call__(self, *args, **kwargs):
         """Called eagerly (PYNATIVE), the update of every parameter runs as one compiled
@@ -124,6 +134,7 @@ class Optimizer(Cell):
             if bad.size:
                 raise ValueError(f"For '{name}', every entry of the 'learning_rate' list must be >= 0, but "
                                  f"learning_rate[{bad[0]}] is {table[bad[0]]}")
+            object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = Parameter(table, name="learning_rate", requires_grad=False)
             return True
         raise TypeError(f"For '{name}', the 'learning_rate' should be a float, a list, a 1-D array, a 0-D or "
