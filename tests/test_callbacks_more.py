@@ -1,6 +1,7 @@
 """Model, callbacks and checkpoints as MindSpore 2.10: ModelCheckpoint's async saves, resumed
 runs' file names, TimeMonitor's lines, LossMonitor's and CheckpointConfig's checks, the
-optimizer's checkpoint order and amp O2/O3 output dtypes. The expectations marked "2.10" were
+optimizer's checkpoint order, amp O2/O3 output dtypes, and the stock callbacks EarlyStopping,
+ReduceLROnPlateau, History, LambdaCallback, LearningRateScheduler. The expectations marked "2.10" were
 measured on MindSpore 2.10 (CPU, PYNATIVE) with the same scripts; no MindSpore is needed here."""
 import os
 import re
@@ -12,8 +13,10 @@ import pytest
 import graphcell as ms
 import graphcell.dataset as ds
 from graphcell import Tensor, nn
-from graphcell.train import (Callback, CheckpointConfig, LossMonitor, Model, ModelCheckpoint, RunContext,
-                             TimeMonitor, load_checkpoint)
+from graphcell.train import (Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback, LearningRateScheduler,
+                             LossMonitor, Model, ModelCheckpoint, ReduceLROnPlateau, RunContext, TimeMonitor,
+                             load_checkpoint)
+from graphcell.train.callback import new_cb_params
 
 
 def _model(opt=None):
@@ -309,3 +312,157 @@ def test_model_amp_needs_an_optimizer_as_mindspore():
         Model(nn.Dense(4, 3), nn.MSELoss(), amp_level="O2")
 
 
+
+# -- EarlyStopping, ReduceLROnPlateau, History, LambdaCallback, LearningRateScheduler -----------------
+# Driven with the same epoch losses as on MindSpore 2.10; the expectations are 2.10's results.
+
+
+_LOSSES = [1.0, 0.9, 0.95, 0.92, 0.91, 0.99, 1.2]
+
+
+def _epochs(cb, losses, optimizer=None, eval_results=False):
+    """[(epoch, stop requested, learning rate)] after each epoch end, until a stop."""
+    net = nn.Dense(2, 1)
+    p = new_cb_params(cur_epoch_num=0, cur_step_num=0, net_outputs=None, train_network=net, optimizer=optimizer,
+                      batch_num=1)
+    rc = RunContext(p)
+    cb.on_train_begin(rc)
+    out = []
+    for epoch, loss in enumerate(losses, 1):
+        p.cur_epoch_num, p.cur_step_num, p.net_outputs = epoch, epoch, Tensor(np.float32(loss))
+        if eval_results:
+            p.eval_results = {"eval_loss": loss, "acc": 1 - loss}
+        cb.on_train_epoch_end(rc)
+        lr = None if optimizer is None else round(float(optimizer.learning_rate.asnumpy()), 7)
+        out.append((epoch, rc.get_stop_requested(), lr))
+        if rc.get_stop_requested():
+            break
+    cb.on_train_end(rc)
+    return out
+
+
+@pytest.mark.parametrize("make, eval_results, stop_epoch", [
+    (lambda: EarlyStopping(monitor="loss", patience=0), False, 1),     # an epoch counts before the test
+    (lambda: EarlyStopping(monitor="loss", patience=1), False, 3),
+    (lambda: EarlyStopping(monitor="loss", patience=2), False, 4),
+    (lambda: EarlyStopping(monitor="loss", patience=1, min_delta=0.05), False, 3),
+    (lambda: EarlyStopping(monitor="loss", patience=1, mode="max"), False, 2),
+    (lambda: EarlyStopping(monitor="loss", patience=2, baseline=0.5), False, 2),
+    (lambda: EarlyStopping(patience=1), False, None),                  # no eval_loss: never stops
+    (lambda: EarlyStopping(patience=1), True, 3),
+    (lambda: EarlyStopping(monitor="acc", patience=1), True, 3),        # auto: accuracy is maximised
+])
+def test_early_stopping_as_mindspore(make, eval_results, stop_epoch):
+    got = _epochs(make(), _LOSSES, eval_results=eval_results)
+    stops = [e for e, stop, _ in got if stop]
+    assert stops == ([stop_epoch] if stop_epoch else []) and len(got) == (stop_epoch or len(_LOSSES))
+
+
+def test_early_stopping_verbose_and_restores_the_best_weights(capsys):
+    cb = EarlyStopping(monitor="loss", patience=1, verbose=True, restore_best_weights=True)
+    net = nn.Dense(2, 1)
+    p = new_cb_params(cur_epoch_num=0, net_outputs=None, train_network=net)
+    rc = RunContext(p)
+    cb.on_train_begin(rc)
+    for epoch, (loss, w) in enumerate([(1.0, 1.0), (0.5, 2.0), (0.7, 3.0)], 1):
+        net.weight.set_data(np.full((1, 2), w, np.float32))
+        p.cur_epoch_num, p.net_outputs = epoch, Tensor(np.float32(loss))
+        cb.on_train_epoch_end(rc)
+    cb.on_train_end(rc)
+    assert rc.get_stop_requested() and np.all(net.weight.asnumpy() == 2.0)    # epoch 2's weights
+    # 2.10's lines
+    assert capsys.readouterr().out == ("Restoring model weights from the end of the best epoch.\n"
+                                       "Epoch 00003: early stopping\n")
+
+
+def _momentum(lr=0.1):
+    return nn.Momentum(nn.Dense(2, 1).trainable_params(), lr, 0.9)
+
+
+@pytest.mark.parametrize("make, losses, lrs", [
+    (lambda: ReduceLROnPlateau(monitor="loss", patience=1, factor=0.5), _LOSSES,
+     [0.1, 0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125]),
+    (lambda: ReduceLROnPlateau(monitor="loss", patience=0, factor=0.5), _LOSSES,
+     [0.1, 0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125]),
+    (lambda: ReduceLROnPlateau(monitor="loss", patience=1, factor=0.5, cooldown=2), _LOSSES + [1.3, 1.4, 1.5],
+     [0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125, 0.00625, 0.00625]),
+    (lambda: ReduceLROnPlateau(monitor="loss", patience=0, factor=0.5, min_lr=0.04), [1, 2, 3, 4, 5],
+     [0.1, 0.05, 0.04, 0.04, 0.04]),
+])
+def test_reduce_lr_on_plateau_as_mindspore(make, losses, lrs):
+    got = [lr for _, _, lr in _epochs(make(), losses, _momentum())]
+    np.testing.assert_allclose(got, lrs, rtol=1e-6)
+
+
+def test_reduce_lr_on_plateau_checks_as_mindspore(capsys):
+    _epochs(ReduceLROnPlateau(monitor="loss", patience=1, factor=0.5, verbose=True), _LOSSES[:3], _momentum())
+    assert capsys.readouterr().out == "Epoch 00003: ReduceLROnPlateau reducing learning rate to 0.05.\n"   # 2.10
+    with pytest.raises(ValueError, match="does not support dynamic learning rate"):
+        _epochs(ReduceLROnPlateau(monitor="loss"), _LOSSES, _momentum([0.1, 0.2]))
+    with pytest.raises(ValueError, match="factor"):
+        ReduceLROnPlateau(factor=1.0)
+    with pytest.raises(TypeError, match="factor"):       # 2.10: an int factor is a TypeError
+        ReduceLROnPlateau(factor=0)
+    with pytest.raises(TypeError, match="min_lr"):
+        ReduceLROnPlateau(min_lr="a")
+    with pytest.raises(ValueError, match="mode should be 'auto', 'min' or 'max'"):
+        EarlyStopping(mode="x")
+    with pytest.raises(ValueError, match="patience"):
+        EarlyStopping(patience=-1)
+    for kwargs in ({"min_delta": "a"}, {"monitor": 1}, {"verbose": 1}):
+        with pytest.raises(TypeError):
+            EarlyStopping(**kwargs)
+
+
+def test_learning_rate_scheduler_as_mindspore():
+    def run(fn, lr):
+        opt = _momentum(lr)
+        cb = LearningRateScheduler(fn)
+        p = new_cb_params(cur_step_num=0, optimizer=opt, net_outputs=None)
+        out = []
+        for step in range(1, 5):
+            p.cur_step_num = step
+            cb.step_end(RunContext(p))
+            out.append(float(opt.learning_rate.asnumpy()))
+        return out
+    np.testing.assert_allclose(run(lambda lr, step: lr * 0.5 if step % 2 == 0 else lr, 0.1),
+                               [0.1, 0.05, 0.05, 0.025], rtol=1e-6)             # 2.10
+    assert run(lambda lr, step: lr, 1 / 3) == [np.float32(1 / 3)] * 4
+
+
+def test_learning_rate_scheduler_in_model_train():
+    net, model = _model()
+    seen = []
+    model.train(1, _data(), callbacks=[LearningRateScheduler(lambda lr, step: seen.append((step, lr)) or lr * 0.5)])
+    assert [s for s, _ in seen] == [1, 2, 3, 4]
+    np.testing.assert_allclose([lr for _, lr in seen], [0.1, 0.05, 0.025, 0.0125], rtol=1e-6)
+    np.testing.assert_allclose(float(model.train_network.optimizer.learning_rate.asnumpy()), 0.00625, rtol=1e-6)
+
+
+def test_history_as_mindspore():
+    h = History()
+    p = new_cb_params(cur_epoch_num=1, net_outputs=Tensor(np.array([1.0, 3.0], np.float32)))
+    rc = RunContext(p)
+    h.begin(rc)
+    h.epoch_end(rc)
+    p.cur_epoch_num, p.net_outputs, p.metrics = 2, (Tensor(np.float32(5)), Tensor(np.float32(7))), {"acc": 0.5}
+    h.epoch_end(rc)
+    assert h.history == {"net_output": [2.0, 5.0], "acc": [0.5]} and h.epoch == {"epoch": [1, 2]}     # 2.10
+
+
+def test_history_and_lambda_callback_in_model_train():
+    _, model = _model()
+    seen = []
+    h = History()
+    model.train(2, _data(), callbacks=[h, LambdaCallback(on_train_epoch_end=lambda rc: seen.append("ee"),
+                                                         on_train_step_end=lambda rc: seen.append("se"))])
+    assert h.epoch == {"epoch": [1, 2]} and len(h.history["net_output"]) == 2
+    assert seen == ["se"] * 4 + ["ee"] + ["se"] * 4 + ["ee"]
+
+
+def test_top_level_exports_as_mindspore():
+    import graphcell.train as train
+    for name in ("LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback", "RunContext",
+                 "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau"):
+        assert getattr(ms, name) is getattr(train, name), name
+    assert train.Accuracy is __import__("graphcell.train.metrics", fromlist=["x"]).Accuracy

@@ -157,3 +157,76 @@ def test_random_sampler_with_replacement_repeats_rows():
     got = [int(r[0]) for r in ds.NumpySlicesDataset(np.arange(5), sampler=ds.RandomSampler(replacement=True))
            .create_tuple_iterator(output_numpy=True, num_epochs=1)]
     assert len(got) == 5 and len(set(got)) < 5   # seed 3 draws a repeat: replacement is honoured
+
+
+# -- project, rename, filter, zip, concat, len (rows measured on MindSpore 2.10) -------------------
+
+def _ab(n=5, names=("a", "b"), off=0):
+    return ds.NumpySlicesDataset({names[0]: np.arange(n, dtype=np.int32) + off,
+                                  names[1]: np.arange(n, dtype=np.int32) * 10 + off}, shuffle=False)
+
+
+def _rows(d):
+    return [[x.tolist() for x in r] for r in d.create_tuple_iterator(output_numpy=True, num_epochs=1)]
+
+
+@pytest.mark.parametrize("make, names, rows", [
+    (lambda: _ab().project(["b", "a"]), ["b", "a"], [[0, 0], [10, 1], [20, 2], [30, 3], [40, 4]]),
+    (lambda: _ab().project("b"), ["b"], [[0], [10], [20], [30], [40]]),
+    (lambda: _ab().rename("a", "x"), ["x", "b"], [[0, 0], [1, 10], [2, 20], [3, 30], [4, 40]]),
+    (lambda: _ab().rename(["a", "b"], ["b", "a"]), ["b", "a"], [[0, 0], [1, 10], [2, 20], [3, 30], [4, 40]]),
+    (lambda: _ab().filter(lambda a, b: a % 2 == 0), ["a", "b"], [[0, 0], [2, 20], [4, 40]]),
+    (lambda: _ab().filter(lambda b: np.array(b > 20), input_columns=["b"]), ["a", "b"], [[3, 30], [4, 40]]),
+    (lambda: _ab().filter(lambda a: int(a), input_columns="a"), ["a", "b"], [[1, 10], [2, 20], [3, 30], [4, 40]]),
+    (lambda: _ab().zip(_ab(3, ("c", "d"))), ["a", "b", "c", "d"],
+     [[0, 0, 0, 0], [1, 10, 1, 10], [2, 20, 2, 20]]),
+    (lambda: ds.zip((_ab(), _ab(2, ("c", "d")))), ["a", "b", "c", "d"], [[0, 0, 0, 0], [1, 10, 1, 10]]),
+    (lambda: _ab(2).concat([_ab(1, off=100), _ab(2, off=200)]), ["a", "b"],
+     [[0, 0], [1, 10], [100, 100], [200, 200], [201, 210]]),
+    (lambda: _ab(2) + _ab(3, off=100), ["a", "b"], [[0, 0], [1, 10], [100, 100], [101, 110], [102, 120]]),
+])
+def test_column_and_dataset_combinators_as_mindspore(make, names, rows):
+    d = make()
+    assert d.get_col_names() == names
+    assert _rows(d) == rows
+    assert d.get_dataset_size() == len(d) == len(rows)
+
+
+def test_concat_of_batches_and_len():
+    d = _ab(3).batch(2).concat(_ab(2, off=100).batch(2))
+    assert len(d) == 3 and [r[0] for r in _rows(d)] == [[0, 1], [2], [100, 101]]    # 2.10
+    assert len(_ab(5).batch(2)) == 3
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: _ab().project(["z"]), ValueError, "column 'z' is not in"),
+    (lambda: _ab().project(["a", "a"]), ValueError, "duplicate"),
+    (lambda: _ab().rename(["a", "b"], ["x"]), ValueError, "2 input_columns"),
+    (lambda: _ab().rename(["a"], ["b"]), ValueError, "two columns named 'b'"),
+    (lambda: _ab().zip(_ab(3)), ValueError, "column 'a' is in two of the datasets"),
+    (lambda: _ab(2).concat(_ab(3, ("b", "a"))), ValueError, "same columns in the same order"),
+    (lambda: _ab().zip([1]), TypeError, "not a graphcell dataset"),
+])
+def test_combinator_errors(make, error, message):
+    # 2.10 reports these when iterating (RuntimeError); we refuse them when the pipeline is built
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_concat_refuses_a_dtype_change_and_filter_a_non_scalar():
+    from graphcell.dataset import DatasetError
+    floats = ds.NumpySlicesDataset({"a": np.zeros(2, np.float32), "b": np.zeros(2, np.float32)}, shuffle=False)
+    with pytest.raises(DatasetError, match="column dtypes"):
+        _rows(_ab(2).concat(floats))
+    with pytest.raises(DatasetError, match="one bool"):
+        _rows(_ab().batch(2).filter(lambda a: a > 0, input_columns="a"))
+
+
+def test_zip_children_draw_their_own_shuffles():
+    from graphcell import set_seed
+    set_seed(5)
+    a = ds.NumpySlicesDataset({"a": np.arange(20)}, shuffle=True)
+    b = ds.NumpySlicesDataset({"b": np.arange(20)}, shuffle=True)
+    rows = _rows(a.zip(b))
+    assert sorted(r[0] for r in rows) == list(range(20))
+    assert [r[0] for r in rows] != [r[1] for r in rows]   # same depth, different orders

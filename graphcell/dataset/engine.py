@@ -1,4 +1,5 @@
-"""The pipeline: `Dataset` and its operations (map, batch, shuffle, repeat, take, skip).
+"""The pipeline: `Dataset` and its operations (map, batch, shuffle, repeat, take, skip; the
+column and multi-dataset ones, project, rename, filter, zip, concat, are in combine.py).
 
 A pipeline is a chain of nodes, each returning a new node whose child is the old one (the
 old dataset stays usable). Running it is pulling rows: `node._rows(run)` yields one epoch
@@ -119,6 +120,39 @@ class Dataset:
     def skip(self, count) -> "SkipDataset":
         """Drops the first `count` rows (batches) of each epoch."""
         return SkipDataset(self, count)
+
+    def project(self, columns) -> "Dataset":
+        """Only `columns` (a name or a list), in that order."""
+        from .combine import ProjectDataset
+        return ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns) -> "Dataset":
+        """Renames columns in place: input_columns[k] becomes output_columns[k]."""
+        from .combine import RenameDataset
+        return RenameDataset(self, input_columns, output_columns)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None) -> "Dataset":
+        """The rows for which `predicate(*columns)` (input_columns, default all) is true."""
+        from .combine import FilterDataset
+        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
+
+    def zip(self, datasets) -> "Dataset":
+        """This dataset's columns beside those of `datasets` (one, or a tuple), row by row,
+        as long as the shortest; column names must differ."""
+        from .combine import ZipDataset
+        return ZipDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
+
+    def concat(self, datasets) -> "Dataset":
+        """This dataset's rows, then those of `datasets` (one, or a list); same columns needed."""
+        from .combine import ConcatDataset
+        return ConcatDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
+
+    def __add__(self, datasets) -> "Dataset":
+        return self.concat(datasets)
+
+    def __len__(self) -> int:
+        """get_dataset_size(), as MindSpore's len(dataset)."""
+        return self.get_dataset_size()
 
     # -- resuming ------------------------------------------------------------------------
     def set_init_step(self, init_step) -> None:
