@@ -46,6 +46,10 @@ _LAZY = {
     "export": "graphcell.compiler.export",
     "check": "graphcell.compiler.check",
     "Model": "graphcell.train.model",
+    # mindspore.LossMonitor etc.: MindSpore exports its stock callbacks at the top level too
+    **{name: "graphcell.train" for name in (
+        "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
+        "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau")},
 }
 _LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir"}
 

@@ -206,15 +206,76 @@ def wrap_construct(cell, compute_dtype, output_dtype):
 _LEVELS = ("O0", "O1", "O2", "O3")
 
 
-def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
-    """Runs parts of `network` in float16 or bfloat16, in place, and returns it.
+class _OutputTo32:
+    """The construct of what auto_mixed_precision returns for O2/O3: the network's, with its
+    floating outputs cast to float32. `__wrapped__` keeps the network's signature (graph input
+    names); an object, as _AmpConstruct, so that deepcopy rebinds it."""
 
-    - "O0": nothing changes.
+    def __init__(self, backbone):
+        self.backbone = backbone
+
+    @property
+    def __wrapped__(self):
+        return self.backbone.construct
+
+    def __call__(self, *args, **kwargs):
+        return _cast_floats(self.backbone(*args, **kwargs), mstype.float32)
+
+
+def _output_to_32(network):
+    """MindSpore's `_OutputTo32(network)`: a Cell with auto_prefix=False (parameter names
+    unchanged) whose outputs are float32. Unlike MindSpore's it also forwards attribute reads
+    to the network (`amp_net.fc1`), so code written for the in-place result keeps working."""
+    from .nn import Cell
+
+    class OutputTo32(Cell):
+        def __init__(self, backbone):
+            super().__init__(auto_prefix=False)
+            self._backbone = backbone
+            object.__setattr__(self, "_amp_level", backbone._amp_level)
+            object.__setattr__(self, "construct", _OutputTo32(backbone))
+
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                if name.startswith("__") or "_cells" not in self.__dict__ or "_backbone" not in self._cells:
+                    raise
+                return getattr(self._cells["_backbone"], name)
+
+    return OutputTo32(network)
+
+
+def convert_in_place(network, amp_level, dtype=mstype.float16) -> None:
+    """The cell conversions of `auto_mixed_precision`, on `network` itself, whose outputs stay
+    in `dtype` for O2/O3 (MindSpore's Model converts so: `Model(..., amp_level="O3").predict`
+    returns float16, measured on 2.10). Marks the network converted."""
+    white, black = tuple(get_white_list()), tuple(get_black_list())
+    for _, cell in network.cells_and_names():
+        if amp_level == "O1":
+            if isinstance(cell, white):
+                wrap_construct(cell, dtype, mstype.float32)
+        elif amp_level == "O2" and isinstance(cell, black):
+            wrap_construct(cell, mstype.float32, dtype)
+        else:
+            wrap_construct(cell, dtype, None)
+    object.__setattr__(network, "_amp_level", amp_level)
+    bump_config_epoch()  # compiled graphs of this network are stale
+
+
+def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
+    """Runs parts of `network` in float16 or bfloat16: converts its Cells in place and
+    returns the network to call, as MindSpore 2.10 (measured):
+
+    - "O0": nothing changes; returns `network`.
     - "O1": white-list Cells (Dense, Conv2d) compute in `dtype`; each casts its output back
-      to float32, so everything else stays float32.
+      to float32, so everything else stays float32. Returns `network`.
     - "O2": every Cell computes in `dtype` except black-list Cells (BatchNorm, LayerNorm),
-      which compute in float32 and hand `dtype` on; the network's outputs are float32.
-    - "O3": every Cell computes in `dtype`; outputs are float32.
+      which compute in float32 and hand `dtype` on.
+    - "O3": every Cell computes in `dtype`.
+
+    For O2 and O3, `network` itself now returns `dtype`; the returned Cell wraps it (as
+    MindSpore's `_OutputTo32`, parameter names unchanged) and returns float32.
 
     As `Cell.to_float`, Parameters keep their float32 storage (master weights): they
     are cast where a Cell uses them, so gradients, optimizer updates and checkpoints stay
@@ -234,20 +295,8 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
                            f"amp_level={network._amp_level}")
     if amp_level == "O0":
         return network
-    white, black = tuple(get_white_list()), tuple(get_black_list())
-    for _, cell in network.cells_and_names():
-        if amp_level == "O1":
-            if isinstance(cell, white):
-                wrap_construct(cell, dtype, mstype.float32)
-        elif amp_level == "O2" and isinstance(cell, black):
-            wrap_construct(cell, mstype.float32, dtype)
-        elif cell is not network:
-            wrap_construct(cell, dtype, None)
-    if amp_level in ("O2", "O3") and not isinstance(network, black):
-        wrap_construct(network, dtype, mstype.float32)
-    object.__setattr__(network, "_amp_level", amp_level)
-    bump_config_epoch()  # compiled graphs of this network are stale
-    return network
+    convert_in_place(network, amp_level, dtype)
+    return _output_to_32(network) if amp_level in ("O2", "O3") else network
 
 
 from .train.amp_train import build_train_network  # noqa: E402,F401 - it builds on the scalers above

@@ -189,7 +189,8 @@ def test_o2_keeps_batchnorm_in_float32_and_its_statistics_update():
     reference.set_train(True)
     x = X[:, :, :8, :8]
     _, graph = compute_dtypes(net, x)
-    bn_nodes = [n for n in graph.nodes if n.source is not None and n.source.scope == "bn"]
+    # the result wraps the network (MindSpore's _OutputTo32), whose child the scope names
+    bn_nodes = [n for n in graph.nodes if n.source is not None and n.source.scope == "_backbone.bn"]
     assert bn_nodes and all(str(n.outputs[0].type.dtype) in ("Float32", "Bool") for n in bn_nodes
                             if n.primitive.name != "cast")
     conv_nodes = [n for n in graph.nodes if n.primitive.name == "conv"]

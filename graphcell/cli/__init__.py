@@ -9,6 +9,7 @@ in a terminal, plain text otherwise, JSON with `--json`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .errors import UserError, one_line
@@ -51,6 +52,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("graphcell: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # the reader left (`graphcell dump ... | head`): nothing to report; stdout goes nowhere
+        # from now on, so the interpreter's final flush does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a process killed by SIGPIPE
     except Exception as e:  # a bug in graphcell: say so in one line, the traceback on request
         if args.debug:
             raise

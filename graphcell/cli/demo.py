@@ -1,13 +1,16 @@
 """`graphcell demo`: the main job (see graphcell/demo.py)."""
 from __future__ import annotations
 
+from .errors import positive_int, seed
+
 
 def add_parser(sub, common):
     p = sub.add_parser("demo", parents=[common], help="train an 8-member LeNet5 ensemble on the digits in "
                        "one vmapped loop, export it to ONNX, serve it with onnxruntime")
     p.add_argument("--members", type=int, default=8)
-    p.add_argument("--epochs", type=int, default=None, help="training epochs (default: the demo's tuned value)")
-    p.add_argument("--seed", type=int, default=None, help="seed of initialisers and data order")
+    p.add_argument("--epochs", type=positive_int, default=None,
+                   help="training epochs (default: the demo's tuned value)")
+    p.add_argument("--seed", type=seed, default=None, help="seed of initialisers and data order (0 to 4294967295)")
     p.add_argument("-o", "--out-dir", default=None, help="folder for ensemble.onnx (default: a temporary one)")
     p.add_argument("--json", action="store_true", help="print the results as JSON at the end")
     p.set_defaults(handler=run)

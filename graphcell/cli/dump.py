@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import loader
-from .errors import UserError, check_output_folder, one_line
+from .errors import UserError, check_output_folder, one_line, positive_int, seed
 from .output import human_bytes, human_count
 
 FORMATS = ("text", "dot", "svg", "json", "stablehlo", "onnx")
@@ -51,7 +51,8 @@ def add_parser(sub, common):
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="a file (default: stdout), or a folder for "
                    "one numbered .ir file per stage")
-    p.add_argument("--json", action="store_true", help="print the per-stage summary as JSON")
+    p.add_argument("--json", action="store_true", help="print the per-stage summary as JSON (on stdout; without "
+                   "-o it replaces the graph there)")
     p.set_defaults(handler=run)
 
 
@@ -64,9 +65,10 @@ def loader_args(p, batch_default: int = 1):
                    "e.g. 3,1,32,32 or batch,1,32,32 (repeat for several inputs)")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE", help="float32 (default), ...: once "
                    "for all inputs or once per input")
-    p.add_argument("--batch-size", type=int, default=batch_default, metavar="B",
+    p.add_argument("--batch-size", type=positive_int, default=batch_default, metavar="B",
                    help=f"the size that 'batch' stands for (default {batch_default})")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random example inputs and of initialisers")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random example inputs and of initialisers "
+                   "(0 to 4294967295)")
 
 
 def build_stages(args) -> list[Stage]:
@@ -240,6 +242,9 @@ def run(args, out) -> int:
             out.table(f"{args.model}: {len(stages)} stages written to {args.output}", SUMMARY_COLUMNS,
                       summary_rows(summaries))
         return 0
+    if args.json and args.output is None:   # stdout carries one thing: the JSON asked for
+        out.json([summarize(i, s) for i, s in enumerate(stages)])
+        return 0
     text = render(stages[-1], args.format)
     if args.output is None:
         out.stream.write(text if text.endswith("\n") else text + "\n")
@@ -248,8 +253,8 @@ def run(args, out) -> int:
             f.write(text if text.endswith("\n") else text + "\n")
     if args.json or (args.passes and args.output is not None):
         summaries = [summarize(i, s) for i, s in enumerate(stages)]
-        if args.json and args.output is not None:
+        if args.json:
             out.json(summaries)
-        elif args.output is not None:
+        else:
             out.table(f"{args.model}: wrote {args.output}", SUMMARY_COLUMNS, summary_rows(summaries))
     return 0

@@ -23,6 +23,29 @@ def tolerance(text: str) -> float:
     return value
 
 
+def seed(text: str) -> int:
+    """An argparse type: a seed in [0, 2**32 - 1], the range set_seed (numpy's seed) takes."""
+    value = _int(text)
+    if not 0 <= value < 2 ** 32:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 4294967295], got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1 (a batch of 0 is refused, as a 0 in --input-shape is)."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+
+
 def one_line(error: BaseException) -> str:
     """An exception's message on one line: its lines joined with '; ' (list bullets dropped)."""
     text = ""

@@ -12,10 +12,12 @@ it takes `--batch-size`), `--input-dtype float32` once for all or once per input
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -211,9 +213,20 @@ def random_inputs(specs: list[InputSpec], batch: int, seed: int = 0, lead: tuple
 
 # -- checkpoints --------------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger):
+    """`logger` says nothing inside the block."""
+    was = logger.disabled
+    logger.disabled = True
+    try:
+        yield
+    finally:
+        logger.disabled = was
+
+
 def load_checkpoint_into(net, path: str, model_text: str) -> None:
     """Loads a .ckpt/.safetensors into `net`; a file that does not fit is a user error."""
-    from ..train import load_checkpoint, load_param_into_net
+    from ..train import load_checkpoint, load_param_into_net, serialization
     if not os.path.isfile(path):
         raise UserError(f"checkpoint {path} does not exist")
     try:
@@ -221,7 +234,8 @@ def load_checkpoint_into(net, path: str, model_text: str) -> None:
     except Exception as e:
         raise UserError(f"cannot read checkpoint {path}: {one_line(e)}") from e
     try:
-        not_loaded, unused = load_param_into_net(net, params)
+        with _quiet(serialization.logger):  # a missing parameter is reported below, in one line
+            not_loaded, unused = load_param_into_net(net, params)
     except Exception as e:
         raise UserError(f"checkpoint {path} does not fit {model_text}: {one_line(e)}") from e
     if not_loaded:

@@ -11,8 +11,16 @@ from . import config  # noqa: F401
 from ._parallel import DatasetError  # noqa: F401
 from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
                      SkipDataset, TakeDataset)
+from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
 from .mnist import MnistDataset  # noqa: F401
 from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                        SubsetRandomSampler, SubsetSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
+
+
+def zip(datasets):  # noqa: A001 - MindSpore's name
+    """mindspore.dataset.zip: the datasets of a tuple side by side (see Dataset.zip)."""
+    if not isinstance(datasets, tuple):
+        raise TypeError(f"zip: datasets must be a tuple of datasets, got {type(datasets).__name__}")
+    return ZipDataset(list(datasets))

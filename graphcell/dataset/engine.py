@@ -1,4 +1,5 @@
-"""The pipeline: `Dataset` and its operations (map, batch, shuffle, repeat, take, skip).
+"""The pipeline: `Dataset` and its operations (map, batch, shuffle, repeat, take, skip; the
+column and multi-dataset ones, project, rename, filter, zip, concat, are in combine.py).
 
 A pipeline is a chain of nodes, each returning a new node whose child is the old one (the
 old dataset stays usable). Running it is pulling rows: `node._rows(run)` yields one epoch
@@ -55,6 +56,14 @@ def _check_count(count, what: str, allow_minus_one: bool = True):
     return int(count)
 
 
+def _check_options(method: str, options: dict, known: tuple) -> None:
+    for name in options:
+        if name not in known:
+            raise TypeError(f"{method}() got an unexpected keyword argument {name!r}"
+                            + (" (MindSpore 2.x has no column_order; reorder columns with project())"
+                               if name == "column_order" else ""))
+
+
 class Dataset:
     """Base of every dataset node. Public methods follow `mindspore.dataset.Dataset`."""
 
@@ -81,13 +90,18 @@ class Dataset:
 
     # -- building pipelines ----------------------------------------------------------------
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
-            python_multiprocessing=False, **unused) -> "MapDataset":
-        """Applies `operations` (a callable or a list, chained) to `input_columns` of every row."""
+            python_multiprocessing=False, **options) -> "MapDataset":
+        """Applies `operations` (a callable or a list, chained) to `input_columns` of every row.
+        `options` takes MindSpore 2.10's other MapDataset arguments (cache, callbacks,
+        max_rowsize, offload), which change nothing here; anything else (`column_order`,
+        gone since MindSpore 2.0) is a TypeError as in 2.10."""
+        _check_options("map", options, ("cache", "callbacks", "max_rowsize", "offload"))
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
-              input_columns=None, output_columns=None, python_multiprocessing=False, **unused) -> "BatchDataset":
+              input_columns=None, output_columns=None, python_multiprocessing=False, **options) -> "BatchDataset":
         """Stacks `batch_size` consecutive rows into one row of arrays with a leading batch axis."""
+        _check_options("batch", options, ("max_rowsize",))
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
                             input_columns, output_columns)
 
@@ -106,6 +120,39 @@ class Dataset:
     def skip(self, count) -> "SkipDataset":
         """Drops the first `count` rows (batches) of each epoch."""
         return SkipDataset(self, count)
+
+    def project(self, columns) -> "Dataset":
+        """Only `columns` (a name or a list), in that order."""
+        from .combine import ProjectDataset
+        return ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns) -> "Dataset":
+        """Renames columns in place: input_columns[k] becomes output_columns[k]."""
+        from .combine import RenameDataset
+        return RenameDataset(self, input_columns, output_columns)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None) -> "Dataset":
+        """The rows for which `predicate(*columns)` (input_columns, default all) is true."""
+        from .combine import FilterDataset
+        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
+
+    def zip(self, datasets) -> "Dataset":
+        """This dataset's columns beside those of `datasets` (one, or a tuple), row by row,
+        as long as the shortest; column names must differ."""
+        from .combine import ZipDataset
+        return ZipDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
+
+    def concat(self, datasets) -> "Dataset":
+        """This dataset's rows, then those of `datasets` (one, or a list); same columns needed."""
+        from .combine import ConcatDataset
+        return ConcatDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
+
+    def __add__(self, datasets) -> "Dataset":
+        return self.concat(datasets)
+
+    def __len__(self) -> int:
+        """get_dataset_size(), as MindSpore's len(dataset)."""
+        return self.get_dataset_size()
 
     # -- resuming ------------------------------------------------------------------------
     def set_init_step(self, init_step) -> None:
@@ -189,13 +236,27 @@ def _as_row(result) -> tuple:
     return tuple(result) if isinstance(result, tuple) else (result,)
 
 
+def _replaced_layout(available: list[str], in_idx: list[int], outputs: list[str]) -> list[str]:
+    """Column order after replacing columns `in_idx` of `available` by `outputs`: in place
+    when the counts agree, else the outputs first and then the untouched columns (map and
+    per_batch_map in MindSpore 2.10, measured)."""
+    if len(outputs) == len(in_idx):
+        layout = list(available)
+        for i, name in zip(in_idx, outputs):
+            layout[i] = name
+        return layout
+    return list(outputs) + [c for i, c in enumerate(available) if i not in in_idx]
+
+
 class MapDataset(Dataset):
     """Runs a chain of callables on some columns of each row, on worker threads.
 
     input_columns defaults to the first column (MindSpore passes the first columns an
-    operation needs; transforms take one). output_columns defaults to input_columns. When
-    the outputs are as many as the inputs they replace them in place; otherwise the
-    outputs take the place of the first input column.
+    operation needs; transforms take one). output_columns defaults to input_columns. The
+    column order is MindSpore 2.10's (measured): when the outputs are as many as the inputs,
+    output k takes input column k's place; otherwise the outputs come first, then the
+    untouched columns in their order ({a, b, c} mapping b to b1, b2 gives b1, b2, a, c).
+    An output named like an untouched column is refused (2.10 silently drops one of them).
     """
 
     def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers):
@@ -212,15 +273,8 @@ class MapDataset(Dataset):
                 raise ValueError(f"map: input column {c!r} is not in the dataset's columns {available}")
         self.output_columns = _names(output_columns, "map output_columns") or list(self.input_columns)
         self._in_idx = [available.index(c) for c in self.input_columns]
-        first = min(self._in_idx)
         kept = [c for c in available if c not in self.input_columns]
-        if len(self.output_columns) == len(self.input_columns):
-            layout = list(available)
-            for i, name in zip(self._in_idx, self.output_columns):
-                layout[i] = name
-        else:
-            before = [c for c in available[:first] if c in kept]
-            layout = before + self.output_columns + [c for c in kept if c not in before]
+        layout = _replaced_layout(available, self._in_idx, self.output_columns)
         if len(set(layout)) != len(layout):
             raise ValueError(f"map: output columns {self.output_columns} clash with the kept columns {kept}")
         self._layout = layout
@@ -287,10 +341,11 @@ class BatchDataset(Dataset):
                 raise ValueError(f"batch: input column {c!r} is not in the dataset's columns {available}")
         self.output_columns = _names(output_columns, "batch output_columns") or list(self.input_columns)
         self._in_idx = [available.index(c) for c in self.input_columns]
-        if self.output_columns == self.input_columns:
-            self._layout = list(available)
-        else:
-            self._layout = [c for c in available if c not in self.input_columns] + self.output_columns
+        # 2.10 orders the untouched columns by a hash map when the counts differ; we keep theirs
+        self._layout = _replaced_layout(available, self._in_idx, self.output_columns)
+        if len(set(self._layout)) != len(self._layout):
+            raise ValueError(f"batch: output columns {self.output_columns} clash with the kept columns "
+                             f"{[c for c in available if c not in self.input_columns]}")
         self._available = available
 
     def _columns(self):

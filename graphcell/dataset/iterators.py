@@ -1,13 +1,21 @@
 """Iterators over a pipeline, fed by a background thread.
 
-The thread runs the pipeline (source reads, maps, batching, conversion to Tensors) and keeps
-`config.get_prefetch_size()` finished items in a queue, so while the main thread runs a
-jitted step the next batches are being prepared. Epoch ends travel through the queue as
-markers; a failure travels as an item and is raised in the main thread, its message and
-`__cause__` carrying the user's traceback.
+The thread runs the pipeline (source reads, maps, batching) and keeps
+`config.get_prefetch_size()` finished rows of numpy arrays in a queue, so while the main
+thread runs a jitted step the next batches are being prepared. Epoch ends travel through the
+queue as markers; a failure travels as an item and is raised in the main thread, its message
+and `__cause__` carrying the user's traceback.
+
+Tensors are made in the consumer's `__next__`, never in the thread: a daemon thread inside
+jax's C++ code when the interpreter exits aborts the process ("terminate called ..."), which
+is what leaving a loop early (`break`) and then exiting did. The thread is a daemon so that a
+forgotten iterator never keeps Python alive, and an atexit hook stops and joins every live one
+before jax shuts down (atexit runs hooks last-registered first, and ours is registered after
+jax's, when the first iterator starts).
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import queue
 import threading
@@ -20,6 +28,37 @@ from ._parallel import DatasetError
 from .engine import _Run
 
 _END_OF_EPOCH = object()
+_EXIT_JOIN_S = 5.0  # how long interpreter exit waits for the threads together (a row in progress)
+
+# (stop event, thread) of every producer not yet finished; read by the atexit hook
+_live: set = set()
+_live_lock = threading.Lock()
+_hook_registered = False
+
+
+def _stop_all_at_exit() -> None:
+    import time
+    with _live_lock:
+        live = list(_live)
+    for stop, _ in live:
+        stop.set()
+    deadline = time.monotonic() + _EXIT_JOIN_S
+    for _, thread in live:
+        thread.join(max(deadline - time.monotonic(), 0.0))
+
+
+def _register(stop: threading.Event, thread: threading.Thread) -> None:
+    global _hook_registered
+    with _live_lock:
+        if not _hook_registered:
+            atexit.register(_stop_all_at_exit)
+            _hook_registered = True
+        _live.add((stop, thread))
+
+
+def _unregister(stop: threading.Event, thread: threading.Thread) -> None:
+    with _live_lock:
+        _live.discard((stop, thread))
 
 
 class _Failure:
@@ -48,7 +87,15 @@ def _start(dataset, init_step: int) -> tuple[int, int]:
     return divmod(init_step, size) if size > 0 else (0, init_step)
 
 
-def _produce(dataset, seed, shared_seed, num_epochs, start, convert, q, stop):
+def _produce(dataset, seed, shared_seed, num_epochs, start, q, stop):
+    """The thread's body: numpy rows (tuples in column order) into `q`, nothing from jax."""
+    try:
+        _produce_rows(dataset, seed, shared_seed, num_epochs, start, q, stop)
+    finally:
+        _unregister(stop, threading.current_thread())
+
+
+def _produce_rows(dataset, seed, shared_seed, num_epochs, start, q, stop):
     first_epoch, skip_rows = start
     done = 0
     try:
@@ -57,7 +104,7 @@ def _produce(dataset, seed, shared_seed, num_epochs, start, convert, q, stop):
             rows = dataset._rows(_Run(seed, shared_seed, (first_epoch + done,)))
             try:
                 for row in itertools.islice(rows, skip_rows if done == 0 else 0, None):
-                    if not _put(q, convert(row), stop):
+                    if not _put(q, row, stop):
                         return
             finally:
                 rows.close()
@@ -90,7 +137,7 @@ class DatasetIterator:
         self._epochs_done = 0
         self._failure: BaseException | None = None
         picks = [names.index(c) for c in columns]
-        convert = _converter(picks, columns, output_numpy, as_dict)
+        self._convert = _converter(picks, columns, output_numpy, as_dict)
         start = _start(dataset, dataset.get_init_step() if init_step is None else init_step)
 
         seed = config.get_seed()
@@ -99,10 +146,11 @@ class DatasetIterator:
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=_produce, name="graphcell-dataset-prefetch", daemon=True,
-            args=(dataset, run_seed, seed if seed is not None else 0, num_epochs, start, convert, self._queue,
-                  self._stop))
+            args=(dataset, run_seed, seed if seed is not None else 0, num_epochs, start, self._queue, self._stop))
+        _register(self._stop, self._thread)
         self._thread.start()
-        weakref.finalize(self, self._stop.set)  # a dropped iterator stops its thread
+        # a dropped iterator stops its thread (which then leaves within _put's 0.1 s poll)
+        weakref.finalize(self, self._stop.set)
 
     def __iter__(self):
         return self
@@ -122,7 +170,12 @@ class DatasetIterator:
             self._failure = item.error
             self._stop.set()
             raise item.error
-        return item
+        try:
+            return self._convert(item)
+        except DatasetError as e:
+            self._failure = e
+            self._stop.set()
+            raise
 
     def _get(self):
         while True:

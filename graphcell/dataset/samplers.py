@@ -55,7 +55,11 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A fresh permutation each epoch (or draws with replacement)."""
+    """A fresh permutation each epoch (or draws with replacement).
+
+    As every sampler, it reads at most as many rows as the dataset has, also with
+    replacement: MindSpore 2.10 caps `num_samples` at the dataset size (measured:
+    RandomSampler(replacement=True, num_samples=7) on 3 rows reads 3)."""
     shuffles = True
 
     def __init__(self, replacement=False, num_samples=None):
@@ -64,7 +68,7 @@ class RandomSampler(Sampler):
 
     def _indices(self, n, rng):
         if self.replacement:
-            return rng.integers(0, n, size=self.num_samples or n)
+            return rng.integers(0, n, size=self.get_num_samples(n)) if n else np.zeros(0, np.int64)
         return rng.permutation(n)
 
 

@@ -7,6 +7,14 @@ As in MindSpore, the new hooks call the older names by default (on_train_begin -
 on_train_epoch_begin -> epoch_begin, on_train_step_begin -> step_begin, on_train_step_end ->
 step_end, on_train_epoch_end -> epoch_end, on_train_end -> end), so a callback may override either.
 
+`cb_params.cur_step_num` counts global steps: a run resumed with `initial_epoch=E` (or
+`set_init_step`) continues the interrupted run's count, so step-in-epoch, file names and the
+`step_num` a ModelCheckpoint records are the uninterrupted run's (MindSpore 2.10 restarts the
+count at 1 in every `train` call, which mislabels a run resumed mid-epoch). What is counted from
+the start of each `train` call, as in 2.10, is the schedule: LossMonitor prints and
+ModelCheckpoint saves every N steps *of this call*, so a run resumed at an epoch end writes
+2.10's file names.
+
 When training raises (an error, KeyboardInterrupt), `Model.train` calls `on_train_exception`
 on every callback before the exception propagates, with `cb_params.exception` set and
 `cb_params.completed_step_num` the last global step whose update is in the parameters.
@@ -87,42 +95,82 @@ def _step_in_epoch(cb) -> int:
     return (cb.cur_step_num - 1) % cb.batch_num + 1
 
 
+def _check_int(owner: str, name: str, value, positive: bool = False) -> int:
+    """MindSpore's checks: a TypeError for a non-int (bool included), a ValueError for a bad value."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(f"{owner}: {name} must be an int {'> 0' if positive else '>= 0'}, got {value!r}")
+    return int(value)
+
+
 class LossMonitor(Callback):
-    """Prints `epoch: E step: S, loss is L` every `per_print_times` steps; raises on a NaN/Inf loss."""
+    """Prints `epoch: E step: S, loss is L` every `per_print_times` steps of the `train` call
+    (0: never); raises on a NaN/Inf loss."""
 
     def __init__(self, per_print_times: int = 1):
-        if not isinstance(per_print_times, int) or isinstance(per_print_times, bool) or per_print_times < 0:
-            raise ValueError(f"LossMonitor: per_print_times must be an int >= 0, got {per_print_times!r}")
-        self._per_print_times = per_print_times
+        self._per_print_times = _check_int("LossMonitor", "per_print_times", per_print_times)
+        self._last_print_step = 0
+
+    def on_train_begin(self, run_context):
+        # counted from the call's first step, as MindSpore's count restarts there
+        self._last_print_step = run_context.original_args().cur_step_num
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
         loss = _loss_value(cb.net_outputs)
         step = _step_in_epoch(cb)
         if loss is not None and not np.isfinite(loss):
-            raise ValueError(f"LossMonitor: epoch {cb.cur_epoch_num} step {step}: loss is {loss}; "
-                             f"training stopped")
-        if self._per_print_times and cb.cur_step_num % self._per_print_times == 0:
+            raise ValueError(f"In epoch: {cb.cur_epoch_num} step: {step}, loss is NAN or INF, training process "
+                             "cannot continue, terminating training.")
+        if self._per_print_times and cb.cur_step_num - self._last_print_step >= self._per_print_times:
+            self._last_print_step = cb.cur_step_num
             print(f"epoch: {cb.cur_epoch_num} step: {step}, loss is {loss}", flush=True)
 
 
 class TimeMonitor(Callback):
-    """Prints each epoch's time and the time per step (over `data_size` steps, or the epoch's)."""
+    """Prints `Train epoch time: T ms, per step time: S ms` after each epoch of `Model.train`
+    (`Eval ...` after `Model.eval`), as MindSpore 2.10. The step time divides by the epoch's
+    batch count, `data_size` serving only when that is unknown. `data_time=True` appends
+    ` (data time: D ms)`: the time per step spent waiting for data between training steps
+    (0.000 during eval, as in 2.10)."""
 
-    def __init__(self, data_size: int | None = None):
-        self.data_size = data_size
+    def __init__(self, data_size: int | None = None, data_time: bool = False):
+        if not isinstance(data_time, bool):
+            raise TypeError(f"TimeMonitor: data_time must be a bool, got {type(data_time).__name__}")
+        self.data_size = data_size  # checked when used, as MindSpore does
+        self.data_time = data_time
         self._epoch_start = 0.0
+        self._data_start = 0.0
+        self._data_seconds = 0.0
         self.epoch_times: list[float] = []  # seconds, one per epoch (for callers and tests)
 
-    def on_train_epoch_begin(self, run_context):
-        self._epoch_start = time.perf_counter()
+    def epoch_begin(self, run_context):  # the older name: reached from train and eval epochs
+        self._epoch_start = self._data_start = time.perf_counter()
+        self._data_seconds = 0.0
 
-    def on_train_epoch_end(self, run_context):
-        elapsed = time.perf_counter() - self._epoch_start
-        self.epoch_times.append(elapsed)
-        steps = self.data_size or run_context.original_args().batch_num or 1
-        print(f"epoch time: {elapsed * 1000:.3f} ms, per step time: {elapsed * 1000 / steps:.3f} ms",
-              flush=True)
+    def on_train_step_begin(self, run_context):
+        if self.data_time:
+            self._data_seconds += time.perf_counter() - self._data_start
+
+    def on_train_step_end(self, run_context):
+        if self.data_time:
+            self._data_start = time.perf_counter()
+
+    def epoch_end(self, run_context):
+        elapsed_ms = (time.perf_counter() - self._epoch_start) * 1000
+        self.epoch_times.append(elapsed_ms / 1000)
+        cb = run_context.original_args()
+        batch_num = getattr(cb, "batch_num", None)
+        steps = batch_num if isinstance(batch_num, int) and batch_num > 0 else self.data_size
+        if steps is None:
+            raise ValueError("TimeMonitor: the epoch's step count is unknown; pass data_size")
+        steps = _check_int("TimeMonitor", "data_size", steps, positive=True)
+        mode = str(getattr(cb, "mode", "")).title()
+        line = f"{mode} epoch time: {elapsed_ms:5.3f} ms, per step time: {elapsed_ms / steps:5.3f} ms"
+        if self.data_time:
+            line += f" (data time: {self._data_seconds * 1000 / steps:5.3f} ms)"
+        print(line, flush=True)
 
 
 class CheckpointConfig:
@@ -160,10 +208,56 @@ class CheckpointConfig:
         self.async_save = async_save
         self.saved_network = saved_network
         self.append_info = append_info
+        self._append_dict = _append_dict(append_info)
         self.enc_key, self.enc_mode = enc_key, enc_mode
         self.exception_save = exception_save
         self.crc_check = crc_check
         self.format = format
+
+    @property
+    def append_dict(self) -> dict | None:
+        """What each file gets appended, as MindSpore's property: epoch_num/step_num (0 here,
+        filled in per file) and the dict's entries; None when append_info is empty."""
+        return dict(self._append_dict) if self._append_dict is not None else None
+
+
+_APPEND_NAMES = ["epoch_num", "step_num"]
+
+
+def _append_dict(append_info) -> dict | None:
+    """append_info validated as MindSpore 2.10 does (measured: the exception types and
+    conditions; the messages also say what to pass)."""
+    if append_info is None or append_info == []:
+        return None
+    if not isinstance(append_info, list):
+        raise TypeError(f"CheckpointConfig: append_info must be a list (of 'epoch_num', 'step_num' and at most "
+                        f"one dict), but got {type(append_info).__name__}")
+    out = {name: 0 for name in _APPEND_NAMES if name in append_info}
+    dicts = 0
+    for element in append_info:
+        if not isinstance(element, (str, dict)):
+            raise TypeError(f"CheckpointConfig: the elements of append_info must be str or dict, but got "
+                            f"{type(element).__name__}")
+        if isinstance(element, str) and element not in _APPEND_NAMES:
+            raise ValueError(f"CheckpointConfig: the str elements of append_info must be in {_APPEND_NAMES}, "
+                             f"but got {element}.")
+        if isinstance(element, dict):
+            dicts += 1
+            if dicts > 1:
+                raise TypeError("CheckpointConfig: append_info may hold only one dict, but got "
+                                f"{sum(isinstance(e, dict) for e in append_info)}")
+            for key, value in element.items():
+                if not isinstance(key, str) or not _appendable(value):
+                    raise TypeError("CheckpointConfig: the keys of append_info's dict must be str and its values "
+                                    f"int, float, bool, str or Tensor, but got key type {type(key).__name__}, "
+                                    f"value type {type(value).__name__}")
+                out[key] = value
+    return out
+
+
+def _appendable(value) -> bool:
+    from ..tensor import Tensor
+    return isinstance(value, (int, float, bool, str, np.number, Tensor))
 
 
 class ModelCheckpoint(Callback):
@@ -193,6 +287,7 @@ class ModelCheckpoint(Callback):
         self._config = config or CheckpointConfig()
         self._prefix = self._unused_prefix(prefix)
         self._saved: list[str] = []  # this run's files, oldest first
+        self._last_saved_step = 0   # the global step of the last save, or where the train call began
         self._last_time = time.monotonic()
         self._last_keep_time = time.monotonic()
         self.latest_ckpt_file_name: str | None = None
@@ -210,11 +305,15 @@ class ModelCheckpoint(Callback):
     def directory(self) -> str:
         return self._directory
 
+    def on_train_begin(self, run_context):
+        # every N steps of this call, as MindSpore 2.10 (whose step count restarts at each call)
+        self._last_saved_step = run_context.original_args().cur_step_num
+
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
         cfg = self._config
         if cfg.save_checkpoint_steps:
-            due = cb.cur_step_num % cfg.save_checkpoint_steps == 0
+            due = cb.cur_step_num - self._last_saved_step >= cfg.save_checkpoint_steps
         else:
             due = time.monotonic() - self._last_time >= cfg.save_checkpoint_seconds
         if due:
@@ -223,14 +322,20 @@ class ModelCheckpoint(Callback):
     def on_train_end(self, run_context):
         cb = run_context.original_args()
         # MindSpore saves the final step too, unless it was just saved
-        name = self._file_name(cb)
-        if self.latest_ckpt_file_name != name:
+        if cb.cur_step_num != self._last_saved_step:
             self._save(cb)
+        # and waits for a background save: the files are there when train() returns
+        _wait_for_async_save()
 
     def on_train_exception(self, run_context):
-        if not self._config.exception_save:
-            return
-        cb = run_context.original_args()
+        # a background save in flight lands (or reports its error) before the exception leaves train()
+        try:
+            _wait_for_async_save()
+        finally:
+            if self._config.exception_save:
+                self._save_breakpoint(run_context.original_args())
+
+    def _save_breakpoint(self, cb) -> None:
         done = cb.completed_step_num
         epoch, step = ((done - 1) // cb.batch_num + 1, (done - 1) % cb.batch_num + 1) if done > 0 else (0, 0)
         path = os.path.join(self._directory, f"{self._prefix}-{epoch}_{step}_breakpoint.{self._config.format}")
@@ -244,6 +349,7 @@ class ModelCheckpoint(Callback):
     def _save(self, cb) -> None:
         path = self._file_name(cb)
         self._write(cb, path, cb.cur_epoch_num, cb.cur_step_num, async_save=self._config.async_save)
+        self._last_saved_step = cb.cur_step_num
         self._last_time = time.monotonic()
         self.latest_ckpt_file_name = path
         if path in self._saved:
@@ -255,15 +361,11 @@ class ModelCheckpoint(Callback):
         """Saves the network (atomically) with the configured append_info."""
         from .serialization import save_checkpoint
         cfg = self._config
-        append = {}
-        info = cfg.append_info or []
-        for item in info if isinstance(info, list) else [info]:
-            if item == "epoch_num":
-                append["epoch_num"] = int(epoch_num)
-            elif item == "step_num":
-                append["step_num"] = int(step_num)
-            elif isinstance(item, dict):
-                append.update(item)
+        append = cfg.append_dict or {}
+        if "epoch_num" in append:
+            append["epoch_num"] = int(epoch_num)
+        if "step_num" in append:
+            append["step_num"] = int(step_num)
         network = cfg.saved_network if cfg.saved_network is not None else cb.train_network
         save_checkpoint(network, path, integrated_save=cfg.integrated_save, async_save=async_save,
                         append_dict=append or None, crc_check=cfg.crc_check, format=cfg.format)
@@ -279,6 +381,11 @@ class ModelCheckpoint(Callback):
             return
         while len(self._saved) > cfg.keep_checkpoint_max:
             _remove(self._saved.pop(0))
+
+
+def _wait_for_async_save() -> None:
+    from .serialization import wait_for_async_save
+    wait_for_async_save()
 
 
 def _remove(path: str) -> None:

@@ -97,7 +97,7 @@ class Model:
                  eval_network: Cell | None = None, eval_indexes=None, amp_level: str = "O0",
                  boost_level: str = "O0", **kwargs):
         from ..nn.optim import Optimizer
-        from ..nn.wrap import WithEvalCell, WithLossCell
+        from ..nn.wrap import WithEvalCell, WithLossCell, _AmpWithLossCell
         from ..nn.wrap_train import TrainOneStepCell
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a graphcell.nn.Cell, got {type(network).__name__}")
@@ -105,21 +105,33 @@ class Model:
             raise TypeError(f"Model: optimizer must be a graphcell.nn Optimizer, got {type(optimizer).__name__}")
         if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
             raise ValueError(f"Model: amp_level must be 'O0', 'O1', 'O2', 'O3' or 'auto', got {amp_level!r}")
+        low_precision_outputs = amp_level in ("O2", "O3")
         if amp_level != "O0":
-            from ..amp import auto_mixed_precision
-            network = auto_mixed_precision(network, amp_level)
+            if optimizer is None:  # MindSpore 2.10 refuses it too (its amp is part of the train network)
+                raise ValueError(f"Model: amp_level={amp_level!r} needs an optimizer (mixed precision is set up with "
+                                 "the training network); pass amp_level='O0', or convert the network yourself "
+                                 "with graphcell.amp.auto_mixed_precision")
+            from ..amp import auto_mixed_precision, convert_in_place
+            if low_precision_outputs:
+                # as MindSpore's Model: the network itself computes and returns float16 (so do
+                # predict and eval's outputs), the loss takes float32
+                convert_in_place(network, amp_level)
+            else:
+                network = auto_mixed_precision(network, amp_level)
         self._network = network
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metric_fns = _build_metrics(metrics)
         self._amp_level = amp_level
-        self._loss_network = WithLossCell(network, loss_fn) if loss_fn is not None else network
+        with_loss = _AmpWithLossCell if low_precision_outputs else WithLossCell
+        self._loss_network = with_loss(network, loss_fn) if loss_fn is not None else network
         self._train_network = (TrainOneStepCell(self._loss_network, optimizer) if optimizer is not None
                                else None)
         if eval_network is not None:
             self._eval_network, self._eval_indexes = eval_network, eval_indexes
         elif loss_fn is not None:
-            self._eval_network, self._eval_indexes = WithEvalCell(network, loss_fn), [0, 1, 2]
+            self._eval_network = WithEvalCell(network, loss_fn, add_cast_fp32=low_precision_outputs)
+            self._eval_indexes = [0, 1, 2]
         else:
             self._eval_network, self._eval_indexes = None, None
         # compiled once here; each jit keeps its own cache per input signature
@@ -154,6 +166,11 @@ class Model:
         (or first finish that epoch with `train(E, dataset.skip(g - (E - 1) * steps),
         initial_epoch=E - 1)`). The dataset iterator starts at epoch `initial_epoch`, so shuffles
         and random samplers replay the uninterrupted run's order (under the same seed).
+
+        Callbacks see `cb_params.cur_step_num` counting global steps, continued from the
+        interrupted run (MindSpore 2.10 restarts it at 1 in every call); LossMonitor and
+        ModelCheckpoint count their N steps from this call's start, as 2.10 does, so a run
+        resumed at an epoch end writes 2.10's file names.
 
         An interrupted run (KeyboardInterrupt, an error) stops between steps: a step's update is
         applied only once its compiled step returns, and every checkpoint left is complete. With

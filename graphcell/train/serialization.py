@@ -232,6 +232,12 @@ _ASYNC = _AsyncSaver()
 atexit.register(_ASYNC.wait_at_exit)
 
 
+def wait_for_async_save() -> None:
+    """Blocks until a `save_checkpoint(..., async_save=True)` in flight is on disk; raises
+    RuntimeError if it failed. (ModelCheckpoint calls it when training ends or raises.)"""
+    _ASYNC.wait()
+
+
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False, append_dict=None,
                     enc_key=None, enc_mode="AES-GCM", choice_func: Callable[[str], bool] | None = None,
                     crc_check=False, format="ckpt", **kwargs) -> None:

@@ -138,6 +138,9 @@ class Optimizer(Cell):
         self.is_group = is_grouped(name, items)
         self.is_group_lr = self.is_group_params_ordered = False
         default_lr = _lr_spec(name, learning_rate)
+        # global_step first: checkpoints list the optimizer's Parameters in creation order, and
+        # MindSpore 2.10's is global_step, learning_rate, then the subclass's state (measured)
+        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
         if self.is_group:
             self._init_groups(name, items, default_lr, weight_decay)
         else:
@@ -148,8 +151,17 @@ class Optimizer(Cell):
             self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
             self.grad_centralization, self.grad_centralization_flags = False, (False,) * len(params)
             self.dynamic_lr = default_lr[0] != "fixed"
+            if default_lr[0] == "table":   # MindSpore holds it in a child Cell: after the state
+                object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
-        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        super().insert_param_to_cell(param_name, param, check_name_contain_dot)
+        # MindSpore keeps a list / 1-D learning rate in a child Cell, so its Parameter comes after
+        # all the optimizer's own state in a checkpoint: keep those names last
+        for name in self.__dict__.get("_params_last", ()):
+            if name in self._params:
+                self._params.move_to_end(name)
 
     def _init_groups(self, name, groups, default_lr, weight_decay):
         entries, self.is_group_params_ordered = flatten_groups(name, groups)
@@ -175,6 +187,8 @@ class Optimizer(Cell):
             raise ValueError(f"For '{name}', every list learning rate (the 'learning_rate' argument and the groups' "
                              f"'lr') must have the same length, but got lengths {sorted(lengths)}.")
         if not self.is_group_lr:
+            if default_lr[0] == "table":   # after the state, as without groups
+                object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
             return
         built, per_param = {}, []

@@ -1,0 +1,93 @@
+"""The `graphcell` command's numeric options and its quieter paths: out-of-range --seed and
+--batch-size are one-line usage errors (exit status 2), not internal errors (exit 1); a
+checkpoint that does not fit is one line with no logger line before it; `dump --json`
+without -o prints the JSON summary its help promises. In-process through `main`."""
+import json
+import logging
+
+import pytest
+
+import graphcell as ms
+from graphcell import nn
+from graphcell.cli import main
+from tests.conftest import ROOT
+
+TINY = f"{ROOT}/tests/models/cli_models.py:TinyNet"
+
+
+def _usage_error(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv, message", [
+    # each used to end in "internal error: ValueError ... please report it", exit status 1
+    (["dump", TINY, "--input-shape", "2,4", "--seed", "-1"], "--seed: must be an integer in [0, 4294967295], got -1"),
+    (["dump", TINY, "--input-shape", "2,4", "--seed", "4294967296"], "got 4294967296"),
+    (["check", TINY, "--input-shape", "2,4", "--seed", "-2"], "--seed: must be an integer"),
+    (["dump", TINY, "--input-shape", "batch,4", "--batch-size", "-3"], "--batch-size: must be a positive integer"),
+    # a zero batch is refused, as a 0 in --input-shape is
+    (["check", TINY, "--input-shape", "batch,4", "--batch-size", "0"], "--batch-size: must be a positive integer"),
+    (["dump", TINY, "--input-shape", "2,4", "--seed", "abc"], "--seed: invalid int value: 'abc'"),
+    (["demo", "--seed", "-1"], "--seed: must be an integer"),
+    (["demo", "--epochs", "0"], "--epochs: must be a positive integer"),
+])
+def test_numeric_options_out_of_range_are_usage_errors(argv, message, capsys):
+    assert message in _usage_error(argv, capsys)
+
+
+def test_the_largest_seed_is_accepted(capsys):
+    assert main(["dump", TINY, "--input-shape", "2,4", "--seed", "4294967295"]) == 0
+    assert capsys.readouterr().out.startswith("graph TinyNet(")
+
+
+def test_checkpoint_that_does_not_fit_is_one_line_without_a_log_line(tmp_path, capsys, caplog):
+    class Other(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+
+        def construct(self, x):
+            return self.fc(x)
+    path = str(tmp_path / "other.ckpt")
+    ms.save_checkpoint(Other(), path)
+    with caplog.at_level(logging.WARNING):
+        assert main(["dump", TINY, "--input-shape", "2,4", "--checkpoint", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not fit" in err and "has no value for fc1.weight" in err, err
+    assert not [r for r in caplog.records if r.name.startswith("graphcell")], caplog.text
+
+
+def test_dump_json_without_output_prints_the_summary(capsys):
+    assert main(["dump", TINY, "--input-shape", "2,4", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)   # stdout is the JSON alone
+    assert [s["stage"] for s in summary] == ["trace"]
+    # two Dense layers: 4*8 + 8 + 8*3 + 3 parameters, and their two dot_generals
+    assert summary[0]["parameters"] == 4 * 8 + 8 + 8 * 3 + 3 and summary[0]["ops"]["dot_general"] == 2
+    # with a pass list, one entry per stage
+    assert main(["dump", TINY, "--input-shape", "2,4", "--json", "--passes", "cse,dce"]) == 0
+    assert [s["stage"] for s in json.loads(capsys.readouterr().out)] == ["trace", "cse", "dce"]
+
+
+def test_dump_json_with_output_writes_the_graph_and_prints_the_summary(tmp_path, capsys):
+    out = tmp_path / "g.txt"
+    assert main(["dump", TINY, "--input-shape", "2,4", "--json", "-o", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["stage"] == "trace"
+    assert out.read_text().startswith("graph TinyNet(")
+
+
+def test_a_reader_that_leaves_early_is_not_an_internal_error():
+    # `graphcell dump ... --json | head -3` reported "internal error: BrokenPipeError"
+    import os
+    import subprocess
+    import sys
+    read, write = os.pipe()
+    os.close(read)   # the reader is gone before the command writes
+    done = subprocess.run([sys.executable, "-m", "graphcell.cli", "dump", TINY, "--input-shape", "2,4", "--json"],
+                          cwd=ROOT, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write)
+    assert done.returncode == 141 and done.stderr == "", done.stderr
