@@ -138,14 +138,12 @@ class Optimizer(Cell):
         self.is_group = is_grouped(name, items)
         self.is_group_lr = self.is_group_params_ordered = False
         default_lr = _lr_spec(name, learning_rate)
-        # global_step first: checkpoints list the optimizer's Parameters in creation order, and
-        # MindSpore 2.10's is global_step, learning_rate, then the subclass's state (measured)
-        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
         if self.is_group:
             self._init_groups(name, items, default_lr, weight_decay)
         else:
             params = self._check_params(items)
             self.parameters = ParameterTuple(params)
+            self._add_global_step()
             self.weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
             # MindSpore's default decay filter, applied to the names the weights have now.
             self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
@@ -154,6 +152,11 @@ class Optimizer(Cell):
             if default_lr[0] == "table":   # MindSpore holds it in a child Cell: after the state
                 object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
+
+    def _add_global_step(self) -> None:
+        # right after the weights: checkpoints list the optimizer's Parameters in creation
+        # order, and MindSpore 2.10's is global_step, learning_rate, then the subclass's state
+        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         super().insert_param_to_cell(param_name, param, check_name_contain_dot)
@@ -166,6 +169,7 @@ class Optimizer(Cell):
     def _init_groups(self, name, groups, default_lr, weight_decay):
         entries, self.is_group_params_ordered = flatten_groups(name, groups)
         self.parameters = ParameterTuple(e.param for e in entries)
+        self._add_global_step()
         # Weight decay per parameter, stored times loss_scale as MindSpore stores it; a group's
         # decay applies to every parameter of the group (no 'beta'/'gamma' filter), measured.
         default_wd = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
