@@ -12,12 +12,29 @@ Dtypes, as MindSpore 2.10 on CPU gives them where it computes a result:
 Where MindSpore's CPU build refuses a dtype it has no kernel for (sinh of an int32, hypot of a
 float16, lerp of a float64) or refuses to promote (heaviside, addcmul of mixed dtypes), these
 compute it as above instead; gcd and lcm need integers, as there.
+
+A composite, as traced (`ops.logaddexp(x, y)`):
+
+    graph logaddexp(%x: f32[3], %y: f32[3]) {
+      %0:f32[3] = max(%x, %y)
+      %1:bool[3] = eq(%x, %y)
+      %2:f32[3] = sub(%x, %y)
+      %3:f32[] = constant() {value=0.0}
+      %4:f32[3] = select(%1, %3, %2)
+      %5:f32[3] = abs(%4)
+      %6:f32[3] = neg(%5)
+      %7:f32[3] = exp(%6)
+      %8:f32[3] = log1p(%7)
+      %9:f32[3] = add(%0, %8)
+      return %9
+    }
 """
 from __future__ import annotations
 
 import math
 import numbers
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtype as mstype
@@ -191,7 +208,7 @@ def _logaddexp(x: Tensor, y: Tensor, scale: float) -> Tensor:
     Equal operands give d = 0, so equal infinities give themselves (-inf + -inf stays -inf)."""
     m = F.maximum(x, y)
     d = F.select(F.equal(x, y), 0.0, F.sub(x, y))
-    tail = F.log1p(F.exp(F.mul(F.abs(d), -scale)))
+    tail = F.log1p(F.exp(F.neg(F.abs(d)) if scale == 1.0 else F.mul(F.abs(d), -scale)))
     return F.add(m, tail if scale == 1.0 else F.mul(tail, 1.0 / scale))
 
 
@@ -365,7 +382,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
     x = F.as_tensor(input)
     if not x.dtype.is_floating:
         return x
-    info = np.finfo(x.dtype.np_dtype)
+    info = ml_dtypes.finfo(x.dtype.np_dtype)   # (numpy's finfo has no bfloat16)
     with np.errstate(over="ignore"):
         values = [float(np.asarray(v, x.dtype.np_dtype)) for v in
                   (0.0 if nan is None else nan, info.max if posinf is None else posinf,
