@@ -58,6 +58,13 @@ add("leaky_relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)], alpha=0.3)  # 
 add("elu", [f32(3, 4)], alpha=0.7)
 add("elu", [np.array([-2.0, 0.0, -0.0, 1.0], np.float32)], alpha=0.7)  # alpha at 0, as jax.nn.elu and torch
 add("pow", [pos(3, 4), f32(3, 4)])
+for op in ["sinh", "cosh", "tan", "atan", "asinh", "erfc"]:
+    add(op, [f32(3, 4, low=-1.5, high=1.5)])
+for op in ["asin", "acos", "atanh", "erfinv"]:
+    add(op, [f32(3, 4, low=-0.95, high=0.95)])
+add("acosh", [f32(3, 4, low=1.05, high=4.0)])
+add("atan2", [f32(3, 4), f32(4)])
+add("atan2", [f32(3, 1), np.array([[1.0, -2.0, 0.0, -0.5]], np.float32)])   # on the y axis too
 add("pow", [pos(3, 4), np.float32(2.0) * np.ones((), np.float32)])
 add("select", [rng.uniform(size=(3, 4)) > 0.5, f32(3, 4), f32(1, 4)])
 add("cast", [f32(3, 4)], dtype=to_dtype("float64"))

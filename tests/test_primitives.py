@@ -36,6 +36,11 @@ UNARY = {
     "logistic": (lambda x: 1 / (1 + np.exp(-x)), None), "sin": (np.sin, None), "cos": (np.cos, None),
     "erf": (_erf, None), "abs": (np.abs, None), "sign": (np.sign, None), "floor": (np.floor, None),
     "ceil": (np.ceil, None), "round": (np.round, None),
+    "sinh": (np.sinh, None), "cosh": (np.cosh, None), "tan": (np.tan, (-1.5, 1.5)), "asin": (np.arcsin, (-1, 1)),
+    "acos": (np.arccos, (-1, 1)), "atan": (np.arctan, (-10, 10)), "asinh": (np.arcsinh, (-10, 10)),
+    "acosh": (np.arccosh, (1, 10)), "atanh": (np.arctanh, (-0.99, 0.99)),
+    "erfc": (lambda x: np.vectorize(math.erfc)(x).astype(x.dtype), (-3, 9)),
+    "erfinv": (lambda x: torch.special.erfinv(torch.from_numpy(x)).numpy(), (-0.999, 0.999)),
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
@@ -43,6 +48,7 @@ BINARY = {
     "gt": np.greater, "ge": np.greater_equal, "rem": np.fmod,
 }
 SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((4, 1, 5), (1, 3, 5)), ((), (2, 2))]
+FLOAT_BINARY = {"atan2": np.arctan2}   # (tests/test_ops_math.py has its edge values)
 
 
 def run(prim_name, arrays, attrs, jit):
@@ -69,6 +75,15 @@ def test_unary(name, dtype, jit):
     for shape in [(5,), (2, 3, 4)]:
         x = rand(shape, dtype, *(domain or (-2, 2)))
         close(run(name, [x], {}, jit), fn(x), dtype)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(FLOAT_BINARY))
+def test_float_binary(name, dtype, jit):
+    for sx, sy in SHAPES:
+        x, y = rand(sx, dtype), rand(sy, dtype)
+        close(run(name, [x, y], {}, jit), FLOAT_BINARY[name](x, y), dtype)
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -324,7 +339,7 @@ def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
 
 
 def test_every_primitive_is_covered_here():
-    covered = set(UNARY) | set(BINARY) | {"leaky_relu", "elu",
+    covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",

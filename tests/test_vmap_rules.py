@@ -26,7 +26,7 @@ def _arr(rng, shape, dtype, low=-2.0, high=2.0):
     return rng.uniform(low, high, shape).astype(dtype)
 
 
-POSITIVE = {"log", "sqrt", "rsqrt", "log1p"}
+POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh"}
 # name -> (operand (shape, dtype) list, attrs)
 RECORDS = {}
 for _name in ew.UNARY:

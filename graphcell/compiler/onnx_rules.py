@@ -181,6 +181,85 @@ def expm1(ctx, x):
     return ctx.op("Where", near, x, ctx.op("Where", far, um1, ratio))
 
 
+def in_float32_math(rule):
+    """`rule(ctx, dtype, *xs)` computed in float32: onnxruntime has the inverse trigonometric and
+    hyperbolic ops for float32 (and float16) only, and the polynomial fits below are for float32.
+    float16 and float64 operands are cast to float32 and the result back (float32 accuracy)."""
+    def wrapped(ctx, *xs):
+        if ctx.in_types[0].dtype is float32:
+            return rule(ctx, np.float32, *xs)
+        out = rule(ctx, np.float32, *[cast(ctx, x, float32) for x in xs])
+        return cast(ctx, out, ctx.out_type.dtype)
+    return wrapped
+
+
+def polynomial(ctx, t, coefficients, dtype):
+    """c0 + c1 t + c2 t^2 + ... by Horner's rule."""
+    p = ctx.const(np.asarray(coefficients[-1], dtype))
+    for c in reversed(coefficients[:-1]):
+        p = ctx.op("Add", ctx.op("Mul", p, t), ctx.const(np.asarray(c, dtype)))
+    return p
+
+
+def atan2(ctx, dtype, y, x):
+    """ONNX has no Atan2: atan(|y| / |x|) in [0, pi/2], put in its quadrant by the signs of x
+    and y, -0.0 counting as negative (atan2(0, -0) = pi, atan2(-0, x) = -0 or -pi, as C)."""
+    def const(v):
+        return ctx.const(np.asarray(v, dtype))
+
+    def negative(v):   # v < 0, or v is -0.0 (1 / -0.0 = -inf)
+        return ctx.op("Or", ctx.op("Less", v, const(0)), ctx.op("Less", ctx.op("Reciprocal", v), const(0)))
+    a = ctx.op("Atan", ctx.op("Div", ctx.op("Abs", y), ctx.op("Abs", x)))
+    zeros = ctx.op("And", ctx.op("Equal", y, const(0)), ctx.op("Equal", x, const(0)))
+    infinities = ctx.op("And", ctx.op("IsInf", y), ctx.op("IsInf", x))    # 0/0 and inf/inf are NaN
+    a = ctx.op("Where", zeros, const(0), ctx.op("Where", infinities, const(np.pi / 4), a))
+    a = ctx.op("Where", negative(x), ctx.op("Sub", const(np.pi), a), a)
+    # The sign as a product: onnxruntime's Where returns +0.0 for a selected -0.0.
+    return ctx.op("Mul", a, ctx.op("Where", negative(y), const(-1), const(1)))
+
+
+# Least-squares fits (Chebyshev nodes, against mpmath) of erfinv(x) / x as a polynomial in
+# w - 2.5 for w = -log((1 - x)(1 + x)) < 5, and in sqrt(w) - 3 for 5 <= w <= 17 (float32's last
+# x below 1 has w = 15.9); relative error below 1.5e-8 in exact arithmetic.
+ERFINV_CENTRAL = (1.5014093598328822, 0.24664028938940982, -0.004177389759080223, -0.001252748416455863,
+                  0.00021834691469274826, -4.959743495190891e-06, -3.4633561655433956e-06,
+                  4.654287304868779e-07, 2.3285844507062676e-08, -8.739830973223667e-09)
+ERFINV_TAIL = (2.8329768140986133, 1.0016749028583853, 0.00944461254634508, -0.007636236569278338,
+               0.005692322513373898, -0.0036028830107539198, 0.001471622656449233, -4.48249051843535e-05,
+               -0.00029893896711123024, 0.0001064220110640293)
+# erfc(a) = t exp(-a^2 + P(t)) for a >= 0, t = 2 / (2 + a): P fitted likewise on 0 <= a <= 10.5
+# (erfc is 0 in float32 beyond), absolute error below 1e-8.
+ERFC_EXPONENT = (-1.2655717252480916, 1.0016734504475922, 0.35462745923818495, 0.22495894030098887,
+                 -0.7081291868544358, 1.6555892798152723, -3.5291705610117168, 4.210768196150723,
+                 -2.7685001998951817, 0.9643716822806331, -0.14061733224379294)
+
+
+def erfinv(ctx, dtype, x):
+    """x * P(w): +-inf at +-1 (P(inf) = inf), NaN beyond (the log of a negative number)."""
+    def const(v):
+        return ctx.const(np.asarray(v, dtype))
+    one = const(1)
+    w = ctx.op("Neg", ctx.op("Log", ctx.op("Mul", ctx.op("Sub", one, x), ctx.op("Add", one, x))))
+    central = polynomial(ctx, ctx.op("Sub", w, const(2.5)), ERFINV_CENTRAL, dtype)
+    tail = polynomial(ctx, ctx.op("Sub", ctx.op("Sqrt", w), const(3)), ERFINV_TAIL, dtype)
+    return ctx.op("Mul", x, ctx.op("Where", ctx.op("Less", w, const(5)), central, tail))
+
+
+def erfc(ctx, dtype, x):
+    """t exp(-a^2 + P(t)) for a = |x|, 2 - that for x < 0. a^2 is split as hi^2 + lo (a + hi)
+    with hi = a rounded down to 1/16, so exp(-hi^2) has an exact argument: exp(-a*a) alone
+    would lose a relative 1e-5 of erfc(9) to the rounding of a*a."""
+    def const(v):
+        return ctx.const(np.asarray(v, dtype))
+    a = ctx.op("Min", ctx.op("Abs", x), const(10.5))   # erfc(10.5) is 0 in float32; NaN stays NaN
+    t = ctx.op("Div", const(2), ctx.op("Add", a, const(2)))
+    hi = ctx.op("Div", ctx.op("Floor", ctx.op("Mul", a, const(16))), const(16))
+    rest = ctx.op("Mul", ctx.op("Sub", a, hi), ctx.op("Add", a, hi))   # a^2 - hi^2
+    scale = ctx.op("Mul", t, ctx.op("Exp", ctx.op("Neg", ctx.op("Mul", hi, hi))))
+    y = ctx.op("Mul", scale, ctx.op("Exp", ctx.op("Sub", polynomial(ctx, t, ERFC_EXPONENT, dtype), rest)))
+    return ctx.op("Where", ctx.op("Less", x, const(0)), ctx.op("Sub", const(2), y), y)
+
+
 def div(ctx, x, y):
     if ctx.in_types[0].dtype.is_floating:
         return ctx.op("Div", x, y)
@@ -829,6 +908,10 @@ RULES = {
     "erf": in_float32(unary("Erf")), "abs": abs_rule, "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,
+    "sinh": in_float32(unary("Sinh")), "cosh": in_float32(unary("Cosh")), "tan": in_float32(unary("Tan")),
+    "asin": in_float32(unary("Asin")), "acos": in_float32(unary("Acos")), "atan": in_float32(unary("Atan")),
+    "asinh": in_float32(unary("Asinh")), "acosh": in_float32(unary("Acosh")), "atanh": in_float32(unary("Atanh")),
+    "erfc": in_float32_math(erfc), "erfinv": in_float32_math(erfinv), "atan2": in_float32_math(atan2),
     # elementwise binary
     "add": via(int32, binary("Add")), "sub": via(int32, binary("Sub")), "mul": via(int32, binary("Mul")),
     "div": div, "pow": binary("Pow"), "max": maximum, "min": via(int32, binary("Min")),

@@ -16,6 +16,7 @@ from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
+from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpore 2.10 names
 from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (jax.lax.scan)
 
 del DType   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)

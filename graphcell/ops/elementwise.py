@@ -62,9 +62,12 @@ def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = Fals
     return prim
 
 
-def binary(name: str, fn, *, bits_only: bool = False, out_dtype: DType | None = None) -> Primitive:
+def binary(name: str, fn, *, floats_only: bool = False, bits_only: bool = False,
+           out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, y: TensorType) -> TensorType:
         dtype = same_dtype(name, x, y)
+        if floats_only and not dtype.is_floating:
+            raise ShapeError(f"{name} needs floating-point tensors, got {x}, {y}")
         if bits_only:
             _check_bits(name, x, y)
         return TensorType(broadcast_shapes(name, x.shape, y.shape), out_dtype or dtype)
@@ -86,6 +89,19 @@ logistic = unary("logistic", jax.nn.sigmoid, floats_only=True)
 sin = unary("sin", jnp.sin, floats_only=True)
 cos = unary("cos", jnp.cos, floats_only=True)
 erf = unary("erf", jax.lax.erf, floats_only=True)
+# The trigonometric and hyperbolic family (ONNX has each as an op), erfc (1 - erf(x) loses every
+# digit of the tail) and erfinv: ops/math_ops.py wraps them with MindSpore's names.
+sinh = unary("sinh", jnp.sinh, floats_only=True)
+cosh = unary("cosh", jnp.cosh, floats_only=True)
+tan = unary("tan", jnp.tan, floats_only=True)
+asin = unary("asin", jnp.arcsin, floats_only=True)
+acos = unary("acos", jnp.arccos, floats_only=True)
+atan = unary("atan", jnp.arctan, floats_only=True)
+asinh = unary("asinh", jnp.arcsinh, floats_only=True)
+acosh = unary("acosh", jnp.arccosh, floats_only=True)
+atanh = unary("atanh", jnp.arctanh, floats_only=True)
+erfc = unary("erfc", jax.lax.erfc, floats_only=True)
+erfinv = unary("erfinv", jax.lax.erf_inv, floats_only=True)
 abs_ = unary("abs", jnp.abs)
 sign = unary("sign", jnp.sign)
 floor = unary("floor", jnp.floor, floats_only=True)
@@ -124,6 +140,9 @@ def _power(x, y):
 
 
 pow_ = binary("pow", _power)
+# atan2(y, x), the angle of the point (x, y): a primitive, not atan(y / x) and selects, so its
+# gradient is x / (x^2 + y^2) everywhere (the composite's is NaN on the y axis).
+atan2 = binary("atan2", jnp.arctan2, floats_only=True)
 rem = binary("rem", jnp.fmod)   # C's fmod: the remainder takes x's sign (ONNX Mod with fmod=1)
 maximum = binary("max", jnp.maximum)
 minimum = binary("min", jnp.minimum)
@@ -169,6 +188,18 @@ _unary_vjp(logistic, lambda x, y: F.mul(y, F.sub(1.0, y)))
 _unary_vjp(sin, lambda x, y: F.cos(x))
 _unary_vjp(cos, lambda x, y: F.neg(F.sin(x)))
 _unary_vjp(erf, lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), 2.0 / math.sqrt(math.pi)))
+_unary_vjp(erfc, lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), -2.0 / math.sqrt(math.pi)))
+_unary_vjp(erfinv, lambda x, y: F.mul(F.exp(F.mul(y, y)), math.sqrt(math.pi) / 2.0))
+_unary_vjp(sinh, lambda x, y: cosh.bind(x))
+_unary_vjp(cosh, lambda x, y: sinh.bind(x))
+_unary_vjp(tan, lambda x, y: F.add(F.mul(y, y), 1.0))
+# (1 - x)(1 + x) rather than 1 - x^2: exact near |x| = 1, where these derivatives blow up.
+_unary_vjp(asin, lambda x, y: F.rsqrt(F.mul(F.sub(1.0, x), F.add(x, 1.0))))
+_unary_vjp(acos, lambda x, y: F.neg(F.rsqrt(F.mul(F.sub(1.0, x), F.add(x, 1.0)))))
+_unary_vjp(atan, lambda x, y: F.reciprocal(F.add(F.mul(x, x), 1.0)))
+_unary_vjp(asinh, lambda x, y: F.rsqrt(F.add(F.mul(x, x), 1.0)))
+_unary_vjp(acosh, lambda x, y: F.rsqrt(F.mul(F.sub(x, 1.0), F.add(x, 1.0))))
+_unary_vjp(atanh, lambda x, y: F.reciprocal(F.mul(F.sub(1.0, x), F.add(x, 1.0))))
 
 
 # A mask product rather than a select: the same numbers for every finite cotangent (an inf or
@@ -237,6 +268,14 @@ def _rem_vjp(ctx, cts, primals, outs):
 def _div_vjp(ctx, cts, primals, outs):
     (x, y), (ct,), (out,) = primals, cts, outs
     return unbroadcast(F.div(ct, y), x.shape), unbroadcast(F.neg(F.mul(ct, F.div(out, y))), y.shape)
+
+
+@atan2.def_vjp
+def _atan2_vjp(ctx, cts, primals, outs):
+    # d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2) (jax's rule).
+    (y, x), (ct,) = primals, cts
+    scaled = F.div(ct, F.add(F.mul(x, x), F.mul(y, y)))
+    return unbroadcast(F.mul(scaled, x), y.shape), unbroadcast(F.neg(F.mul(scaled, y)), x.shape)
 
 
 @pow_.def_vjp
