@@ -85,7 +85,10 @@ UNARY = [
     (P.Flatten, lambda x: x.reshape(x.shape[0], -1)), (P.IsFinite, np.isfinite), (P.IsNan, np.isnan),
     (P.IsInf, np.isinf), (P.Erf, lambda x: np.vectorize(math.erf)(x).astype(np.float32)),
 ]
-POSITIVE = [(P.Log, np.log), (P.Sqrt, np.sqrt), (P.Rsqrt, lambda x: 1 / np.sqrt(x))]
+POSITIVE = [(P.Log, np.log), (P.Sqrt, np.sqrt), (P.Rsqrt, lambda x: 1 / np.sqrt(x)),
+            # the classes over ops/math_ops.py
+            (P.Sinh, np.sinh), (P.Cosh, np.cosh), (P.Tan, np.tan), (P.Atan, np.arctan), (P.Asinh, np.arcsinh),
+            (P.Sinc, np.sinc), (P.Erfc, lambda x: 1 - np.vectorize(math.erf)(x))]
 
 BINARY = [
     (P.Add, np.add), (P.Sub, np.subtract), (P.Mul, np.multiply), (P.Div, np.divide), (P.RealDiv, np.divide),
@@ -137,6 +140,10 @@ ELEMENTWISE = (
        for cls, ref in ((P.BitwiseAnd, np.bitwise_and), (P.BitwiseOr, np.bitwise_or), (P.BitwiseXor, np.bitwise_xor))]
     + [(P.LogicalNot(), [B34], ~B34), (P.Invert(), [I34], ~I34),
        (P.Xlogy(), [X34, POS34], X34 * np.log(POS34)),
+       (P.Xlogy(), [np.zeros(3, np.float32), np.array([0, 1, 2], np.float32)], [0, 0, 0]),   # as ops.xlogy
+       (P.Atan2(), [X34, Y34], np.arctan2(X34, Y34)), (P.Hypot(), [X34, Y34], np.hypot(X34, Y34)),
+       (P.Asin(), [POS34 / 4], np.arcsin(POS34 / 4)), (P.ACos(), [POS34 / 4], np.arccos(POS34 / 4)),
+       (P.Atanh(), [POS34 / 4], np.arctanh(POS34 / 4)), (P.Acosh(), [POS34 + 1], np.arccosh(POS34 + 1)),
        (P.AddN(), [(X34, Y34, X34)], 2 * X34 + Y34),
        (P.Lerp(), [X34, Y34, 0.3], X34 + np.float32(0.3) * (Y34 - X34)),
        (P.Addcmul(), [X34, Y34, X34, np.float32(0.5)], X34 + 0.5 * Y34 * X34),

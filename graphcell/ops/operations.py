@@ -31,6 +31,7 @@ from .._tensor_repr import format_tensor
 from ..tensor import Parameter, Tensor
 from . import composite as CP
 from . import functional as F
+from . import math_ops as M
 from . import random_prims, reductions as red, shape_ops, sorting
 from .dynamic_shape import masked_select, nonzero, unique
 from .op_base import (Operator, check_bool, check_call_int, check_choice, check_dtype, check_float, check_int,
@@ -111,6 +112,21 @@ IsFinite = _simple("IsFinite", F.isfinite, "True where x is neither NaN nor infi
 StopGradient = _simple("StopGradient", F.stop_gradient, "x, with no gradient flowing back through it")
 ZerosLike = _simple("ZerosLike", F.zeros_like, "zeros of x's shape and dtype")
 OnesLike = _simple("OnesLike", F.ones_like, "ones of x's shape and dtype")
+# over math_ops (loaded with this module: operator classes are themselves loaded on first use)
+Sinh = _simple("Sinh", M.sinh, "sinh(x)")
+Cosh = _simple("Cosh", M.cosh, "cosh(x)")
+Tan = _simple("Tan", M.tan, "tan(x)")
+Asin = _simple("Asin", M.asin, "arcsin(x)")
+ACos = _simple("ACos", M.acos, "arccos(x)")
+Atan = _simple("Atan", M.atan, "arctan(x)")
+Asinh = _simple("Asinh", M.asinh, "arcsinh(x)")
+Acosh = _simple("Acosh", M.acosh, "arccosh(x)")
+Atanh = _simple("Atanh", M.atanh, "arctanh(x)")
+Erfc = _simple("Erfc", M.erfc, "1 - erf(x)")
+Erfinv = _simple("Erfinv", M.erfinv, "the inverse error function")
+Sinc = _simple("Sinc", M.sinc, "sin(pi x) / (pi x), 1 at 0")
+Atan2 = _simple("Atan2", M.atan2, "the angle of (x, y) = (other, input), by quadrant", arity=2)
+Hypot = _simple("Hypot", M.hypot, "sqrt(x ** 2 + y ** 2) without overflow", arity=2)
 
 
 @_export
@@ -188,13 +204,14 @@ class SquaredDifference(Operator):
 
 @_export
 class Xlogy(Operator):
-    """x * log(y) over floats (0 * log(0) is NaN, as MindSpore 2.10 computes it on CPU)."""
+    """x * log(y) over floats, 0 where x is 0, as ops.xlogy and MindSpore's documentation
+    (MindSpore 2.10's CPU kernel gives NaN for 0 * log(0))."""
 
     def __call__(self, input, other):  # noqa: A002
         x, y = F._pair(input, other)
         if not x.dtype.is_floating:
             raise TypeError(f"For 'Xlogy', the inputs must be float Tensors, but got {x.dtype}.")
-        return F.mul(x, F.log(y))
+        return M.xlogy(x, y)
 
 
 @_export
