@@ -38,6 +38,8 @@ ALLOWED = {
         "lazy import of graphcell's own submodules, names from a constant table",
     ("graphcell/nn/__init__.py", "import_module"):
         "lazy import of graphcell.nn's own submodules, names from a constant table",
+    ("graphcell/ops/__init__.py", "import_module"):
+        "lazy import of graphcell's own transforms and operator classes, module names from constants",
     ("graphcell/frontend/ast_transform.py", "compile"):
         "recompiles the source of the user's own function (already being run) after the control-flow "
         "rewrite; never data read from a file",
