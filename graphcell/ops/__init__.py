@@ -11,6 +11,9 @@ from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
+from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups
+from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
+from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 
 # MindSpore's ops.grad / ops.value_and_grad / ops.vmap: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
