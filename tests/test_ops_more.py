@@ -47,12 +47,41 @@ def same(got, want, tol=1e-5):
         np.testing.assert_array_equal(got, want)
 
 
-def check(fn, want, *arrays, tol=1e-5):
-    for backend in BACKENDS:
-        try:
-            same(call(fn, arrays, backend), want, tol)
-        except AssertionError as e:
-            raise AssertionError(f"{backend}: {e}") from e
+class Checks:
+    """Cases gathered in one test and run together: each eagerly, then all in ONE jitted function
+    for XLA and ONE for onnxruntime (a compile per case made this file take minutes)."""
+
+    def __init__(self):
+        self.cases = []
+
+    def __call__(self, fn, want, *arrays, tol=1e-5):
+        self.cases.append((fn, want, arrays, tol))
+
+    def run(self):
+        for fn, want, arrays, tol in self.cases:
+            try:
+                same(call(fn, arrays, "eager"), want, tol)
+            except AssertionError as e:
+                raise AssertionError(f"eager: {e}") from e
+        counts = [len(a) for _, _, a, _ in self.cases]
+        arrays = [a for _, _, case_arrays, _ in self.cases for a in case_arrays]
+
+        def together(*ts):
+            outs, at = [], 0
+            for (fn, _, _, _), n in zip(self.cases, counts):
+                out = fn(*ts[at:at + n])
+                outs.extend(out if isinstance(out, tuple) else (out,))
+                at += n
+            return tuple(outs)
+        for backend in ("xla", "onnx"):
+            got, at = call(together, arrays, backend), 0
+            for fn, want, _, tol in self.cases:
+                n = len(want) if isinstance(want, tuple) else 1
+                try:
+                    same(tuple(got[at:at + n]) if isinstance(want, tuple) else got[at], want, tol)
+                except AssertionError as e:
+                    raise AssertionError(f"{backend}: {e}") from e
+                at += n
 
 
 X = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], np.float32)
@@ -62,28 +91,35 @@ I64 = np.int64
 # -- reductions --------------------------------------------------------------------------------
 
 def test_max_min_values_and_first_index_of_ties():
+    check = Checks()
     check(lambda t: ops.max(t, 1), ([3.0, 2.0], np.array([1, 0], I64)), X)
     check(lambda t: ops.min(t, 0, True), (X.min(0, keepdims=True), np.array([[0, 1, 1]], I64)), X)
     ints = np.array([[1, 3, 3], [2, 2, 0]], np.int32)
     check(lambda t: ops.max(t, -1), (np.array([3, 2], np.int32), np.array([1, 0], I64)), ints)
+    check.run()
 
 
 def test_max_axis_none_is_the_max_and_index_0_as_mindspore():
+    check = Checks()
     # MindSpore 2.10 (measured, and in its source): (max of all, Tensor(0, int64)), keepdims ignored
     y = np.array([[1.0, 0.0, 7.0], [2.0, 9.0, 0.0]], np.float32)
     check(lambda t: ops.max(t, keepdims=True), (np.float32(9.0), I64(0)), y)
     check(lambda t: ops.min(t), (np.float32(0.0), I64(0)), y)
+    check.run()
 
 
 def test_max_initial_and_where_as_measured():
+    check = Checks()
     where = np.array([[True, False, True], [False, True, False]])
     check(lambda t: ops.max(t, 1, initial=2.5), ([3.0, 2.5], np.array([1, 0], I64)), X)
     check(lambda t, w: ops.max(t, 1, initial=-1.0, where=w), ([3.0, 2.0], np.array([2, 1], I64)), X, where)
     with pytest.raises(ValueError, match="where needs initial"):
         ops.max(Tensor(X), 1, where=Tensor(where))
+    check.run()
 
 
 def test_aminmax_prod_nansum_nanmean():
+    check = Checks()
     check(lambda t: ops.aminmax(t, axis=1), ([1.0, 0.0], [3.0, 2.0]), X)
     check(lambda t: ops.aminmax(t, axis=None), (np.float32(0), np.float32(3)), X)
     check(lambda t: ops.prod(t, 1), X.prod(1), X)
@@ -93,18 +129,22 @@ def test_aminmax_prod_nansum_nanmean():
     check(lambda t: ops.nansum(t, 1), np.array([7, 4], np.int32), X.astype(np.int32))   # keeps int32
     check(lambda t: ops.nanmean(t, 1, True), np.nanmean(xn, 1, keepdims=True), xn)
     same(ops.nanmean(Tensor(np.full(3, NAN, np.float32))), np.float32(NAN))
+    check.run()
 
 
 def test_median_is_the_lower_median_of_a_stable_sort():
+    check = Checks()
     xm = np.array([[1.0, 3.0, 3.0, 2.0], [2.0, 2.0, 0.0, 5.0]], np.float32)
     check(lambda t: ops.median(t), ([2.0, 2.0], np.array([3, 0], I64)), xm)      # measured
     check(lambda t: ops.median(t, 0, True), ([[1.0, 2.0, 0.0, 2.0]], np.array([[0, 1, 1, 0]], I64)), xm)
     for row, want in (([1, 2, 2, 1], (1.0, 3)), ([5, 1, 2, 1, 2, 5], (2.0, 2)), ([2, 1, 2, 2, 1], (2.0, 0)),
                       ([5, NAN, 2], (NAN, 1))):   # all measured on MindSpore 2.10
         check(ops.median, (np.float32(want[0]), I64(want[1])), np.array(row, np.float32))
+    check.run()
 
 
 def test_quantile_matches_torch():
+    check = Checks()
     a = rand(3, 5)
     qs = np.array([0.0, 0.3, 0.5, 1.0], np.float32)
     check(lambda t: ops.quantile(t, 0.3), torch.quantile(torch.tensor(a), 0.3).numpy(), a)
@@ -118,11 +158,13 @@ def test_quantile_matches_torch():
     check(lambda t, q: ops.nanquantile(t, q, 1), torch.nanquantile(ta, torch.tensor(qs), 1).numpy(), b, qs)
     with pytest.raises(TypeError, match="float tensor"):
         ops.quantile(Tensor(np.arange(3)), 0.5)
+    check.run()
 
 
 # -- scans and differences ---------------------------------------------------------------------
 
 def test_cummax_cummin_as_measured():
+    check = Checks()
     up = np.array([1.0, 3.0, 2.0, 3.0, 5.0, 1.0], np.float32)
     check(lambda t: ops.cummax(t, 0), ([1, 3, 3, 3, 5, 5], np.array([0, 1, 1, 3, 4, 4], I64)), up)
     down = np.array([3.0, 1.0, 2.0, 1.0, 0.0, 1.0], np.float32)
@@ -134,9 +176,11 @@ def test_cummax_cummin_as_measured():
     check(lambda t: ops.cummax(t, 1), (v.numpy(), i.numpy()), a)
     v, i = torch.cummin(torch.tensor(a), 0)
     check(lambda t: ops.cummin(t, 0), (v.numpy(), i.numpy().astype(np.int32)), a)
+    check.run()
 
 
 def test_logcumsumexp_and_diff():
+    check = Checks()
     a = np.array([[-1000.0, 0.0, 1.0, 50.0], [3.0, -2.0, 80.0, 80.0]], np.float32)
     check(lambda t: ops.logcumsumexp(t, 1), torch.logcumsumexp(torch.tensor(a), 1).numpy(), a)
     check(lambda t: ops.logcumsumexp(t, 0), torch.logcumsumexp(torch.tensor(a), 0).numpy(), a)
@@ -145,19 +189,25 @@ def test_logcumsumexp_and_diff():
     check(ops.diff, np.array([True, False]), np.array([True, False, False]))
     with pytest.raises(TypeError, match="float tensor"):
         ops.logcumsumexp(Tensor(np.arange(3)), 0)
+    check.run()
 
 
 # -- products and norms ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("eq,shapes", [
+EINSUMS = [
     ("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]), ("ij,kj", [(2, 3), (4, 3)]),
     ("i,i->", [(3,), (3,)]), ("i,j->ij", [(3,), (2,)]), ("ijk->kji", [(2, 3, 4)]), ("ij->", [(2, 3)]),
     ("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
     ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 5, 4)]), ("ab,cd->", [(2, 3), (4, 2)]), ("ijk,ik->j", [(2, 3, 4), (2, 4)]),
-])
-def test_einsum_matches_numpy(eq, shapes):
-    arrays = [rand(*s) for s in shapes]
-    check(lambda *ts: ops.einsum(eq, *ts), np.einsum(eq, *arrays).astype(np.float32), *arrays, tol=1e-4)
+]
+
+
+def test_einsum_matches_numpy():
+    check = Checks()
+    for eq, shapes in EINSUMS:
+        arrays = [rand(*s) for s in shapes]
+        check(lambda *ts, eq=eq: ops.einsum(eq, *ts), np.einsum(eq, *arrays).astype(np.float32), *arrays, tol=1e-4)
+    check.run()
 
 
 def test_einsum_refuses_clearly():
@@ -168,6 +218,7 @@ def test_einsum_refuses_clearly():
 
 
 def test_mm_mv_t_kron():
+    check = Checks()
     b = rand(3, 4)
     check(ops.mm, X @ b, X, b)
     check(ops.mv, X @ b[:, 0], X, b[:, 0])
@@ -177,29 +228,33 @@ def test_mm_mv_t_kron():
     check(ops.kron, np.kron(X, k), X, k)
     with pytest.raises(ValueError, match="at most 2-D"):
         ops.t(Tensor(k))
+    check.run()
 
 
 def test_norms_and_distances():
+    check = Checks()
     a, b = rand(3, 4), rand(5, 4)
     ta, tb = torch.tensor(a), torch.tensor(b)
     check(lambda t: ops.vector_norm(t, 3.0, 1, True), torch.linalg.vector_norm(ta, 3.0, 1, True).numpy(), a)
     check(lambda t: ops.vector_norm(t, 0), np.float32(12), a)
     same(ops.vector_norm(Tensor(np.array([3, 4], np.int32))), np.float32(5))
     for o in ("fro", 1, -1, math.inf, -math.inf):
-        check(lambda t: ops.matrix_norm(t, o), torch.linalg.matrix_norm(ta, o).numpy(), a)
+        check(lambda t, o=o: ops.matrix_norm(t, o), torch.linalg.matrix_norm(ta, o).numpy(), a)
     with pytest.raises(NotImplementedError, match="singular values"):
         ops.matrix_norm(Tensor(a), "nuc")
     check(lambda t: ops.renorm(t, 2, 0, 2.0), torch.renorm(ta, 2, 0, 2.0).numpy(), a)
     check(lambda t: ops.renorm(t, 1, 1, 2.5), torch.renorm(ta, 1, 1, 2.5).numpy(), a)
     for p in (0.0, 1.0, 2.0, 3.0, math.inf):
-        check(lambda x, y: ops.cdist(x, y, p), torch.cdist(ta, tb, p).numpy(), a, b, tol=1e-4)
-        check(lambda x: ops.pdist(x, p), torch.pdist(ta, p).numpy(), a, tol=1e-4)
+        check(lambda x, y, p=p: ops.cdist(x, y, p), torch.cdist(ta, tb, p).numpy(), a, b, tol=1e-4)
+        check(lambda x, p=p: ops.pdist(x, p), torch.pdist(ta, p).numpy(), a, tol=1e-4)
     check(ops.dist, torch.dist(ta, tb[:1]).numpy(), a, b[:1])
     c = np.concatenate([a[:1], np.zeros((1, 4), np.float32)])
     check(lambda x, y: ops.cosine_similarity(x, y), torch.cosine_similarity(ta[:2], torch.tensor(c)).numpy(), a[:2], c)
+    check.run()
 
 
 def test_trapz_vander_cov():
+    check = Checks()
     y, xs = rand(2, 5), np.sort(rand(5))
     check(ops.trapz, np.trapezoid(y, axis=-1), y)
     check(lambda t, x: ops.trapz(t, x), np.trapezoid(y, xs, axis=-1), y, xs)
@@ -213,11 +268,13 @@ def test_trapz_vander_cov():
     check(lambda t, f, w: ops.cov(t, fweights=f, aweights=w),
           torch.cov(ty, fweights=torch.tensor(fw), aweights=torch.tensor(aw)).numpy(), y, fw, aw, tol=1e-4)
     check(ops.cov, np.float32(np.cov(y[0])), y[0])
+    check.run()
 
 
 # -- shapes ----------------------------------------------------------------------------------
 
 def test_shape_functions_match_numpy():
+    check = Checks()
     a, b = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)
     cube = rand(2, 3, 4)
     check(lambda x, y: (ops.hstack([x, y]), ops.vstack([x, y]), ops.dstack([x, y]), ops.column_stack([x, y])),
@@ -227,24 +284,27 @@ def test_shape_functions_match_numpy():
           (np.moveaxis(cube, (0, 1), (2, 0)), np.swapaxes(cube, 0, 2), np.broadcast_to(cube[:, :1], (5, 2, 2, 4)),
            np.broadcast_to(cube[0, 0], cube.shape), np.fliplr(cube), np.flipud(cube), np.full_like(cube, 2)), cube)
     for k, dims in ((1, (0, 1)), (-1, (0, 1)), (6, [1, 0]), (3, (2, 0)), (0, (1, 2))):
-        check(lambda t: ops.rot90(t, k, dims), np.rot90(cube, k, dims), cube)
+        check(lambda t, k=k, dims=dims: ops.rot90(t, k, dims), np.rot90(cube, k, dims), cube)
     check(lambda t: ops.atleast_3d([t[0, 0, 0], t[0, 0], t[0], t]),
           tuple(np.atleast_3d(v) for v in (cube[0, 0, 0], cube[0, 0], cube[0], cube)), cube)
     check(lambda t: (ops.atleast_1d(t[0, 0, 0]), ops.atleast_2d(t[0, 0])),
           (np.atleast_1d(cube[0, 0, 0]), np.atleast_2d(cube[0, 0])), cube)
     same(ops.fill(ms.int32, (2, 2), 3.5), np.full((2, 2), 3, np.int32))
+    check.run()
 
 
 def test_splits_as_torch():
+    check = Checks()
     a = np.arange(24, dtype=np.float32).reshape(4, 6)
     tt = torch.tensor(a)
     for spec, axis in ((3, 0), (4, 1), ((1, 9), 1), ((-2, 1, 3), 0)):
         want = tuple(p.numpy() for p in torch.tensor_split(tt, spec, axis))
-        check(lambda t: ops.tensor_split(t, spec, axis), want, a)
+        check(lambda t, spec=spec, axis=axis: ops.tensor_split(t, spec, axis), want, a)
     check(lambda t: ops.vsplit(t, 3), tuple(p.numpy() for p in torch.vsplit(tt, [2, 3])), a)   # measured (2,1,1)
     check(lambda t: ops.hsplit(t, [1, 4]), tuple(np.hsplit(a, [1, 4])), a)
     with pytest.raises(ValueError, match="at least 2-D"):
         ops.hsplit(Tensor(a[0]), 2)
+    check.run()
 
 
 # -- constructors and random draws -----------------------------------------------------------
@@ -285,6 +345,7 @@ def test_random_draws_shapes_dtypes_ranges_and_seeds():
 # -- lookups and counting ----------------------------------------------------------------------
 
 def test_bias_add_embedding():
+    check = Checks()
     x, bias = rand(2, 3, 4), rand(3)
     check(ops.bias_add, x + bias[:, None], x, bias)
     w, idx = rand(5, 3), np.array([[0, 3], [4, 4]], np.int32)
@@ -293,9 +354,11 @@ def test_bias_add_embedding():
     check(lambda i, t: ops.embedding(i, t, max_norm=1.0), want, idx, w)
     g = ms.grad(lambda t: (ops.embedding(Tensor(idx), t, padding_idx=4) * 2).sum())(Tensor(w)).asnumpy()
     np.testing.assert_array_equal(g, np.array([[2] * 3, [0] * 3, [0] * 3, [2] * 3, [0] * 3], np.float32))
+    check.run()
 
 
 def test_searchsorted_bucketize_histc_bincount():
+    check = Checks()
     seq, v = np.array([1.0, 2.0, 2.0, 4.0], np.float32), rand(2, 5)
     check(ops.searchsorted, np.searchsorted(seq, v).astype(I64), seq, v)
     check(lambda s, t: ops.searchsorted(s, t, side="right", out_int32=True),
@@ -306,14 +369,17 @@ def test_searchsorted_bucketize_histc_bincount():
     check(lambda t: ops.bucketize(t, [1.0, 2.0, 4.0]), torch.bucketize(torch.tensor(v), torch.tensor(seq[[0, 1, 3]]))
           .numpy().astype(np.int32), v)
     h = np.array([1.0, 2.0, 1.0, 4.0, 5.0, -1.0], np.float32)
-    for kw in ({"bins": 4}, {"bins": 4, "min": 0.0, "max": 4.0}, {"bins": 3, "min": 0.5, "max": 2.5}):
-        check(lambda t: ops.histc(t, **kw), torch.histc(torch.tensor(h), **kw).numpy(), h)
+    for kw in ({"bins": 4}, {"bins": 4, "min": 0.0, "max": 4.0}, {"bins": 3, "min": 0.5, "max": 2.5},
+               {"bins": 3, "min": 2.0, "max": 2.0}):   # min == max: the data's range (torch; MindSpore measured)
+        check(lambda t, kw=kw: ops.histc(t, **kw), torch.histc(torch.tensor(h), **kw).numpy(), h)
     check(lambda t: ops.histc(t, 4, 0.0, 4.0), np.array([0, 2, 1, 0], np.int32), np.array([1, 2, 1], np.int32))
+    check(lambda t: ops.histc(t, 3), [0.0, 2.0, 0.0], np.array([2.0, 2.0], np.float32))   # measured
     c, w = np.array([1, 2, 1, 4], np.int32), np.array([0.5, 1.0, 1.0, 2.0], np.float32)
     same(ops.bincount(Tensor(c)), np.bincount(c).astype(np.float32))
     check(lambda t, u: ops.bincount(t, u, 7), np.bincount(c, w, 7).astype(np.float32), c, w)
     with pytest.raises(ValueError, match="static minlength"):
         ms.jit(ops.bincount)(Tensor(c))
+    check.run()
 
 
 def test_tensor_methods():
@@ -344,10 +410,19 @@ VMAP_CASES = {
 }
 
 
-@pytest.mark.parametrize("family", sorted(VMAP_CASES))
-def test_vmap_matches_a_per_example_loop(family):
-    fn, arrays = VMAP_CASES[family]
-    per = [fn(*[Tensor(a[i]) for a in arrays]) for i in range(arrays[0].shape[0])]
+def test_vmap_matches_a_per_example_loop():
+    """Every family in one function: one trace per run instead of one per family."""
+    counts = [len(arrays) for _, arrays in VMAP_CASES.values()]
+    arrays = [a for _, case_arrays in VMAP_CASES.values() for a in case_arrays]
+
+    def fn(*ts):
+        outs, at = [], 0
+        for (f, _), n in zip(VMAP_CASES.values(), counts):
+            outs.extend(f(*ts[at:at + n]))
+            at += n
+        return tuple(outs)
+    one = ms.jit(fn)   # the per-example reference, compiled once (eager runs are checked above)
+    per = [one(*[Tensor(a[i]) for a in arrays]) for i in range(3)]
     want = tuple(np.stack([p[k].asnumpy() for p in per]) for k in range(len(per[0])))
     for run in (ms.vmap(fn), ms.jit(ms.vmap(fn), backend="onnx")):
         same(tuple(run(*[Tensor(a) for a in arrays])), want, tol=1e-4)
@@ -382,16 +457,28 @@ GRAD_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(GRAD_CASES))
-def test_grad_matches_jax(name):
-    fn, jfn, shapes = GRAD_CASES[name]
-    arrays = [RNG.uniform(0.5, 3, s) * RNG.choice([-1, 1], s) for s in shapes]
-    weight = RNG.uniform(-1, 1, np.shape(jfn(*[jnp.asarray(a) for a in arrays])))
+def test_grad_matches_jax():
+    """All cases in one loss (one trace per run); each case's input gradients against jax.grad."""
+    cases = list(GRAD_CASES.values())
+    arrays = [RNG.uniform(0.5, 3, s) * RNG.choice([-1, 1], s) for _, _, shapes in cases for s in shapes]
+    counts = [len(shapes) for _, _, shapes in cases]
+    weights, want, at = [], [], 0
+    for (_, jfn, _), n in zip(cases, counts):
+        xs = [jnp.asarray(a) for a in arrays[at:at + n]]
+        w = RNG.uniform(-1, 1, np.shape(jfn(*xs)))
+        weights.append(w)
+        want.extend(jax.jit(jax.grad(lambda *v, jfn=jfn, w=w: (jfn(*v) * w).sum(), argnums=tuple(range(n))))(*xs))
+        at += n
+
+    def loss(*ts):
+        total, at = 0.0, 0
+        for (fn, _, _), n, w in zip(cases, counts, weights):
+            total = total + (fn(*ts[at:at + n]) * Tensor(w)).sum()
+            at += n
+        return total
     positions = tuple(range(len(arrays)))
-    want = jax.grad(lambda *xs: (jfn(*xs) * weight).sum(), argnums=positions)(*[jnp.asarray(a) for a in arrays])
-    loss = lambda *ts: (fn(*ts) * Tensor(weight)).sum()   # noqa: E731
+    names = [name for name, (_, _, shapes) in GRAD_CASES.items() for _ in shapes]
     for run in (ms.grad(loss, grad_position=positions), ms.jit(ms.grad(loss, grad_position=positions))):
         got = run(*[Tensor(a) for a in arrays])
-        got = got if isinstance(got, tuple) else (got,)
-        for g, w in zip(got, want):
-            np.testing.assert_allclose(g.asnumpy(), np.asarray(w), rtol=1e-7, atol=1e-9)
+        for name, g, w in zip(names, got, want):
+            np.testing.assert_allclose(g.asnumpy(), np.asarray(w), rtol=1e-7, atol=1e-9, err_msg=name)

@@ -630,8 +630,8 @@ def bucketize(input, boundaries, *, right=False):  # noqa: A002
 
 
 def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002
-    """Counts of the elements in `bins` equal bins over [min, max] (both 0: the data's own range;
-    an equal pair widens by 1 each side). Elements outside are not counted; max itself falls in
+    """Counts of the elements in `bins` equal bins over [min, max] (min == max: the data's own
+    range, widened by 1 each side when all elements are equal; measured). Elements outside are not counted; max itself falls in
     the last bin. Float inputs count in their dtype, integers in int32 (measured)."""
     x = F.as_tensor(input)
     bins = _int_arg(bins, "histc: bins")
@@ -640,7 +640,7 @@ def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002
     if min > max:
         raise ValueError(f"histc: max ({max}) must not be less than min ({min})")
     xf = F.reshape(F.cast(x, mstype.float32), (-1,))
-    if min == max == 0:
+    if min == max:
         lo, hi = F.reduce_min(xf), F.reduce_max(xf)
     else:
         lo, hi = Tensor(float(min), mstype.float32), Tensor(float(max), mstype.float32)
