@@ -122,6 +122,7 @@ def test_aminmax_prod_nansum_nanmean():
     check = Checks()
     check(lambda t: ops.aminmax(t, axis=1), ([1.0, 0.0], [3.0, 2.0]), X)
     check(lambda t: ops.aminmax(t, axis=None), (np.float32(0), np.float32(3)), X)
+    check(lambda t: ops.aminmax(t[0, 0]), (np.float32(1), np.float32(1)), X)
     check(lambda t: ops.prod(t, 1), X.prod(1), X)
     check(lambda t: ops.prod(t), I64(12), np.array([3, 4], np.int8))          # int64 (measured)
     xn = np.array([[1.0, NAN, 3.0], [NAN, NAN, 0.0]], np.float32)
@@ -248,6 +249,10 @@ def test_norms_and_distances():
         check(lambda x, y, p=p: ops.cdist(x, y, p), torch.cdist(ta, tb, p).numpy(), a, b, tol=1e-4)
         check(lambda x, p=p: ops.pdist(x, p), torch.pdist(ta, p).numpy(), a, tol=1e-4)
     check(ops.dist, torch.dist(ta, tb[:1]).numpy(), a, b[:1])
+    twice = torch.tensor(a[:3], requires_grad=True)
+    (torch.cdist(twice, twice) + torch.cdist(twice, twice, 3.0)).sum().backward()   # zero distances: no NaN
+    got = ms.grad(lambda x: (ops.cdist(x, x) + ops.cdist(x, x, 3.0)).sum())(Tensor(a[:3]))
+    np.testing.assert_allclose(got.asnumpy(), twice.grad.numpy(), rtol=1e-5, atol=1e-6)
     c = np.concatenate([a[:1], np.zeros((1, 4), np.float32)])
     check(lambda x, y: ops.cosine_similarity(x, y), torch.cosine_similarity(ta[:2], torch.tensor(c)).numpy(), a[:2], c)
     check.run()

@@ -84,7 +84,7 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
 def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
     """(min, max) along `axis` (None: over every element, 0-D results)."""
     x = F.as_tensor(input)
-    if axis is None:
+    if axis is None or x.ndim == 0:   # a 0-D input: itself twice (measured)
         return F.reduce_min(x, None, False), F.reduce_max(x, None, False)
     axis = F._axis(_int_arg(axis, "aminmax: axis"), builtins.max(x.ndim, 1), "aminmax: axis")
     return F.reduce_min(x, axis, keepdims), F.reduce_max(x, axis, keepdims)

@@ -195,10 +195,19 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
 # -- distances -------------------------------------------------------------------------------
 
 def _p_norm_last(diff: Tensor, p) -> Tensor:
+    """The p-norm over the last axis, with a zero gradient where the distance is 0 (torch's):
+    the root of a sum is taken only where the sum is positive (a plain sqrt(0) gives NaN)."""
     p = float(p)
     if p < 0:
         raise ValueError(f"the p-norm needs p >= 0, got {p}")
-    return _vector_norm(diff, math.inf if p == math.inf else p, (diff.ndim - 1,), False)
+    if p in (0.0, 1.0, math.inf):
+        return _vector_norm(diff, p, (diff.ndim - 1,), False)
+    last = diff.ndim - 1
+    total = F.reduce_sum(F.mul(diff, diff) if p == 2.0 else F.pow(F.abs(diff), p), last)
+    positive = F.greater(total, 0.0)
+    safe = F.select(positive, total, F.ones_like(total))
+    root = F.sqrt(safe) if p == 2.0 else F.pow(safe, 1.0 / p)
+    return F.select(positive, root, F.zeros_like(total))
 
 
 def cdist(x1, x2, p=2.0):
