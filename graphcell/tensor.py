@@ -508,6 +508,94 @@ class Tensor:
     def swapaxes(self, axis0, axis1):
         return _ops().swapaxes(self, axis0, axis1)
 
+    # MindSpore 2.10's Tensor methods over graphcell.ops.array_ops / linalg_ops (same names
+    # and arguments as the functions, less the tensor itself).
+    def aminmax(self, *, axis=0, keepdims=False):
+        return _ops().aminmax(self, axis=axis, keepdims=keepdims)
+
+    def nansum(self, axis=None, keepdims=False, *, dtype=None):
+        return _ops().nansum(self, axis, keepdims, dtype=dtype)
+
+    def nanmean(self, axis=None, keepdims=False, *, dtype=None):
+        return _ops().nanmean(self, axis, keepdims, dtype=dtype)
+
+    def median(self, axis=-1, keepdims=False):
+        return _ops().median(self, axis, keepdims)
+
+    def quantile(self, q, axis=None, keepdims=False):
+        return _ops().quantile(self, q, axis, keepdims)
+
+    def nanquantile(self, q, axis=None, keepdims=False):
+        return _ops().nanquantile(self, q, axis, keepdims)
+
+    def cummax(self, axis):
+        return _ops().cummax(self, axis)
+
+    def cummin(self, axis):
+        return _ops().cummin(self, axis)
+
+    def logcumsumexp(self, axis):
+        return _ops().logcumsumexp(self, axis)
+
+    def diff(self, n=1, axis=-1, prepend=None, append=None):
+        return _ops().diff(self, n, axis, prepend, append)
+
+    def mm(self, mat2):
+        return _ops().mm(self, mat2)
+
+    def t(self):
+        return _ops().t(self)
+
+    def renorm(self, p, axis, maxnorm):
+        return _ops().renorm(self, p, axis, maxnorm)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return _ops().cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def fills(self, value):
+        return _ops().fills(self, value)
+
+    def expand(self, *size):
+        """Tensor.expand(*size): the sizes as separate ints or one tuple / Tensor."""
+        return _ops().expand(self, size[0] if len(size) == 1 and not isinstance(size[0], int) else size)
+
+    def expand_as(self, other):
+        return _ops().expand_as(self, other)
+
+    def movedim(self, source, destination):
+        return _ops().movedim(self, source, destination)
+
+    def swapdims(self, dim0, dim1):
+        return _ops().swapdims(self, dim0, dim1)
+
+    def rot90(self, k, dims):
+        return _ops().rot90(self, k, dims)
+
+    def fliplr(self):
+        return _ops().fliplr(self)
+
+    def flipud(self):
+        return _ops().flipud(self)
+
+    def vsplit(self, indices_or_sections):
+        return _ops().vsplit(self, indices_or_sections)
+
+    def hsplit(self, indices_or_sections):
+        return _ops().hsplit(self, indices_or_sections)
+
+    def tensor_split(self, indices_or_sections, axis=0):
+        return _ops().tensor_split(self, indices_or_sections, axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """Tensor.searchsorted's names (v, side, sorter); int32 indices (measured)."""
+        return _ops().searchsorted(self, v, side=side, sorter=sorter, out_int32=True)
+
+    def histc(self, bins=100, min=0, max=0):  # noqa: A002 - MindSpore's names
+        return _ops().histc(self, bins, min, max)
+
+    def bincount(self, weights=None, minlength=0):
+        return _ops().bincount(self, weights, minlength)
+
     def ravel(self):
         return _ops().reshape(self, (-1,))
 

@@ -18,6 +18,9 @@ from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tenso
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
 from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpore 2.10 names
 from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (jax.lax.scan)
+from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups
+from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
+from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 
 del DType   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 
