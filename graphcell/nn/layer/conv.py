@@ -131,6 +131,21 @@ def _check_pad_mode(layer: str, pad_mode) -> str:
     return pad_mode.lower()
 
 
+def _init_1d(cell, layer: str, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
+             group, has_bias) -> int:
+    """Checks a 1-D layer's arguments and sets MindSpore's attributes, those of the height-1
+    2-D convolution it runs; returns the kernel length."""
+    k = _int_arg(layer, "kernel_size", kernel_size, 1)
+    s = _int_arg(layer, "stride", stride, 1)
+    p = _int_arg(layer, "padding", padding, 0)
+    d = _int_arg(layer, "dilation", dilation, 1)
+    _check_group(layer, in_channels, out_channels, group)
+    cell.pad_mode = _check_pad_mode(layer, pad_mode)
+    cell.in_channels, cell.out_channels, cell.group, cell.has_bias = in_channels, out_channels, group, has_bias
+    cell.kernel_size, cell.stride, cell.dilation, cell.padding = (1, k), (1, s), (1, d), (0, 0, p, p)
+    return k
+
+
 def _weight_3d_to_4d(layer: str, weight_init):
     """A 1-D layer's weight_init array [a, b, k] becomes the stored [a, b, 1, k], as MindSpore
     2.10 does (which takes 3-D arrays only)."""
@@ -150,15 +165,8 @@ class Conv1d(Cell):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype="float32"):
         super().__init__()
-        k = _int_arg("Conv1d", "kernel_size", kernel_size, 1)
-        s = _int_arg("Conv1d", "stride", stride, 1)
-        p = _int_arg("Conv1d", "padding", padding, 0)
-        d = _int_arg("Conv1d", "dilation", dilation, 1)
-        _check_group("Conv1d", in_channels, out_channels, group)
-        self.pad_mode = _check_pad_mode("Conv1d", pad_mode)
-        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
-        # MindSpore's attributes: the height-1 2-D convolution it runs
-        self.kernel_size, self.stride, self.dilation, self.padding = (1, k), (1, s), (1, d), (0, 0, p, p)
+        k = _init_1d(self, "Conv1d", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                     dilation, group, has_bias)
         explicit_padding(self.pad_mode, self.padding, (1, 1), self.kernel_size, self.stride, self.dilation)
         conv_params(self, (out_channels, in_channels // group, 1, k), out_channels, has_bias,
                     _weight_3d_to_4d("Conv1d", weight_init), bias_init, dtype)
@@ -278,14 +286,8 @@ class Conv1dTranspose(Cell):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype="float32"):
         super().__init__()
-        k = _int_arg("Conv1dTranspose", "kernel_size", kernel_size, 1)
-        s = _int_arg("Conv1dTranspose", "stride", stride, 1)
-        p = _int_arg("Conv1dTranspose", "padding", padding, 0)
-        d = _int_arg("Conv1dTranspose", "dilation", dilation, 1)
-        _check_group("Conv1dTranspose", in_channels, out_channels, group)
-        self.pad_mode = _check_pad_mode("Conv1dTranspose", pad_mode)
-        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
-        self.kernel_size, self.stride, self.dilation, self.padding = (1, k), (1, s), (1, d), (0, 0, p, p)
+        k = _init_1d(self, "Conv1dTranspose", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                     dilation, group, has_bias)
         self._pads = _transposed_padding("Conv1dTranspose", self.pad_mode, self.padding, 4)[1:]
         conv_params(self, (in_channels, out_channels // group, 1, k), out_channels, has_bias,
                     _weight_3d_to_4d("Conv1dTranspose", weight_init), bias_init, dtype)
