@@ -22,7 +22,7 @@ from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, dr
 from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 
-del DType   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
+globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 
 # MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
