@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
-from .dtype import DType, result_dtype, to_dtype
+from .dtype import DType, to_dtype
 from .ir.core import TensorType, Value
 
 

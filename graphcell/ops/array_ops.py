@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import reductions as red
 from .composite import _axis_list, flip, isnan
-from .sorting import cumsum, sort
+from .sorting import sort
 
 __all__ = [
     # reductions
