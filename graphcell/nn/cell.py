@@ -347,8 +347,8 @@ class _IndexedContainer(Cell):
 
     Parameter names follow MindSpore 2.10's containers: a cell added, moved or renumbered takes
     its new index in the place where the container's other Parameter names hold theirs
-    (`layers.2.w` inside a parent, `2.w` at the top), read from those names as MindSpore's
-    `_get_prefix_and_index` does. Keys given by name (SequentialCell of an OrderedDict) stay.
+    (`layers.2.w` inside a parent, `2.w` at the top), read from those names (`_index_place`).
+    Keys given by name (SequentialCell of an OrderedDict) stay.
     `auto_prefix=False`, as MindSpore's CellList takes it, leaves the children's Parameter
     names alone (an optimizer's per-parameter learning rates)."""
 
