@@ -16,7 +16,8 @@ Implementation: `fn` is traced as a nested trace, `passes.grad.grad_graph` build
 forward-and-backward graph, and `frontend.trace.inline` runs it: when called eagerly, `fn`
 is traced on every call (Python values it reads are read anew, as in MindSpore's PYNATIVE)
 and the compiled backward graph is reused while that trace stays the same graph; inside
-`jit`, `construct` or `vmap` it is appended to the enclosing trace. Parameter writes of `fn` (BatchNorm statistics) are applied.
+`jit`, `construct` or `vmap` it is appended to the enclosing trace. Parameter writes of `fn`
+(BatchNorm statistics) are applied.
 """
 from __future__ import annotations
 

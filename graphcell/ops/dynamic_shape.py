@@ -3,8 +3,8 @@
 graphcell's graphs have static shapes (XLA compiles one program per shape, and the vmap and
 grad passes need them), so these run eagerly (PYNATIVE) only, on the host with numpy, as
 MindSpore 2.10 computes them (measured): int64 indices in row-major order, `unique` in the
-order of first occurrence. Inside `jit`, `vmap` or `grad` they
-raise a GraphModeError that names the op and a static-shape alternative.
+order of first occurrence. Inside `jit`, `vmap` or `grad` they raise a GraphModeError that
+names the op and a static-shape alternative.
 """
 from __future__ import annotations
 
