@@ -225,7 +225,9 @@ class Tensor:
         self._payload = jnp.asarray(state["array"])
 
     # -- methods over graphcell.ops (imported lazily: ops imports this module) -----------
-    def astype(self, dtype) -> "Tensor":
+    def astype(self, dtype, copy=True) -> "Tensor":
+        """This Tensor as `dtype` (`copy` is MindSpore's; graphcell's Tensors are never written
+        in place, so a copy and the original cannot differ)."""
         return _ops().cast(self, dtype)
 
     def to(self, dtype) -> "Tensor":
@@ -244,7 +246,7 @@ class Tensor:
         return self.reshape(*shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return _ops().flatten(self, start_dim, end_dim)
+        return _ops().flatten(self, start_dim=start_dim, end_dim=end_dim)
 
     def transpose(self, *axes) -> "Tensor":
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -398,8 +400,11 @@ class Tensor:
     def narrow(self, axis, start, length):
         return _ops().narrow(self, axis, start, length)
 
-    def trace(self):
-        return _ops().trace(self)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """numpy's trace, as MindSpore 2.10's Tensor.trace (measured): the sums of the diagonals
+        of the (axis1, axis2) planes; integers and bools sum in int64 unless `dtype` is given
+        (ops.trace keeps int32)."""
+        return _ops().sum(_ops().diagonal(self, offset, axis1, axis2), -1, dtype=dtype)
 
     def isnan(self):
         return _ops().isnan(self)
