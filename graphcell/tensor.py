@@ -333,9 +333,29 @@ class Tensor:
 
     # -- more of MindSpore's Tensor methods, each the op of the same name -------------------
     def gather(self, input_indices, axis, batch_dims=0):
-        if batch_dims != 0:
-            raise NotImplementedError("Tensor.gather: batch_dims other than 0 is not supported")
-        return _ops().gather(self, input_indices, axis)
+        """ops.gather(self, input_indices, axis, batch_dims); with an int first and a Tensor
+        second, MindSpore 2.10's other form, gather(dim, index): ops.gather_elements."""
+        if isinstance(input_indices, int) and isinstance(axis, Tensor):
+            return _ops().gather_elements(self, input_indices, axis)
+        return _ops().gather(self, input_indices, axis, batch_dims)
+
+    def gather_elements(self, dim, index):
+        return _ops().gather_elements(self, dim, index)
+
+    def index_select(self, axis, index):
+        return _ops().index_select(self, axis, index)
+
+    def scatter(self, dim=None, index=None, src=None, *, axis=None):
+        """ops.scatter(self, dim, index, src), src a Tensor or a number; `axis` is the older
+        name of `dim` (MindSpore 2.10 takes both)."""
+        dim = axis if axis is not None else dim
+        if dim is None or index is None or src is None:
+            raise TypeError("Tensor.scatter needs dim (or axis), index and src")
+        return _ops().scatter(self, dim, index, src)
+
+    def scatter_add(self, dim, index, src):
+        """src added at index along dim: ops.tensor_scatter_elements(self, index, src, dim, 'add')."""
+        return _ops().tensor_scatter_elements(self, index, src, dim, "add")
 
     def masked_fill(self, mask, value):
         return _ops().masked_fill(self, mask, value)
