@@ -84,7 +84,9 @@ def differences(name: str, ms_params: list, fn=None) -> list:
 
 
 def _public_ops() -> list:
-    return sorted(n for n in dir(ops) if not n.startswith("_") and callable(getattr(ops, n))
+    """As the tool lists them: dir() names the transforms (grad, vmap, ...) only once loaded."""
+    names = set(dir(ops)) | set(getattr(ops, "_TRANSFORMS", ()))
+    return sorted(n for n in names if not n.startswith("_") and callable(getattr(ops, n))
                   and not inspect.ismodule(getattr(ops, n)) and not inspect.isclass(getattr(ops, n)))
 
 

@@ -101,7 +101,9 @@ def graphcell_names() -> dict:
     sys.path.insert(0, str(ROOT))
     import graphcell.ops as ops
     from graphcell.tensor import Tensor
-    functions = [name for name in dir(ops) if not name.startswith("_") and callable(getattr(ops, name))
+    # dir() lists the transforms (grad, vmap, ...) only once they are loaded: they are added by name
+    candidates = set(dir(ops)) | set(getattr(ops, "_TRANSFORMS", ()))
+    functions = [name for name in candidates if not name.startswith("_") and callable(getattr(ops, name))
                  and not inspect.ismodule(getattr(ops, name)) and not inspect.isclass(getattr(ops, name))]
     methods = [name for name, obj in vars(Tensor).items() if not name.startswith("_") and inspect.isfunction(obj)]
     return {"ops": sorted(functions), "tensor_methods": sorted(methods)}
