@@ -225,7 +225,9 @@ class Tensor:
         self._payload = jnp.asarray(state["array"])
 
     # -- methods over graphcell.ops (imported lazily: ops imports this module) -----------
-    def astype(self, dtype) -> "Tensor":
+    def astype(self, dtype, copy=True) -> "Tensor":
+        """This Tensor as `dtype` (`copy` is MindSpore's; graphcell's Tensors are never written
+        in place, so a copy and the original cannot differ)."""
         return _ops().cast(self, dtype)
 
     def to(self, dtype) -> "Tensor":
@@ -244,7 +246,7 @@ class Tensor:
         return self.reshape(*shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return _ops().flatten(self, start_dim, end_dim)
+        return _ops().flatten(self, start_dim=start_dim, end_dim=end_dim)
 
     def transpose(self, *axes) -> "Tensor":
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -331,9 +333,29 @@ class Tensor:
 
     # -- more of MindSpore's Tensor methods, each the op of the same name -------------------
     def gather(self, input_indices, axis, batch_dims=0):
-        if batch_dims != 0:
-            raise NotImplementedError("Tensor.gather: batch_dims other than 0 is not supported")
-        return _ops().gather(self, input_indices, axis)
+        """ops.gather(self, input_indices, axis, batch_dims); with an int first and a Tensor
+        second, MindSpore 2.10's other form, gather(dim, index): ops.gather_elements."""
+        if isinstance(input_indices, int) and isinstance(axis, Tensor):
+            return _ops().gather_elements(self, input_indices, axis)
+        return _ops().gather(self, input_indices, axis, batch_dims)
+
+    def gather_elements(self, dim, index):
+        return _ops().gather_elements(self, dim, index)
+
+    def index_select(self, axis, index):
+        return _ops().index_select(self, axis, index)
+
+    def scatter(self, dim=None, index=None, src=None, *, axis=None):
+        """ops.scatter(self, dim, index, src), src a Tensor or a number; `axis` is the older
+        name of `dim` (MindSpore 2.10 takes both)."""
+        dim = axis if axis is not None else dim
+        if dim is None or index is None or src is None:
+            raise TypeError("Tensor.scatter needs dim (or axis), index and src")
+        return _ops().scatter(self, dim, index, src)
+
+    def scatter_add(self, dim, index, src):
+        """src added at index along dim: ops.tensor_scatter_elements(self, index, src, dim, 'add')."""
+        return _ops().tensor_scatter_elements(self, index, src, dim, "add")
 
     def masked_fill(self, mask, value):
         return _ops().masked_fill(self, mask, value)
@@ -398,8 +420,11 @@ class Tensor:
     def narrow(self, axis, start, length):
         return _ops().narrow(self, axis, start, length)
 
-    def trace(self):
-        return _ops().trace(self)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """numpy's trace, as MindSpore 2.10's Tensor.trace (measured): the sums of the diagonals
+        of the (axis1, axis2) planes; integers and bools sum in int64 unless `dtype` is given
+        (ops.trace keeps int32)."""
+        return _ops().sum(_ops().diagonal(self, offset, axis1, axis2), -1, dtype=dtype)
 
     def isnan(self):
         return _ops().isnan(self)

@@ -134,7 +134,7 @@ def test_pad_takes_mindsporeish_flat_paddings_too():
     (lambda x: ops.broadcast_to(x, (-1, 2, 3)), "a new axis needs its size"),
     (lambda x: ops.split(x, [1, 1], 1), r"add up to axis 1's size 3"),
     (lambda x: ops.split(x, 0), "must be a positive int"),
-    (lambda x: ops.flatten(x, 1, 0), "start_dim 1 comes after end_dim 0"),
+    (lambda x: ops.flatten(x, start_dim=1, end_dim=0), "start_dim 1 comes after end_dim 0"),
     (lambda x: ops.concat([]), "at least one tensor"),
 ])
 def test_argument_errors_name_the_argument(call, message):

@@ -44,7 +44,7 @@ STEPS = {
     "interleave_cols": lambda x: ops.concat((x[:, ::2], x[:, 1::2] * 0.5), 1),
     "split_mix": lambda x: _split_mix(x),
     "where_leaky": lambda x: ops.where(x > 0, x, x * 0.3),
-    "logsumexp_rows": lambda x: x - ops.logsumexp(x, 1, keep_dims=True),
+    "logsumexp_rows": lambda x: x - ops.logsumexp(x, 1, keepdim=True),
     "over_col_std": lambda x: x * ops.rsqrt(ops.var(x, 0, keepdims=True) + 0.5),
     "max_pool_same": lambda x: ops.max_pool(x, (2, 2), (1, 1), ((0, 1), (1, 0))) * 0.5 + x * 0.5,
     "sum_pool_rows": lambda x: ops.sum_pool(x, (1, 3), (1, 1), ((0, 0), (1, 1))) * 0.3,

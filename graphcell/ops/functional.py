@@ -87,16 +87,16 @@ def _axes(axis, ndim: int) -> tuple:
 # -- elementwise ---------------------------------------------------------------------------
 
 def _binop(prim):
-    def op(x, y):
-        x, y = _pair(x, y)
+    def op(input, other):  # noqa: A002 - MindSpore's names
+        x, y = _pair(input, other)
         return prim.bind(x, y)
     op.__name__ = prim.name
     return op
 
 
-def sub(x, y):
-    """x - y. Bool operands are refused, as MindSpore's Sub refuses them."""
-    x, y = _pair(x, y)
+def sub(input, other):  # noqa: A002
+    """input - other. Bool operands are refused, as MindSpore's Sub refuses them."""
+    x, y = _pair(input, other)
     if x.dtype is mstype.bool_:
         raise TypeError("For primitive[Sub], the input argument[x] must be a type of {Tensor[Complex128], "
                         "Tensor[Complex64], Tensor[Float16], Tensor[Float32], Tensor[Float64], Tensor[Int16], "
@@ -108,7 +108,6 @@ def sub(x, y):
 
 add = _binop(ew.add)
 mul = _binop(ew.mul)
-pow = _binop(ew.pow_)  # noqa: A001 - MindSpore's name
 maximum = _binop(ew.maximum)
 minimum = _binop(ew.minimum)
 equal = _binop(ew.eq)
@@ -122,32 +121,71 @@ bitwise_or = _binop(ew.logical_or)
 bitwise_xor = _binop(ew.logical_xor)
 
 
-def _as_bools(prim):
-    def op(*xs):
-        return prim.bind(*(cast(as_tensor(x), mstype.bool_) for x in xs))
-    return op
+def pow(input, exponent):  # noqa: A001,A002 - MindSpore's names
+    x, y = _pair(input, exponent)
+    return ew.pow_.bind(x, y)
+
+
+def _bools(x) -> Tensor:
+    return cast(as_tensor(x), mstype.bool_)
 
 
 # MindSpore's logical ops take any dtype as bool and give bools.
-logical_and = _as_bools(ew.logical_and)
-logical_or = _as_bools(ew.logical_or)
-logical_xor = _as_bools(ew.logical_xor)
-logical_not = _as_bools(ew.logical_not)
-subtract, multiply, lt, le, gt, ge, eq, ne = sub, mul, less, less_equal, greater, greater_equal, equal, not_equal
+def logical_and(input, other):  # noqa: A002
+    return ew.logical_and.bind(_bools(input), _bools(other))
 
 
-def div(x, y):
-    """True division; integer operands are promoted to float32 first, as MindSpore does."""
-    x, y = _pair(x, y)
+def logical_or(input, other):  # noqa: A002
+    return ew.logical_or.bind(_bools(input), _bools(other))
+
+
+def logical_xor(input, other):  # noqa: A002
+    return ew.logical_xor.bind(_bools(input), _bools(other))
+
+
+def logical_not(input):  # noqa: A002
+    return ew.logical_not.bind(_bools(input))
+
+
+multiply, lt, le, gt, ge, eq, ne = mul, less, less_equal, greater, greater_equal, equal, not_equal
+
+
+def subtract(input, other, *, alpha=1):  # noqa: A002
+    """input - alpha * other (MindSpore's ops.subtract)."""
+    return sub(input, other if alpha == 1 else mul(other, alpha))
+
+
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """input / other (MindSpore's ops.div): true division, integers promoted to float32 first;
+    rounding_mode 'floor' rounds the quotient down and 'trunc' toward zero, both keeping an
+    integer input's dtype (MindSpore 2.10 on CPU has no integer 'floor' kernel: graphcell gives
+    numpy's floor_divide there)."""
+    if rounding_mode not in (None, "floor", "trunc"):
+        raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+    x, y = _pair(input, other)
+    if rounding_mode == "floor":
+        return floor_div(x, y)
+    if rounding_mode == "trunc" and not x.dtype.is_floating:
+        q = floor_div(x, y)    # floor, then one up where the exact quotient was negative and inexact
+        inexact = logical_and(not_equal(mul(q, y), x), not_equal(less(x, 0), less(y, 0)))
+        return select(inexact, add(q, 1), q)
     if not x.dtype.is_floating:
         x, y = cast(x, mstype.float32), cast(y, mstype.float32)
-    return ew.div.bind(x, y)
+    out = ew.div.bind(x, y)
+    if rounding_mode == "trunc":
+        out = select(less(out, 0), ceil(out), floor(out))
+    return out
 
 
-divide = true_divide = div
+divide = div
+
+
+def true_divide(dividend, divisor):
+    return div(dividend, divisor)
 
 
 def floor_div(x, y):
+    """floor(x / y); integers stay integers (MindSpore's FloorDiv)."""
     x, y = _pair(x, y)
     if x.dtype.is_floating:
         return floor(ew.div.bind(x, y))
@@ -167,8 +205,8 @@ def mod(x, y):
 
 
 def _unop(prim):
-    def op(x):
-        return prim.bind(as_tensor(x))
+    def op(input):  # noqa: A002 - MindSpore's names
+        return prim.bind(as_tensor(input))
     op.__name__ = prim.name
     return op
 
@@ -176,17 +214,17 @@ def _unop(prim):
 def _float_unop(prim):
     """A float function MindSpore also takes integers and bools for: they are computed in
     float32 (sqrt(4) is 2.0)."""
-    def op(x):
-        x = as_tensor(x)
+    def op(input):  # noqa: A002
+        x = as_tensor(input)
         return prim.bind(x if x.dtype.is_floating else cast(x, mstype.float32))
     op.__name__ = prim.name
     return op
 
 
 def _rounding(prim):
-    """floor/ceil/round: an integer is its own rounding (MindSpore takes integers)."""
-    def op(x):
-        x = as_tensor(x)
+    """floor/ceil: an integer is its own rounding (MindSpore takes integers)."""
+    def op(input):  # noqa: A002
+        x = as_tensor(input)
         return x if x.dtype.is_integer else prim.bind(x)
     op.__name__ = prim.name
     return op
@@ -197,7 +235,6 @@ exp = _float_unop(ew.exp)
 log = _float_unop(ew.log)
 log1p = _float_unop(ew.log1p)
 expm1 = _float_unop(ew.expm1)
-sqrt = _float_unop(ew.sqrt)
 rsqrt = _float_unop(ew.rsqrt)
 tanh = _float_unop(ew.tanh)
 sigmoid = _float_unop(ew.logistic)
@@ -208,39 +245,64 @@ abs = _unop(ew.abs_)  # noqa: A001
 sign = _unop(ew.sign)
 floor = _rounding(ew.floor)
 ceil = _rounding(ew.ceil)
-round = _rounding(ew.round_)  # noqa: A001
-bitwise_not = invert = _unop(ew.logical_not)
+bitwise_not = _unop(ew.logical_not)
+_sqrt = _float_unop(ew.sqrt)
 
 
-def isfinite(x):
-    """True where `x` is finite: everywhere for integers and bools (MindSpore takes them)."""
-    x = as_tensor(x)
-    return ew.is_finite.bind(x) if x.dtype.is_floating else full_like(x, True, mstype.bool_)
+def sqrt(x):
+    return _sqrt(x)   # MindSpore's ops.sqrt names its argument x (exp, log, ... name it input)
+
+
+def invert(x):
+    """Bitwise not of integers, logical not of bools (MindSpore's ops.invert)."""
+    return bitwise_not(x)
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002
+    """Rounds half to even (MindSpore's ops.round); with `decimals`, to that many decimal places
+    as round(input * 10**decimals) / 10**decimals (torch's formula; MindSpore 2.10's CPU kernel
+    takes decimals=0 only). An integer is its own rounding."""
+    x = as_tensor(input)
+    if not isinstance(decimals, numbers.Integral) or isinstance(decimals, bool):
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}")
+    if x.dtype.is_integer or x.dtype is mstype.bool_:
+        return x
+    if decimals == 0:
+        return ew.round_.bind(x)
+    scale = 10.0 ** int(decimals)
+    return div(ew.round_.bind(mul(x, scale)), scale)
+
+
+def isfinite(input):  # noqa: A002
+    """True where `input` is finite: everywhere for integers and bools (MindSpore takes them)."""
+    x = as_tensor(input)
+    return ew.is_finite.bind(x) if x.dtype.is_floating else full_like(x, True, dtype=mstype.bool_)
 
 
 negative = neg
 
 
-def square(x):
-    x = as_tensor(x)
+def square(input):  # noqa: A002
+    x = as_tensor(input)
     return mul(x, x)
 
 
-def reciprocal(x):
-    return div(1.0, as_tensor(x))
+def reciprocal(input):  # noqa: A002
+    return div(1.0, as_tensor(input))
 
 
-def select(cond, x, y):
-    """Elementwise `x if cond else y` (MindSpore's ops.select / ops.where)."""
-    cond = as_tensor(cond)
+def select(condition, input, other):  # noqa: A002
+    """Elementwise `input if condition else other` (MindSpore's ops.select / ops.where); either
+    value may be a Python scalar."""
+    cond = as_tensor(condition)
     if cond.dtype is not mstype.bool_:
         cond = cast(cond, mstype.bool_)
-    x, y = _pair(x, y)
+    x, y = _pair(input, other)
     return ew.select.bind(cond, x, y)
 
 
-def where(condition, x, y):
-    return select(condition, x, y)
+def where(condition, input, other):  # noqa: A002
+    return select(condition, input, other)
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
@@ -277,22 +339,22 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return limit(x, clip_value_min, clip_value_max)
 
 
-def cast(x, dtype) -> Tensor:
-    x = as_tensor(x)
+def cast(input, dtype) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     dtype = to_dtype(dtype)
     if x.dtype is dtype:
         return x
     return core_prims.cast.bind(x, dtype=dtype)
 
 
-def stop_gradient(x):
-    return core_prims.stop_gradient.bind(as_tensor(x))
+def stop_gradient(value):
+    return core_prims.stop_gradient.bind(as_tensor(value))
 
 
 # -- shapes --------------------------------------------------------------------------------
 
-def reshape(x, shape) -> Tensor:
-    x = as_tensor(x)
+def reshape(input, shape) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     if isinstance(shape, int):
         shape = (shape,)
     shape = [int(d) for d in shape]
@@ -309,8 +371,15 @@ def reshape(x, shape) -> Tensor:
     return shape_ops.reshape.bind(x, shape=shape)
 
 
-def flatten(x, start_dim=1, end_dim=-1) -> Tensor:
-    x = as_tensor(x)
+def flatten(input, order="C", *, start_dim=1, end_dim=-1) -> Tensor:  # noqa: A002
+    """Axes start_dim..end_dim as one (MindSpore 2.10's ops.flatten, whose start_dim and end_dim
+    are keyword-only); `order` 'F' flattens the axes reversed (column-major), as MindSpore does."""
+    if order not in ("C", "F"):
+        raise TypeError(f"flatten: order must be 'C' or 'F', got {order!r} (start_dim and end_dim are "
+                        "keyword-only: flatten(x, start_dim=...))")
+    x = as_tensor(input)
+    if order == "F":
+        x = transpose(x)
     if x.ndim == 0:
         return reshape(x, (1,))
     if x.ndim == 1 and start_dim in (0, 1):  # MindSpore returns a vector as it is
@@ -321,15 +390,18 @@ def flatten(x, start_dim=1, end_dim=-1) -> Tensor:
     return reshape(x, x.shape[:s] + (math.prod(x.shape[s:e + 1]),) + x.shape[e + 1:])
 
 
-def transpose(x, perm=None) -> Tensor:
-    x = as_tensor(x)
-    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(_axis(p, x.ndim) for p in perm)
+def transpose(input, dims=None) -> Tensor:  # noqa: A002
+    """`input` with its axes in the order `dims` (all reversed when None)."""
+    x = as_tensor(input)
+    perm = tuple(reversed(range(x.ndim))) if dims is None else tuple(_axis(p, x.ndim) for p in dims)
     if perm == tuple(range(x.ndim)):
         return x
     return shape_ops.transpose.bind(x, perm=perm)
 
 
-permute = transpose
+def permute(input, axis) -> Tensor:  # noqa: A002
+    """MindSpore's ops.permute: transpose with the axes' new order `axis`."""
+    return transpose(input, axis)
 
 
 def moveaxis(x, source: int, destination: int) -> Tensor:
@@ -340,33 +412,34 @@ def moveaxis(x, source: int, destination: int) -> Tensor:
     return transpose(x, perm)
 
 
-def swapaxes(x, a: int, b: int) -> Tensor:
-    x = as_tensor(x)
+def swapaxes(input, axis0: int, axis1: int) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     perm = list(range(x.ndim))
-    a, b = _axis(a, x.ndim), _axis(b, x.ndim)
+    a, b = _axis(axis0, x.ndim), _axis(axis1, x.ndim)
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(x, perm)
 
 
-def squeeze(x, axis=None) -> Tensor:
+def squeeze(input, axis=None) -> Tensor:  # noqa: A002
     """Drops the size-1 axes among `axis` (all of them for None or ()); a named axis of another
     size stays, as MindSpore 2.x and torch do."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     axes = [a for a in _axes(axis, x.ndim) if x.shape[a] == 1]
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
-def expand_dims(x, axis: int) -> Tensor:
-    x = as_tensor(x)
+def expand_dims(input_x, axis: int) -> Tensor:
+    x = as_tensor(input_x)
     axis = _axis(axis, x.ndim + 1)
     return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
 
 
-unsqueeze = expand_dims
+def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
+    return expand_dims(input, dim)
 
 
-def broadcast_to(x, shape) -> Tensor:
-    x = as_tensor(x)
+def broadcast_to(input, shape) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     shape = tuple(int(d) for d in shape)
     new = len(shape) - x.ndim
     if new < 0 or -1 in shape[:new]:
@@ -379,11 +452,11 @@ def broadcast_to(x, shape) -> Tensor:
     return shape_ops.broadcast_in_dim.bind(x, shape=shape, dims=dims)
 
 
-def tile(x, dims) -> Tensor:
+def tile(input, dims) -> Tensor:  # noqa: A002
     """numpy's and MindSpore's tile: `dims` repeats per axis, aligned from the last axis (a
     shorter tuple than the rank repeats the trailing axes; a longer one adds leading axes).
     A broadcast over an interleaved axis per input axis, then one reshape."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     dims = _shape_arg(dims)
     if builtins.any(d < 0 for d in dims):
         raise ValueError(f"tile: dims must be non-negative, got {dims}")
@@ -395,10 +468,10 @@ def tile(x, dims) -> Tensor:
     return reshape(spread, tuple(d * s for d, s in zip(dims, x.shape)))
 
 
-def repeat_interleave(x, repeats, axis=None) -> Tensor:
+def repeat_interleave(input, repeats, axis=None) -> Tensor:  # noqa: A002
     """numpy's `repeat`: each element `repeats` times along `axis` (the flattened tensor when
     None); `repeats` an int, or one count per element along the axis."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _axis(axis, x.ndim)
@@ -442,8 +515,8 @@ def stack(tensors, axis: int = 0) -> Tensor:
     return concat([expand_dims(t, axis) for t in tensors], axis)
 
 
-def unstack(x, axis: int = 0) -> list:
-    x = as_tensor(x)
+def unstack(input_x, axis: int = 0) -> list:
+    x = as_tensor(input_x)
     axis = _axis(axis, x.ndim)
     return [squeeze(slice_axis(x, axis, i, i + 1), axis) for i in range(x.shape[axis])]
 
@@ -457,8 +530,8 @@ def slice_axis(x, axis: int, start: int, stop: int, step: int = 1) -> Tensor:
     return shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
 
 
-def split(x, split_size_or_sections, axis: int = 0) -> tuple:
-    x = as_tensor(x)
+def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:
+    x = as_tensor(tensor)
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
@@ -479,12 +552,21 @@ def split(x, split_size_or_sections, axis: int = 0) -> tuple:
     return tuple(out)
 
 
-def pad(x, paddings, value=0) -> Tensor:
-    """`paddings`: one (before, after) pair per axis from the first axis (ops.Pad's form), or
-    flat ints from the last axis back, (left, right, top, bottom, ...) (ops.pad's and torch's
-    form). Negative amounts crop."""
-    x = as_tensor(x)
-    paddings = list(paddings)
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}  # numpy's names
+
+
+def pad(input_x, padding, mode="constant", value=None) -> Tensor:
+    """MindSpore's ops.pad. `padding`: flat ints from the last axis back, (left, right, top,
+    bottom, ...) (ops.pad's and torch's form), or one (before, after) pair per axis from the
+    first axis (ops.Pad's form). `mode` 'constant' fills with `value` (0 when None; negative
+    amounts crop), 'reflect' mirrors without repeating the edge, 'replicate' repeats the edge,
+    'circular' wraps around (torch's modes, on any axes: MindSpore 2.10's CPU kernels take
+    'replicate' on 3-d and larger inputs only)."""
+    x = as_tensor(input_x)
+    if not isinstance(mode, str) or mode not in ("constant",) + tuple(_PAD_MODES):
+        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r} "
+                         "(the fill value is the keyword `value`)")
+    paddings = list(padding)
     if paddings and builtins.all(isinstance(p, numbers.Integral) for p in paddings):
         if len(paddings) % 2 or len(paddings) // 2 > x.ndim:
             raise ValueError(f"pad: flat paddings come in (before, after) pairs from the last axis, at most "
@@ -493,19 +575,68 @@ def pad(x, paddings, value=0) -> Tensor:
         paddings = [(0, 0)] * (x.ndim - len(flat)) + flat[::-1]
     if len(paddings) > x.ndim:
         raise ValueError(f"pad: {len(paddings)} (before, after) pairs for a tensor of rank {x.ndim}")
-    pairs = [tuple(p) for p in paddings] + [(0, 0)] * (x.ndim - len(paddings))
-    return shape_ops.pad.bind(x, Tensor(value, x.dtype), lo=tuple(p[0] for p in pairs),
+    pairs = [tuple(int(a) for a in p) for p in paddings] + [(0, 0)] * (x.ndim - len(paddings))
+    if mode != "constant":
+        if value is not None:
+            raise ValueError(f"pad: value is for mode 'constant' only, got value={value!r} with mode {mode!r}")
+        return _pad_by_index(x, pairs, mode)
+    fill = 0 if value is None else value
+    return shape_ops.pad.bind(x, Tensor(fill, x.dtype), lo=tuple(p[0] for p in pairs),
                               hi=tuple(p[1] for p in pairs))
 
 
-def gather(x, indices, axis: int = 0) -> Tensor:
-    """x's slices at `indices` along `axis`; a negative index counts from the end (MindSpore's
-    Gather), one out of range is clipped to it (as XLA's gathers do)."""
-    x, indices = as_tensor(x), as_tensor(indices)
+def _pad_by_index(x: Tensor, pairs: list, mode: str) -> Tensor:
+    """Reflect, replicate or circular padding: per padded axis, one gather of the source
+    positions numpy's pad gives (the positions are static)."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if lo == hi == 0:
+            continue
+        n = x.shape[axis]
+        if lo < 0 or hi < 0:
+            raise ValueError(f"pad: mode {mode!r} takes non-negative padding, got ({lo}, {hi}) for axis {axis}")
+        if mode == "reflect" and builtins.max(lo, hi) >= n:
+            raise ValueError(f"pad: mode 'reflect' needs padding smaller than the axis, got ({lo}, {hi}) for "
+                             f"axis {axis} of size {n}")
+        if n == 0:
+            raise ValueError(f"pad: mode {mode!r} cannot pad an empty axis ({axis})")
+        source = np.pad(np.arange(n, dtype=np.int32), (lo, hi), mode=_PAD_MODES[mode])
+        x = take_in_range(x, Tensor(source), axis)
+    return x
+
+
+def gather(input_params, input_indices, axis: int = 0, batch_dims: int = 0) -> Tensor:
+    """MindSpore's ops.gather: input_params' slices at `input_indices` along `axis`; a negative
+    index counts from the end, one out of range is clipped to it (as XLA's gathers do; MindSpore
+    raises). With `batch_dims` b, the first b axes of both are batch axes, paired up rather than
+    crossed: out[b..., i..., rest...] = params[b..., :, ...][indices[b..., i...]]."""
+    x, indices = as_tensor(input_params), as_tensor(input_indices)
     axis = _axis(axis, x.ndim)
+    if not indices.dtype.is_integer:
+        raise TypeError(f"gather: input_indices must be integers, got {indices.dtype}")
     if indices.dtype.np_dtype.kind == "i":   # the size as a node: a dynamic axis' counts at run time
         indices = select(less(indices, 0), add(indices, element_count(x, axis, indices.dtype)), indices)
+    if batch_dims:
+        return _batched_gather(x, indices, axis, batch_dims)
     return take_in_range(x, indices, axis)
+
+
+def _batched_gather(x: Tensor, indices: Tensor, axis: int, b: int) -> Tensor:
+    """gather with b batch axes: the batch axes become one of size B, the members' rows at
+    `axis` are laid end to end and the indices offset per member (one gather)."""
+    b = _axis(b, indices.ndim + 1, "batch_dims")
+    if not b <= axis or x.shape[:b] != indices.shape[:b]:
+        raise ValueError(f"gather: batch_dims {b} needs axis >= batch_dims and equal leading axes, got axis "
+                         f"{axis}, input_params {list(x.shape)} and input_indices {list(indices.shape)}")
+    count, size = math.prod(x.shape[:b]), x.shape[axis]
+    rest = x.shape[b:axis] + x.shape[axis + 1:]
+    rows = reshape(moveaxis(x, axis, b), (count * size,) + rest)              # [B * A, rest...]
+    idx = reshape(clamp(indices, 0, size - 1), (count,) + indices.shape[b:])
+    offsets = Tensor(np.arange(count).reshape((count,) + (1,) * (idx.ndim - 1)) * size, idx.dtype)
+    out = take_in_range(rows, add(idx, offsets), 0)                           # [B, I..., rest...]
+    ni, pre = indices.ndim - b, axis - b
+    perm = [0] + list(range(1 + ni, 1 + ni + pre)) + list(range(1, 1 + ni)) + list(range(1 + ni + pre, out.ndim))
+    return reshape(transpose(out, perm), x.shape[:b] + out.shape[1 + ni:1 + ni + pre] + indices.shape[b:]
+                   + x.shape[axis + 1:])
 
 
 def take_in_range(x, indices, axis: int) -> Tensor:
@@ -514,19 +645,47 @@ def take_in_range(x, indices, axis: int) -> Tensor:
     return shape_ops.take.bind(x, indices, axis=axis)
 
 
-take = gather
+def take(input, index) -> Tensor:  # noqa: A002
+    """MindSpore's ops.take (torch.take): the elements of the flattened `input` at `index`, in
+    `index`'s shape; a negative index counts from the end, one out of range is clipped.
+    (MindSpore 2.10 documents it; its CPU build has no Take kernel.)"""
+    return gather(reshape(input, (-1,)), index, 0)
 
 
-def gather_elements(x, axis: int, index) -> Tensor:
-    x, index = as_tensor(x), as_tensor(index)
-    return shape_ops.take_along_axis.bind(x, index, axis=_axis(axis, x.ndim))
+def gather_elements(input, dim: int, index) -> Tensor:  # noqa: A002
+    """out[i][j][k] = input[index[i][j][k]][j][k] for dim 0 (MindSpore's ops.gather_elements;
+    index has input's rank)."""
+    x, index = as_tensor(input), as_tensor(index)
+    if not index.dtype.is_integer:
+        raise TypeError(f"gather_elements: index must be integers, got {index.dtype}")
+    if index.ndim != x.ndim:
+        raise ValueError(f"gather_elements: index must have input's rank {x.ndim}, got shape {list(index.shape)}")
+    dim = _axis(dim, x.ndim, "dim")
+    return shape_ops.take_along_axis.bind(_along_index(x, index.shape, dim, "gather_elements"), index, axis=dim)
 
 
-def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1, dtype=mstype.float32) -> Tensor:
+def _along_index(x: Tensor, index_shape: tuple, axis: int, name: str) -> Tensor:
+    """`x` cut to an index's size on every axis but `axis` (MindSpore's gather_elements and
+    scatter take an index smaller than the input there, and no larger)."""
+    if builtins.any(i > d for a, (i, d) in enumerate(zip(index_shape, x.shape)) if a != axis):
+        raise ValueError(f"{name}: index shape {list(index_shape)} must not exceed the input's "
+                         f"{list(x.shape)} on any axis but {axis}")
+    limits = tuple(d if a == axis else i for a, (i, d) in enumerate(zip(index_shape, x.shape)))
+    if limits == x.shape:
+        return x
+    return shape_ops.slice_.bind(x, start=(0,) * x.ndim, limit=limits, strides=(1,) * x.ndim)
+
+
+def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1, *, dtype=None) -> Tensor:
+    """MindSpore's ops.one_hot: on_value where indices equals the class, off_value elsewhere,
+    the class axis at `axis`; indices outside [0, depth) give a row of off_value. The output
+    has on_value's dtype (the defaults 1 and 0 give int64, as measured on MindSpore 2.10)
+    unless `dtype` (graphcell's) is given."""
     indices = as_tensor(indices)
+    dtype = to_dtype(dtype) if dtype is not None else as_tensor(on_value).dtype
     classes = Tensor(np.arange(depth), indices.dtype)
     hot = equal(expand_dims(indices, -1), classes)
-    out = select(hot, Tensor(on_value, dtype), Tensor(off_value, dtype))
+    out = select(hot, cast(on_value, dtype), cast(off_value, dtype))
     return out if axis == -1 else moveaxis(out, -1, axis)
 
 
@@ -858,7 +1017,7 @@ def _reduce(prim, x, axis, keepdims):
     return out
 
 
-def reduce_sum(x, axis=None, keepdims=False):
+def reduce_sum(x, axis=(), keepdims=False):
     """The input's dtype, as MindSpore's ReduceSum primitive (bools are counted in int32);
     `sum`, MindSpore 2.x's ops.sum and Tensor.sum, widens integers to 64 bits."""
     x = as_tensor(x)
@@ -867,15 +1026,15 @@ def reduce_sum(x, axis=None, keepdims=False):
     return _reduce(red.reduce_sum, x, axis, keepdims)
 
 
-def reduce_max(x, axis=None, keepdims=False):
+def reduce_max(x, axis=(), keepdims=False):
     return _reduce(red.reduce_max, x, axis, keepdims)
 
 
-def reduce_min(x, axis=None, keepdims=False):
+def reduce_min(x, axis=(), keepdims=False):
     return _reduce(red.reduce_min, x, axis, keepdims)
 
 
-def reduce_prod(x, axis=None, keepdims=False):
+def reduce_prod(x, axis=(), keepdims=False):
     return _reduce(red.reduce_prod, x, axis, keepdims)
 
 
@@ -907,7 +1066,11 @@ def _empty_reduction(x: Tensor, axes: tuple, keep_dims: bool, value) -> Tensor:
     return full(shape, value, x.dtype)
 
 
-reduce_mean = mean
+def reduce_mean(x, axis=(), keep_dims=False):
+    """`mean` with MindSpore's ops.reduce_mean default, () for every axis."""
+    return mean(x, axis, keep_dims)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):  # noqa: A001,A002
     """MindSpore 2.x's ops.sum: bools and integers narrower than 64 bits sum in a 64-bit integer
     (measured on 2.10; numpy does too) unless `dtype` is given; `reduce_sum` (the ReduceSum
@@ -923,15 +1086,34 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None)
     return reduce_sum(x, dim, keepdim)
 
 
-amax, amin = reduce_max, reduce_min
+def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
+    """The maximum over `axis` (all axes for None or ()), MindSpore's ops.amax: `initial` joins
+    the compared values; `where` (a bool mask broadcast to input) leaves the masked-out elements
+    out, and needs `initial` (as in MindSpore 2.10 and numpy)."""
+    return _extremum(reduce_max, maximum, input, axis, keepdims, initial, where, "amax")
 
 
-def all(x, axis=None, keep_dims=False):  # noqa: A001
-    return _all_or_any(red.reduce_min, x, axis, keep_dims, True)
+def amin(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
+    """The minimum, as `amax`."""
+    return _extremum(reduce_min, minimum, input, axis, keepdims, initial, where, "amin")
 
 
-def any(x, axis=None, keep_dims=False):  # noqa: A001
-    return _all_or_any(red.reduce_max, x, axis, keep_dims, False)
+def _extremum(reduce, combine, x, axis, keepdims, initial, where, name):
+    x = as_tensor(x)
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"{name}: initial value must be provided for where masks")
+        x = select(broadcast_to(cast(where, mstype.bool_), x.shape), x, initial)
+    out = reduce(x, axis, keepdims)
+    return out if initial is None else cast(combine(out, initial), out.dtype)
+
+
+def all(input, axis=None, keep_dims=False):  # noqa: A001,A002
+    return _all_or_any(red.reduce_min, input, axis, keep_dims, True)
+
+
+def any(input, axis=None, keep_dims=False):  # noqa: A001,A002
+    return _all_or_any(red.reduce_max, input, axis, keep_dims, False)
 
 
 def _all_or_any(prim, x, axis, keep_dims, empty):
@@ -966,20 +1148,22 @@ def argmin(input, axis=None, keepdims=False):  # noqa: A002
     return _arg(red.argmin, input, axis, keepdims, mstype.int32)
 
 
-def var(x, axis=None, ddof=0, keepdims=False):
-    x = as_tensor(x)
+def var(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    x = as_tensor(input)
     axes = _axes(axis, x.ndim)
     centered = sub(x, mean(x, axes, True))
     return div(reduce_sum(square(centered), axes, keepdims), sub(element_count(x, axes, centered.dtype), ddof))
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
-    return sqrt(var(x, axis, ddof, keepdims))
+def std(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    return sqrt(var(input, axis, ddof, keepdims))
 
 
-def logsumexp(x, axis=None, keep_dims=False):
-    x = as_tensor(x)
-    axes = _axes(axis, x.ndim)
+def logsumexp(input, dim=None, keepdim=False):  # noqa: A002
+    """log(sum(exp(input))) over `dim` (all axes when None), computed stably."""
+    x = as_tensor(input)
+    axes = _axes(dim, x.ndim)
+    keep_dims = keepdim
     m = reduce_max(x, axes, True)
     m = stop_gradient(select(isfinite(m), m, zeros_like(m)))   # an infinite max shifts nothing (jax)
     out = add(log(reduce_sum(exp(sub(x, m)), axes, True)), m)
@@ -998,9 +1182,9 @@ def dot_general(x, y, contract, batch=((), ())) -> Tensor:
 _MATMUL_ATTRS: dict[int, dict] = {}
 
 
-def matmul(x, y) -> Tensor:
+def matmul(input, other) -> Tensor:  # noqa: A002
     """numpy.matmul semantics: 1-D operands are promoted, batch axes broadcast."""
-    x, y = _pair(x, y)
+    x, y = _pair(input, other)
     x_shape, y_shape = x.shape, y.shape  # read once: matmul is a hot eager op
     if not x_shape or not y_shape:
         raise ValueError("matmul: operands must not be scalars; use mul")
@@ -1033,20 +1217,24 @@ def matmul(x, y) -> Tensor:
     return out
 
 
-def dense(x, weight, bias=None) -> Tensor:
-    """x @ weight.T + bias, with weight [out, in] as in MindSpore's Dense."""
-    out = dot_general(x, weight, ((as_tensor(x).ndim - 1,), (1,)))
+def dense(input, weight, bias=None) -> Tensor:  # noqa: A002
+    """input @ weight.T + bias, with weight [out, in] as in MindSpore's Dense."""
+    out = dot_general(input, weight, ((as_tensor(input).ndim - 1,), (1,)))
     return out if bias is None else add(out, bias)
 
 
-def bmm(x, y):
-    return matmul(x, y)
+def bmm(input_x, mat2):
+    return matmul(input_x, mat2)
 
 
 # -- neural-network functions ---------------------------------------------------------------
 
-def relu(x):
-    return ew.relu.bind(as_tensor(x))
+def relu(input, inplace=False):  # noqa: A002
+    """max(input, 0). inplace=True is refused: graphcell's graphs have no in-place ops (and
+    MindSpore 2.10's CPU build has no InplaceReLU kernel); write x = ops.relu(x)."""
+    if inplace:
+        raise TypeError("relu: inplace=True is not supported by graphcell; use x = ops.relu(x)")
+    return ew.relu.bind(as_tensor(input))
 
 
 def relu6(x):
@@ -1054,24 +1242,24 @@ def relu6(x):
     return ew.relu6.bind(x) if x.dtype.is_floating else clamp(x, 0, 6)
 
 
-def leaky_relu(x, alpha=0.2):
-    x = as_tensor(x)
+def leaky_relu(input, alpha=0.2):  # noqa: A002
+    x = as_tensor(input)
     if x.dtype.is_floating:
         return ew.leaky_relu.bind(x, alpha=float(alpha))
     return select(greater_equal(x, 0), x, mul(x, alpha))
 
 
-def elu(x, alpha=1.0):
-    x = as_tensor(x)
+def elu(input_x, alpha=1.0):
+    x = as_tensor(input_x)
     if x.dtype.is_floating:
         return ew.elu.bind(x, alpha=float(alpha))
     return select(greater(x, 0), x, mul(expm1(minimum(x, 0)), alpha))
 
 
-def gelu(x, approximate: str | bool = "none"):
+def gelu(input, approximate: str | bool = "none"):  # noqa: A002
     """MindSpore's ops.gelu: exact (erf) by default, the tanh form with approximate='tanh'
     (nn.GELU's default is the tanh form: it passes its mode)."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     if approximate not in (True, False, "tanh", "none"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if approximate in (True, "tanh"):
@@ -1085,19 +1273,23 @@ def fast_gelu(x):
     return mul(x, sigmoid(mul(x, 1.702)))
 
 
-def silu(x):
-    x = as_tensor(x)
+def silu(input):  # noqa: A002
+    x = as_tensor(input)
     return mul(x, sigmoid(x))
 
 
-def softplus(x):
-    """log(1 + exp(x)), and x itself above 20 (float16: 10), where the two agree to the
-    dtype's precision (torch's threshold). exp sees at most that, so neither branch overflows,
-    and the derivative is sigmoid(x) everywhere (the former max(x, 0) + log1p(exp(-|x|)) gave
-    -0.5 at 0, where abs and relu meet)."""
-    x = as_tensor(x)
-    threshold = 10.0 if x.dtype is mstype.float16 else 20.0   # float16's exp overflows above 11
-    return select(greater(x, threshold), x, log1p(exp(minimum(x, threshold))))
+def softplus(input, beta=1, threshold=20):  # noqa: A002
+    """log(1 + exp(beta * input)) / beta, and input itself where beta * input > threshold
+    (MindSpore's ops.softplus and torch's). With the default 20 (float16: 10, where float16's
+    exp is still finite) the two agree to the dtype's precision. exp sees at most the
+    threshold, so neither branch overflows, and the derivative is sigmoid(beta * x) everywhere
+    (the former max(x, 0) + log1p(exp(-|x|)) gave -0.5 at 0, where abs and relu meet)."""
+    x = as_tensor(input)
+    if x.dtype is mstype.float16:
+        threshold = builtins.min(threshold, 10.0)   # float16's exp overflows above 11
+    scaled = x if beta == 1 else mul(x, beta)
+    soft = log1p(exp(minimum(scaled, threshold)))
+    return select(greater(scaled, threshold), x, soft if beta == 1 else div(soft, beta))
 
 
 def mish(x):
@@ -1105,24 +1297,27 @@ def mish(x):
     return mul(x, tanh(softplus(x)))
 
 
-def hardsigmoid(x):
-    return div(relu6(add(as_tensor(x), 3.0)), 6.0)
+def hardsigmoid(input):  # noqa: A002
+    return div(relu6(add(as_tensor(input), 3.0)), 6.0)
 
 
-def hardswish(x):
-    x = as_tensor(x)
+def hardswish(input):  # noqa: A002
+    x = as_tensor(input)
     return mul(x, hardsigmoid(x))
 
 
-def softmax(x, axis=-1):
-    x = as_tensor(x)
+def softmax(input, axis=-1, *, dtype=None):  # noqa: A002
+    """exp(input) / sum(exp(input)) over `axis`; `dtype` casts the input first."""
+    x = as_tensor(input)
+    if dtype is not None:
+        x = cast(x, dtype)
     shifted = sub(x, stop_gradient(reduce_max(x, axis, True)))
     e = exp(shifted)
     return div(e, reduce_sum(e, axis, True))
 
 
-def log_softmax(x, axis=-1):
-    x = as_tensor(x)
+def log_softmax(logits, axis=-1):
+    x = as_tensor(logits)
     shifted = sub(x, stop_gradient(reduce_max(x, axis, True)))
     return sub(shifted, log(reduce_sum(exp(shifted), axis, True)))
 
@@ -1254,14 +1449,15 @@ def standard_normal(shape, seed=None, *, key=None):
     return normal(shape, seed=seed, key=key)
 
 
-def dropout(x, p=0.5, training=True):
-    """Inverted dropout: zeroes with probability p, scales kept values by 1/(1-p)."""
-    x = as_tensor(x)
+def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002
+    """Inverted dropout: zeroes with probability p, scales kept values by 1/(1-p); a `seed`
+    gives the same mask each call (graphcell's streams, not MindSpore's numbers)."""
+    x = as_tensor(input)
     if not training or p == 0:
         return x
     if p >= 1:
         return mul(x, 0.0)
-    keep = less(uniform(x.shape, dtype=x.dtype), 1.0 - p)
+    keep = less(uniform(x.shape, seed=seed, dtype=x.dtype), 1.0 - p)
     return select(keep, div(x, 1.0 - p), mul(x, 0.0))
 
 
@@ -1271,35 +1467,42 @@ def _shape_arg(shape) -> tuple:
     return (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
 
 
-def full(shape, fill_value, dtype=None) -> Tensor:
+def full(size, fill_value, dtype=None) -> Tensor:
+    """A Tensor of shape `size` filled with `fill_value`, of `dtype` or fill_value's dtype
+    (MindSpore 2.10 truncates a float fill to Int64 when dtype is None: graphcell keeps the
+    float, as MindSpore's documents say)."""
     dtype = to_dtype(dtype) if dtype is not None else as_tensor(fill_value).dtype
-    return Tensor(np.full(_shape_arg(shape), fill_value, dtype=dtype.np_dtype))
+    return Tensor(np.full(_shape_arg(size), fill_value, dtype=dtype.np_dtype))
 
 
-def zeros(shape, dtype=mstype.float32) -> Tensor:
-    return full(shape, 0, dtype)
+def zeros(size, dtype=None) -> Tensor:
+    """float32 unless `dtype` is given."""
+    return full(size, 0, dtype or mstype.float32)
 
 
-def ones(shape, dtype=mstype.float32) -> Tensor:
-    return full(shape, 1, dtype)
+def ones(shape, dtype=None) -> Tensor:
+    """float32 unless `dtype` is given."""
+    return full(shape, 1, dtype or mstype.float32)
 
 
-def zeros_like(x, dtype=None) -> Tensor:
-    x = as_tensor(x)
+def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     return broadcast_to(Tensor(0, dtype or x.dtype), x.shape)
 
 
-def ones_like(x, dtype=None) -> Tensor:
-    x = as_tensor(x)
+def ones_like(input, dtype=None) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     return broadcast_to(Tensor(1, dtype or x.dtype), x.shape)
 
 
-def full_like(x, fill_value, dtype=None) -> Tensor:
-    x = as_tensor(x)
+def full_like(input, fill_value, dtype=None) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
     return broadcast_to(Tensor(fill_value, dtype or x.dtype), x.shape)
 
 
-def arange(start, end=None, step=1, dtype=None) -> Tensor:
+def arange(start=0, end=None, step=1, dtype=None) -> Tensor:
+    """[start, end) in steps of `step`; arange(n) is [0, n). int64 for integer bounds, float32
+    when one is a float, unless `dtype` is given."""
     if end is None:
         start, end = 0, start
     values = np.arange(start, end, step)
@@ -1308,5 +1511,6 @@ def arange(start, end=None, step=1, dtype=None) -> Tensor:
     return Tensor(values, dtype)
 
 
-def eye(n, m=None, dtype=mstype.float32) -> Tensor:
-    return Tensor(np.eye(n, m), dtype)
+def eye(n, m=None, dtype=None) -> Tensor:
+    """The n x m identity, float32 unless `dtype` is given."""
+    return Tensor(np.eye(n, m), dtype or mstype.float32)

@@ -492,10 +492,10 @@ class _Scan(Operator):
             pads = [(0, 0)] * x.ndim
             if self.reverse:
                 pads[axis] = (0, 1)
-                x = F.slice_axis(F.pad(x, pads, self._identity), axis, 1, n + 1)
+                x = F.slice_axis(F.pad(x, pads, value=self._identity), axis, 1, n + 1)
             else:
                 pads[axis] = (1, 0)
-                x = F.slice_axis(F.pad(x, pads, self._identity), axis, 0, n)
+                x = F.slice_axis(F.pad(x, pads, value=self._identity), axis, 0, n)
         return self._prim.bind(x, axis=axis, reverse=self.reverse)
 
 

@@ -24,7 +24,7 @@ class Flatten(Cell):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
-        return F.flatten(x, self.start_dim, self.end_dim)
+        return F.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
 def _activation_cell(name):
