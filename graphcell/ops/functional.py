@@ -1184,8 +1184,11 @@ _MATMUL_ATTRS: dict[int, dict] = {}
 
 def matmul(input, other) -> Tensor:  # noqa: A002
     """numpy.matmul semantics: 1-D operands are promoted, batch axes broadcast."""
-    x, y = _pair(input, other)
-    x_shape, y_shape = x.shape, y.shape  # read once: matmul is a hot eager op
+    if type(input) is Tensor and type(other) is Tensor and input._payload.dtype is other._payload.dtype:
+        x, y = input, other   # the hot eager case: nothing for _pair to convert (dtypes are interned)
+    else:
+        x, y = _pair(input, other)
+    x_shape, y_shape = x._payload.shape, y._payload.shape  # read once: matmul is a hot eager op
     if not x_shape or not y_shape:
         raise ValueError("matmul: operands must not be scalars; use mul")
     x1, y1 = len(x_shape) == 1, len(y_shape) == 1
