@@ -861,11 +861,7 @@ def _setitem_by_mask(x: Tensor, items: tuple, value) -> Tensor:
     tail = tuple(x.shape[lead + mask.ndim:])
     value = as_tensor(value)
     per_element = tuple(x.shape[:lead]) + (1,) + tail   # x[mask]'s shape for one selected element
-    try:
-        fits = np.broadcast_shapes(tuple(value.shape), per_element) == per_element
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _broadcasts_to(value.shape, per_element):
         raise ValueError(f"x[mask] = value: a value of shape {list(value.shape)} cannot be assigned: it must "
                          f"broadcast to {list(per_element)}, the same for every selected element (one value "
                          "per selected element would have a data-dependent shape)")
@@ -933,14 +929,18 @@ def _indexed_shape(shape: tuple, index: tuple) -> tuple:
     return dummy[stand_ins].shape
 
 
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether an array of `shape` broadcasts to exactly `target`."""
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
+
+
 def _assignable(value, shape: tuple) -> Tensor:
     """An assignment's value as a Tensor, once it is known to broadcast to x[index]'s shape."""
     value = as_tensor(value)
-    try:
-        fits = np.broadcast_shapes(tuple(value.shape), shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _broadcasts_to(value.shape, shape):
         raise ValueError(f"x[index] = value: a value of shape {list(value.shape)} cannot be broadcast to "
                          f"x[index]'s shape {list(shape)}")
     return value

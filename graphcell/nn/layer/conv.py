@@ -101,10 +101,15 @@ class Conv2d(Cell):
         return out
 
     def extend_repr(self):
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
-                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
-                f"has_bias={self.has_bias}")
+        return _conv_repr(self)
+
+
+def _conv_repr(cell, extra: str = "") -> str:
+    """MindSpore's printed arguments of a convolution layer (`extra` before the dilation)."""
+    return (f"input_channels={cell.in_channels}, output_channels={cell.out_channels}, "
+            f"kernel_size={cell.kernel_size}, stride={cell.stride}, pad_mode={cell.pad_mode}, "
+            f"padding={cell.padding}, {extra}dilation={cell.dilation}, group={cell.group}, "
+            f"has_bias={cell.has_bias}")
 
 
 def _int_arg(layer: str, name: str, value, low: int) -> int:
@@ -184,10 +189,7 @@ class Conv1d(Cell):
         return out
 
     def extend_repr(self):
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
-                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
-                f"has_bias={self.has_bias}")
+        return _conv_repr(self)
 
 
 def transposed_extent(pad_mode: str, pads, spatial, kernel, stride, dilation):
@@ -272,10 +274,7 @@ class Conv2dTranspose(Cell):
         return out
 
     def extend_repr(self):
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
-                f"padding={self.padding}, output_padding={self.output_padding}, dilation={self.dilation}, "
-                f"group={self.group}, has_bias={self.has_bias}")
+        return _conv_repr(self, f"output_padding={self.output_padding}, ")
 
 
 class Conv1dTranspose(Cell):
@@ -305,7 +304,4 @@ class Conv1dTranspose(Cell):
         return out
 
     def extend_repr(self):
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
-                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
-                f"has_bias={self.has_bias}")
+        return _conv_repr(self)
