@@ -54,6 +54,9 @@ class Primitive:
         self.lowering_only = lowering_only
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
+        # A numpy implementation giving `impl`'s exact result, for primitives that only move
+        # elements: constant folding runs it instead of compiling `impl` per shape.
+        self.host_impl: Callable | None = None
         self.onnx_rule: Callable | None = None
         self.row_rule = None
         PRIMITIVES[name] = self

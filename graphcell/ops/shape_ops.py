@@ -320,3 +320,18 @@ def _take_along_vjp(ctx, cts, primals, outs, *, axis):
 def _scatter_add_vjp(ctx, cts, primals, outs, *, axis):
     idx, ct = primals[1], cts[0]
     return ct, None, take.bind(ct, idx, axis=axis)
+
+
+# Exact numpy forms of the primitives that only move elements (Primitive.host_impl): constant
+# folding runs them instead of compiling the jax impl once per shape.
+def _broadcast_host(x, *, shape, dims):
+    expanded = np.reshape(x, [x.shape[dims.index(d)] if d in dims else 1 for d in range(len(shape))])
+    return np.broadcast_to(expanded, shape)
+
+
+reshape.host_impl = lambda x, *, shape: np.reshape(x, shape)
+broadcast_in_dim.host_impl = _broadcast_host
+transpose.host_impl = lambda x, *, perm: np.transpose(x, perm)
+slice_.host_impl = lambda x, *, start, limit, strides: x[tuple(map(slice, start, limit, strides))]
+rev.host_impl = lambda x, *, axes: np.flip(x, axes) if axes else x
+concatenate.host_impl = lambda *xs, axis: np.concatenate(xs, axis=axis)
