@@ -1,3 +1,5 @@
+import gc
+
 import numpy as np
 import pytest
 
@@ -69,6 +71,85 @@ def test_training_flag_retraces():
     net.set_train()
     out = j(x).asnumpy()
     assert set(np.unique(out)) <= {0.0, 2.0} and 0 < (out == 0).sum() < 100
+
+
+def _dropout_net():
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.Dropout(p=0.5)])
+    return net, ms.Tensor(np.ones((64, 4), np.float32))
+
+
+def _drops(out) -> bool:
+    return bool((out.asnumpy() == 0).any())
+
+
+def test_a_trace_is_kept_per_training_mode_of_the_cells_it_called():
+    net, x = _dropout_net()
+    j = ms.jit(net)
+    assert not _drops(j(x))
+    net.set_train()
+    assert _drops(j(x)) and j.cache_size == 2
+    for mode in (False, True, False, True):   # eval between epochs: both traces are found again
+        net.set_train(mode)
+        assert _drops(j(x)) == mode
+    assert j.cache_size == 2
+    net[1].set_train(False)             # one sub-cell's mode: a third set of modes, a third trace
+    assert not _drops(j(x)) and j.cache_size == 3
+
+
+def test_other_cells_modes_and_lifetimes_do_not_retrace():
+    # The key once held every training Cell in the process: another test's network, freed
+    # between two calls, made a third trace (a flaky CI failure, test_model.py).
+    net, x = _dropout_net()
+    net.set_train()
+    j = ms.jit(net)
+    j(x)
+    other = nn.Dense(2, 2).set_train()
+    j(x)
+    del other
+    gc.collect()
+    nn.ReLU().set_train(False)
+    j(x)
+    assert j.cache_size == 1
+
+
+def test_cells_made_inside_the_function_do_not_retrace():
+    @ms.jit
+    def f(x):
+        return nn.Dropout(p=0.5)(x) + 1.0   # a fresh Cell each trace, in its default (inference) mode
+
+    x = ms.Tensor(np.ones(8, np.float32))
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x).asnumpy(), 2.0)
+    assert f.cache_size == 1
+
+
+def test_an_outer_trace_depends_on_the_modes_of_a_cached_inner_one():
+    net, x = _dropout_net()
+    inner = ms.jit(net)
+    inner(x)                                  # cached before the outer trace
+    outer = ms.jit(lambda t: inner(t) * 1.0)
+    assert not _drops(outer(x))
+    net.set_train()
+    assert _drops(outer(x)) and outer.cache_size == 2
+
+
+def test_a_jitted_method_depends_on_its_cells_mode():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(p=0.5)
+
+        def construct(self, x):
+            return x
+
+        @ms.jit
+        def step(self, x):
+            return self.drop(x) if self.training else x * 1.0
+
+    net, x = Net(), ms.Tensor(np.ones((64, 4), np.float32))
+    assert not _drops(net.step(x))
+    net.set_train()
+    assert _drops(net.step(x))
 
 
 _CACHED_PROGRAM = """

@@ -12,11 +12,13 @@ updates, BatchNorm statistics) land in the stacks.
 """
 from __future__ import annotations
 
+import weakref
+
 import jax
 
 from ..frontend import pytree
 from ..frontend.ensemble import Ensemble
-from ..frontend.trace import Traced, inline, trace
+from ..frontend.trace import TraceCache, Traced, inline, trace
 from ..ir.core import graph_signature
 from ..ir.printer import format_node
 from ..nn.cell import configuration
@@ -65,7 +67,7 @@ class VmapFunction:
         for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
             if spec is None and self.ensemble is None:
                 raise RuntimeError(f"The '{name}' of 'vmap' cannot be a single None while 'fn' is not a 'CellList'.")
-        self.cache: dict = {}
+        self.cache = TraceCache()
         self._ensemble_epoch = None
         self._checked: set = set()  # signatures whose members were checked to share one graph
         self._member_traces: dict = {}  # the last two member traces, for the next lowering target
@@ -203,7 +205,8 @@ class VmapFunction:
         for value, param in zip(graph.inputs[traced.n_args:], params):
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
-        built = Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree)
+        built = Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree,
+                       modes=traced.modes + self._member_modes())
         built.cache["numbers"] = _numbers_plan(traced.out_tree, number_axes)
         return built
 
@@ -216,13 +219,20 @@ class VmapFunction:
         from ..ops.nn_prims import chose_by_target
         key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in member_leaves), config_epoch())
         traced = self._member_traces.get(key)
-        if traced is None:
+        if traced is None or not traced.modes_hold():
             first = self.fn if self.ensemble is None else self.ensemble.members[0]
             traced = trace(first, *member_args)
             if not traced.captures and not chose_by_target(traced.graph):
                 # The latest two signatures: export traces two batch sizes per target.
                 self._member_traces = {**dict(list(self._member_traces.items())[-1:]), key: traced}
         return traced
+
+    def _member_modes(self) -> tuple:
+        """Every ensemble member's Cells with their training modes: the vmapped graph is member
+        0's, checked against the others, so it stands only while none of them changes mode."""
+        if self.ensemble is None:
+            return ()
+        return tuple((weakref.ref(c), c.training) for m in self.ensemble.members for _, c in m.cells_and_names())
 
     def _check_same_graph(self, traced: Traced, member_args, leaves, axes) -> None:
         """Every member must trace to member 0's graph (same ops, attrs and constants).
@@ -231,7 +241,8 @@ class VmapFunction:
         every member is most of the cost of a new signature (export traces two batch sizes)."""
         from ..compiler.jit import config_epoch
         checked = (pytree.structure_key(pytree.flatten(member_args)[1]), tuple(axes),
-                   tuple((t.ndim, t.dtype) for t in leaves), config_epoch())
+                   tuple((t.ndim, t.dtype) for t in leaves), config_epoch(),
+                   tuple(training for _, training in self._member_modes()))
         if checked in self._checked:
             return
         reference = graph_signature(traced.graph)

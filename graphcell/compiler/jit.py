@@ -1,8 +1,9 @@
 """`jit`: trace once per input signature, lower to XLA through jax, cache, run.
 
 The cache key is the arguments' structure, every Tensor's shape and dtype, every static
-argument's value, and the configuration epoch (bumped by `set_train` and by assigning Cells
-or Parameters to a Cell), since those change what a trace records.
+argument's value, and the configuration epoch (bumped by assigning Cells or Parameters to a
+Cell), since those change what a trace records. A key holds a trace per training mode of the
+Cells the trace called (`TraceCache`).
 """
 from __future__ import annotations
 
@@ -12,16 +13,12 @@ import weakref
 import jax
 
 from ..frontend import pytree
-from ..frontend.trace import Traced, inline, trace
+from ..frontend.trace import TraceCache, Traced, inline, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
 from ..tensor import Tensor
 
 _CONFIG_EPOCH = [0]
-# Which Cells are in training mode, as a hashable key. Kept apart from the epoch counter so that
-# toggling set_train(False)/set_train(True) (eval between epochs) returns to the earlier key and
-# reuses the graphs compiled for it, instead of recompiling after every switch.
-_TRAIN_STATE: list = [frozenset()]
 
 
 def bump_config_epoch() -> None:
@@ -29,14 +26,10 @@ def bump_config_epoch() -> None:
     _CONFIG_EPOCH[0] += 1
 
 
-def set_train_state(key) -> None:
-    """Records the current training-mode key (see Cell.set_train)."""
-    _TRAIN_STATE[0] = key
-
-
-def config_epoch() -> tuple:
-    """Part of every jit cache key: the structural epoch and the training-mode key."""
-    return (_CONFIG_EPOCH[0], _TRAIN_STATE[0])
+def config_epoch() -> int:
+    """Part of every jit cache key. Training modes are not: each cached trace checks the modes
+    of the Cells it called (`TraceCache`)."""
+    return _CONFIG_EPOCH[0]
 
 
 def compiled_fn(traced: Traced):
@@ -73,7 +66,7 @@ class Jit:
         self.fn = fn
         self.backend = backend
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
-        self.cache: dict = {}
+        self.cache = TraceCache()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, fn, updated=()) if callable(fn) and hasattr(fn, "__name__") else None
 

@@ -12,7 +12,7 @@ from ..ir.core import Graph, TensorType
 from ..tensor import Tensor
 from . import pytree
 from .ast_transform import converted
-from .tracer import Tracer, current_tracer
+from .tracer import Tracer, current_tracer, note_modes, note_training_mode
 
 
 @dataclass
@@ -30,9 +30,61 @@ class Traced:
     state_params: list
     out_tree: Any
     cache: dict = field(default_factory=dict)
+    # The Cells the trace called, each with the training mode it saw: (weakref, training).
+    modes: tuple = ()
+    _modes_checked_at: int = -1  # the mode epoch at which `modes` last held
 
     def input_tensors(self, args: list[Tensor]) -> list[Tensor]:
         return list(args) + list(self.params) + list(self.captures)
+
+    def modes_hold(self) -> bool:
+        """Whether every Cell the trace called is still in the mode it was traced in. Checked
+        once per `set_train` anywhere (the mode epoch), so a cache hit costs one comparison.
+        A Cell that no longer exists was made inside the traced function, in its default mode."""
+        if self._modes_checked_at == _MODE_EPOCH[0]:
+            return True
+        for ref, training in self.modes:
+            cell = ref()
+            if cell is not None and cell.training != training:
+                return False
+        self._modes_checked_at = _MODE_EPOCH[0]
+        return True
+
+
+# Bumped by every Cell.set_train: the cue for cached traces to recheck their Cells' modes.
+_MODE_EPOCH = [0]
+
+
+def bump_mode_epoch() -> None:
+    _MODE_EPOCH[0] += 1
+
+
+class TraceCache:
+    """Traces by signature key. One key can hold a trace per set of training modes: switching
+    between set_train(True) and set_train(False) (eval between epochs) finds the trace made
+    for each mode again instead of retracing. The modes are the ones the trace read from the
+    Cells it called, not a global state, so Cells made and freed elsewhere change nothing."""
+
+    def __init__(self):
+        self._by_key: dict[Any, list[Traced]] = {}
+
+    def get(self, key) -> Traced | None:
+        for traced in self._by_key.get(key, ()):
+            if traced.modes_hold():
+                return traced
+        return None
+
+    def __setitem__(self, key, traced: Traced) -> None:
+        self._by_key.setdefault(key, []).append(traced)
+
+    def values(self) -> list[Traced]:
+        return [t for entries in self._by_key.values() for t in entries]
+
+    def __len__(self) -> int:
+        return sum(map(len, self._by_key.values()))
+
+    def clear(self) -> None:
+        self._by_key.clear()
 
 
 def _arg_names(fn, n_leaves_per_arg: list[int]) -> list[str]:
@@ -86,6 +138,9 @@ def _trace(fn: Callable, *args, name: str | None, **kwargs) -> Traced:
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
     with tracer:
+        owner = getattr(fn, "__self__", None)
+        if hasattr(owner, "set_train"):  # a Cell's method (`@jit def step(self, ...)`) reads its mode
+            note_training_mode(owner)
         # Graph mode: tensor if/while/for compile to cond/while nodes (frontend/ast_transform.py).
         result = converted(fn)(*s_args, **s_kwargs)
         out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
@@ -97,7 +152,8 @@ def _trace(fn: Callable, *args, name: str | None, **kwargs) -> Traced:
                      + [v for _, v in tracer.captures.values()])
     graph = tracer.build(out_values + [v for _, v in state], tuple(p.name for p, _ in state))
     return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
-                  [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree)
+                  [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree,
+                  modes=tuple(tracer.modes.values()))
 
 
 def _write_back(params, values) -> None:
@@ -131,6 +187,7 @@ def inline(traced: Traced, args: list[Tensor]):
         _write_back(traced.state_params, outs[n_user:])
     else:
         from ..ir.core import replay
+        note_modes(traced.modes)  # the enclosing trace depends on the modes this one read
         values = [tracer.lift(t) for t in inputs]
         out_values = replay(traced.graph, tracer, values)
         outs = [Tensor._symbolic(v) for v in out_values]

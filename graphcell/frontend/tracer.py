@@ -15,6 +15,7 @@ import functools
 import os
 import sys
 import threading
+import weakref
 from typing import Any
 
 from ..context import _CONTEXT
@@ -80,6 +81,7 @@ class Tracer(GraphBuilder):
         self.captures: dict[int, tuple[Any, Value]] = {}    # id(outer Tensor) -> (tensor, input)
         self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
         self.constants: dict[Any, Value] = {}
+        self.modes: dict[int, tuple] = {}  # id(Cell) -> (weakref, training): what the trace read
 
     # -- values in and out --------------------------------------------------------------
     def new_arg(self, type: TensorType, name: str):
@@ -154,6 +156,21 @@ class Tracer(GraphBuilder):
     def __exit__(self, *exc):
         popped = STATE.tracers.pop()
         assert popped is self
+
+
+def note_training_mode(cell) -> None:
+    """Records that the active traces called `cell` in its current training mode: a trace of
+    Dropout or BatchNorm depends on it, so a cached trace is reused only while it holds
+    (`frontend.trace.TraceCache`)."""
+    note_modes(((weakref.ref(cell), cell.training),))
+
+
+def note_modes(modes) -> None:
+    """Records (weakref to a Cell, training) pairs in every active trace: an inner trace or an
+    inlined cached one makes its enclosing traces depend on the same modes."""
+    for tracer in STATE.tracers:
+        for ref, training in modes:
+            tracer.modes.setdefault(id(ref()), (ref, training))
 
 
 def bind(primitive: Primitive, args: tuple, attrs: dict):

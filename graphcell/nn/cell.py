@@ -8,25 +8,44 @@ their current names.
 """
 from __future__ import annotations
 
-import weakref
+import functools
 from collections import OrderedDict
 from typing import Iterator
 
 import jax
 import numpy as np
 
-from ..compiler.jit import Jit, bump_config_epoch, set_train_state
+from ..compiler.jit import Jit, bump_config_epoch
 from ..frontend.ast_transform import converted
-from ..frontend.tracer import current_tracer, scope
+from ..frontend.trace import bump_mode_epoch
+from ..frontend.tracer import current_tracer, note_training_mode, scope
 from ..dtype import DType
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
 
-# Cells that set_train put in training mode (the default is False), for the jit cache key.
-_TRAINING_CELLS: "weakref.WeakSet[Cell]" = weakref.WeakSet()
+_BUILDING: set[int] = set()  # ids of the Cells whose __init__ is running
+
+
+def _constructing(init):
+    """`init` (a Cell subclass's __init__) with the Cell marked as being built meanwhile."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if id(self) in _BUILDING:  # super().__init__ of a subclass's: the outermost one unmarks
+            return init(self, *args, **kwargs)
+        _BUILDING.add(id(self))
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            _BUILDING.discard(id(self))
+    return __init__
 
 
 class Cell:
     """Base class of every network and layer. Subclasses define `construct`."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _constructing(cls.__dict__["__init__"])
 
     def __init__(self, auto_prefix: bool = True, flags=None):
         object.__setattr__(self, "_params", OrderedDict())
@@ -49,7 +68,7 @@ class Cell:
                 self.insert_param_to_cell(item.name, item, check_name_contain_dot=False)
             self._params_list[name] = value
             self.__dict__.pop(name, None)
-            bump_config_epoch()
+            self._structure_changed()
         elif isinstance(value, Cell):
             self.insert_child_to_cell(name, value)
         else:
@@ -78,7 +97,7 @@ class Cell:
                     # A hyperparameter changed between calls (opt.weight_decay = 0.1): graphs
                     # traced with the old value are stale. (Inside construct, a Cell's own
                     # bookkeeping, a step counter, say, changes nothing compiled.)
-                    bump_config_epoch()
+                    self._structure_changed()
 
     def __getattr__(self, name: str):
         d = self.__dict__
@@ -94,7 +113,7 @@ class Cell:
         for table in (self._params, self._cells, self._params_list):
             if name in table:
                 del table[name]
-                bump_config_epoch()
+                self._structure_changed()
                 return
         object.__delattr__(self, name)
 
@@ -117,7 +136,7 @@ class Cell:
             param.name = param_name
         self._params[param_name] = param
         self.__dict__.pop(param_name, None)
-        bump_config_epoch()
+        self._structure_changed()
 
     def insert_child_to_cell(self, child_name: str, child: "Cell"):
         if not isinstance(child_name, str) or not child_name or "." in child_name:
@@ -133,7 +152,13 @@ class Cell:
         object.__setattr__(child, "_scope_name", child_name)
         self._cells[child_name] = child
         self.__dict__.pop(child_name, None)
-        bump_config_epoch()
+        self._structure_changed()
+
+    def _structure_changed(self) -> None:
+        """Graphs traced through this Cell are stale. A Cell still in its __init__ has none, so
+        building a network elsewhere leaves every compiled graph in place."""
+        if id(self) not in _BUILDING:
+            bump_config_epoch()
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True):
         for name, param in self.parameters_and_names(expand=recurse):
@@ -182,10 +207,9 @@ class Cell:
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
-            (_TRAINING_CELLS.add if mode else _TRAINING_CELLS.discard)(cell)
-        # the jit key follows the set of training Cells (not a fresh epoch), so switching back
-        # to an earlier mode reuses the graphs already compiled for it
-        set_train_state(frozenset(id(c) for c in _TRAINING_CELLS))
+        # cached traces recheck the modes of the Cells they called, so switching back to an
+        # earlier mode reuses the graphs already compiled for it
+        bump_mode_epoch()
         return self
 
     def set_grad(self, requires_grad: bool = True) -> "Cell":
@@ -202,7 +226,7 @@ class Cell:
                              f"mstype.bfloat16, but got {type(dst_type).__name__} {dst_type!r}")
         for _, cell in self.cells_and_names():
             wrap_construct(cell, dst_type, None)
-        bump_config_epoch()
+        self._structure_changed()
         return self
 
     def apply(self, fn) -> "Cell":
@@ -239,7 +263,7 @@ class Cell:
         hooks[handle.id] = entry
         if prepend:
             hooks.move_to_end(handle.id, last=False)
-        bump_config_epoch()   # compiled graphs of this Cell ran without it
+        self._structure_changed()   # compiled graphs of this Cell ran without it
         return handle
 
     def _run_forward(self, args, kwargs):
@@ -278,6 +302,8 @@ class Cell:
                 return self._graph_jit(*args, **kwargs)
         _RUNNING[0] += 1
         try:
+            if current_tracer() is not None:
+                note_training_mode(self)
             with scope(self._scope_name):
                 if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
                     return self._run_forward(args, kwargs)
@@ -363,7 +389,7 @@ class _IndexedContainer(Cell):
         _check_cell(self, cell)
         object.__setattr__(cell, "_scope_name", key)
         self._cells[key] = cell
-        bump_config_epoch()
+        self._structure_changed()
 
     def _add(self, key: str, cell: Cell) -> None:
         """Holds a new `cell` under `key`, its Parameters named for that place."""
@@ -577,14 +603,14 @@ class CellDict(Cell):
             cell.update_parameters_name(prefix + key + ".")
         object.__setattr__(cell, "_scope_name", key)
         self._cells[key] = cell
-        bump_config_epoch()
+        self._structure_changed()
 
     def __getitem__(self, key: str) -> Cell:
         return self._cells[key]
 
     def __delitem__(self, key: str):
         del self._cells[key]
-        bump_config_epoch()
+        self._structure_changed()
 
     def __len__(self):
         return len(self._cells)
@@ -611,7 +637,7 @@ class CellDict(Cell):
 
     def clear(self) -> None:
         self._cells.clear()
-        bump_config_epoch()
+        self._structure_changed()
 
     def update(self, cells) -> None:
         pairs = cells.items() if hasattr(cells, "items") else cells
