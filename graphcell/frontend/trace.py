@@ -32,23 +32,21 @@ class Traced:
     cache: dict = field(default_factory=dict)
     # The Cells the trace called, each with the training mode it saw: (weakref, training).
     modes: tuple = ()
-    _modes_checked_at: int = -1  # the mode epoch at which `modes` last held
+    _modes_verdict: tuple = (-1, False)  # (mode epoch, whether `modes` held then)
 
     def input_tensors(self, args: list[Tensor]) -> list[Tensor]:
         return list(args) + list(self.params) + list(self.captures)
 
     def modes_hold(self) -> bool:
         """Whether every Cell the trace called is still in the mode it was traced in. Checked
-        once per `set_train` anywhere (the mode epoch), so a cache hit costs one comparison.
+        once per `set_train` anywhere (the mode epoch), so a cache lookup costs a comparison.
         A Cell that no longer exists was made inside the traced function, in its default mode."""
-        if self._modes_checked_at == _MODE_EPOCH[0]:
-            return True
-        for ref, training in self.modes:
-            cell = ref()
-            if cell is not None and cell.training != training:
-                return False
-        self._modes_checked_at = _MODE_EPOCH[0]
-        return True
+        epoch, holds = self._modes_verdict
+        if epoch != _MODE_EPOCH[0]:
+            holds = all(cell is None or cell.training == training
+                        for cell, training in ((ref(), training) for ref, training in self.modes))
+            self._modes_verdict = (_MODE_EPOCH[0], holds)
+        return holds
 
 
 # Bumped by every Cell.set_train: the cue for cached traces to recheck their Cells' modes.
