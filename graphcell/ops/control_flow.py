@@ -33,32 +33,16 @@ Rule choices:
 """
 from __future__ import annotations
 
-import weakref
-
 import jax
 
 from ..dtype import bool_, int32
-from ..ir.core import Graph, replay
+from ..ir.core import Graph
 from . import batching
 from .ad_util import F
 from .primitive import Primitive, check
+from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
 
 MAX_UNROLLED_VJP = 256
-
-_JAX_FNS: "weakref.WeakKeyDictionary[Graph, object]" = weakref.WeakKeyDictionary()
-
-
-def _jax_fn(graph: Graph):
-    """`graph` as a function over jax arrays, built once per subgraph."""
-    fn = _JAX_FNS.get(graph)
-    if fn is None:
-        from ..compiler.to_jax import graph_to_jax
-        fn = _JAX_FNS[graph] = graph_to_jax(graph)
-    return fn
-
-
-def _types(values) -> list:
-    return [v.type for v in values]
 
 
 def _n_args(graph: Graph) -> int:
@@ -70,18 +54,18 @@ def _n_args(graph: Graph) -> int:
 def _cond_rule(pred, *operands, then_branch, else_branch):
     check(pred.dtype is bool_ and pred.shape == (), f"cond needs a bool[] predicate, got {pred}")
     for label, g in (("then", then_branch), ("else", else_branch)):
-        check(_types(g.inputs) == list(operands),
-              f"cond: the {label} branch takes {[str(t) for t in _types(g.inputs)]}, "
+        check(types_of(g.inputs) == list(operands),
+              f"cond: the {label} branch takes {[str(t) for t in types_of(g.inputs)]}, "
               f"got operands {[str(t) for t in operands]}")
-    outs = _types(then_branch.outputs)
-    check(outs == _types(else_branch.outputs),
+    outs = types_of(then_branch.outputs)
+    check(outs == types_of(else_branch.outputs),
           f"cond: the branches return different types: {[str(t) for t in outs]} and "
-          f"{[str(t) for t in _types(else_branch.outputs)]}")
+          f"{[str(t) for t in types_of(else_branch.outputs)]}")
     return tuple(outs)
 
 
 def _cond_impl(pred, *operands, then_branch, else_branch):
-    return jax.lax.cond(pred, _jax_fn(then_branch), _jax_fn(else_branch), *operands)
+    return jax.lax.cond(pred, jax_fn(then_branch), jax_fn(else_branch), *operands)
 
 
 # eager_jit=False: a jit cached per subgraph attr would keep every subgraph alive.
@@ -92,13 +76,13 @@ cond_p = Primitive("cond", _cond_rule, _cond_impl, multiple_results=True, eager_
 
 def _while_rule(*args, cond_graph, body_graph, n_carry, trip_count=None):
     carry = list(args[:n_carry])
-    check(_types(cond_graph.inputs) == list(args) and _types(body_graph.inputs) == list(args),
-          f"while_loop: the subgraphs take {[str(t) for t in _types(body_graph.inputs)]}, got "
+    check(types_of(cond_graph.inputs) == list(args) and types_of(body_graph.inputs) == list(args),
+          f"while_loop: the subgraphs take {[str(t) for t in types_of(body_graph.inputs)]}, got "
           f"{[str(t) for t in args]}")
-    check(_types(body_graph.outputs) == carry,
-          f"while_loop: the body returns {[str(t) for t in _types(body_graph.outputs)]}, the carry "
+    check(types_of(body_graph.outputs) == carry,
+          f"while_loop: the body returns {[str(t) for t in types_of(body_graph.outputs)]}, the carry "
           f"is {[str(t) for t in carry]}")
-    out = _types(cond_graph.outputs)
+    out = types_of(cond_graph.outputs)
     check(len(out) == 1 and out[0].dtype is bool_ and out[0].shape == (),
           f"while_loop: the condition must return one bool[], got {[str(t) for t in out]}")
     return tuple(carry)
@@ -106,7 +90,7 @@ def _while_rule(*args, cond_graph, body_graph, n_carry, trip_count=None):
 
 def _while_impl(*args, cond_graph, body_graph, n_carry, trip_count=None):
     carry, consts = tuple(args[:n_carry]), args[n_carry:]
-    cond_fn, body_fn = _jax_fn(cond_graph), _jax_fn(body_graph)
+    cond_fn, body_fn = jax_fn(cond_graph), jax_fn(body_graph)
     return jax.lax.while_loop(lambda c: cond_fn(*c, *consts)[0],
                               lambda c: tuple(body_fn(*c, *consts)), carry)
 
@@ -115,31 +99,6 @@ while_p = Primitive("while_loop", _while_rule, _while_impl, multiple_results=Tru
 
 
 # -- batch rules ---------------------------------------------------------------------------------
-
-def _batched_outputs(graph: Graph, in_batched) -> list[bool]:
-    """Which outputs of `graph` depend on a batched input (conservatively: random primitives
-    count as batched, since vmap may give each member its own stream)."""
-    batched = {v for v, b in zip(graph.inputs, in_batched) if b}
-    for node in graph.nodes:
-        if not node.primitive.deterministic or any(v in batched for v in node.inputs):
-            batched.update(node.outputs)
-    return [v in batched for v in graph.outputs]
-
-
-def _vmap(ctx, graph, in_axes, out_axes):
-    from ..passes.vmap import vmap_graph
-    return vmap_graph(graph, tuple(in_axes), tuple(out_axes), ctx.axis_size, randomness=ctx.randomness,
-                      conv_strategy=ctx.conv_strategy, target=ctx.target, **ctx.options)
-
-
-def _inline(graph: Graph, args) -> list:
-    """Replays `graph` into the active trace on Tensors `args`; returns Tensors."""
-    from ..frontend.tracer import current_tracer
-    from ..tensor import Tensor
-    tracer = current_tracer()
-    outs = replay(graph, tracer, [tracer.lift(a) for a in args])
-    return [Tensor._symbolic(v) for v in outs]
-
 
 def _select_members(pred, new, old):
     """Per member (axis 0): `new` where pred[i], else `old`."""
@@ -151,18 +110,18 @@ def _select_members(pred, new, old):
 def _cond_batch(ctx, args, dims, *, then_branch, else_branch):
     pred, ops, op_dims = args[0], args[1:], dims[1:]
     in_b = [d is not None for d in op_dims]
-    out_b = [a or b for a, b in zip(_batched_outputs(then_branch, in_b), _batched_outputs(else_branch, in_b))]
+    out_b = [a or b for a, b in zip(batched_outputs(then_branch, in_b), batched_outputs(else_branch, in_b))]
     if dims[0] is None:
         out_axes = tuple(0 if b else None for b in out_b)
-        vt, ve = (_vmap(ctx, g, op_dims, out_axes) for g in (then_branch, else_branch))
+        vt, ve = (vmap_subgraph(ctx, g, op_dims, out_axes) for g in (then_branch, else_branch))
         return cond_p.bind(pred, *ops, then_branch=vt, else_branch=ve), out_axes
     # A per-member predicate: every member needs both results; compute both, then select.
     out_axes = (0,) * len(out_b)
     p = batching.move(pred, dims[0], 0)
     ops = [x if d is None else batching.move(x, d, 0) for x, d in zip(ops, op_dims)]
     in_axes = [None if d is None else 0 for d in op_dims]
-    t_outs = _inline(_vmap(ctx, then_branch, in_axes, out_axes), _branch_operands(p, ops, in_axes))
-    e_outs = _inline(_vmap(ctx, else_branch, in_axes, out_axes), _branch_operands(F.logical_not(p), ops, in_axes))
+    t_outs = inline_graph(vmap_subgraph(ctx, then_branch, in_axes, out_axes), _branch_operands(p, ops, in_axes))
+    e_outs = inline_graph(vmap_subgraph(ctx, else_branch, in_axes, out_axes), _branch_operands(F.logical_not(p), ops, in_axes))
     return tuple(_select_members(p, t, e) for t, e in zip(t_outs, e_outs)), out_axes
 
 
@@ -190,64 +149,45 @@ def _branch_operands(taken, ops, axes) -> list:
     return out
 
 
-def _build_graph(name: str, template: tuple, fn) -> Graph:
-    """A new graph whose inputs copy `template`'s (types, names, kinds), computing `fn`."""
-    from ..frontend.tracer import Tracer
-    from ..tensor import Tensor
-    tracer = Tracer(name)
-    ins = [tracer.add_input(v.type, v.name, v.kind) for v in template]
-    with tracer:
-        outs = [tracer.lift(o) for o in fn([Tensor._symbolic(v) for v in ins])]
-    return tracer.build(outs)
-
-
 @while_p.def_batch
 def _while_batch(ctx, args, dims, *, cond_graph, body_graph, n_carry, trip_count=None):
     carry_b = [d is not None for d in dims[:n_carry]]
     const_d = list(dims[n_carry:])
     const_b = [d is not None for d in const_d]
     while True:  # a carry is batched if its start is, or if the body makes it so
-        out_b = _batched_outputs(body_graph, carry_b + const_b)
+        out_b = batched_outputs(body_graph, carry_b + const_b)
         grown = [a or b for a, b in zip(carry_b, out_b)]
         if grown == carry_b:
             break
         carry_b = grown
-    pred_batched = _batched_outputs(cond_graph, carry_b + const_b)[0]
+    pred_batched = batched_outputs(cond_graph, carry_b + const_b)[0]
     if pred_batched:  # members finish at different times: every carry differs per member
         carry_b = [True] * n_carry
     carry = [batching.materialize(a, d, ctx.axis_size, 0) if b else a
              for a, d, b in zip(args[:n_carry], dims[:n_carry], carry_b)]
     carry_axes = tuple(0 if b else None for b in carry_b)
     in_axes = carry_axes + tuple(const_d)
-    vc = _vmap(ctx, cond_graph, in_axes, (0 if pred_batched else None,))
-    vb = _vmap(ctx, body_graph, in_axes, carry_axes)
+    vc = vmap_subgraph(ctx, cond_graph, in_axes, (0 if pred_batched else None,))
+    vb = vmap_subgraph(ctx, body_graph, in_axes, carry_axes)
     consts = args[n_carry:]
     extra = {} if trip_count is None else {"trip_count": trip_count}
     if not pred_batched:
         return while_p.bind(*carry, *consts, cond_graph=vc, body_graph=vb, n_carry=n_carry, **extra), carry_axes
 
     def any_running(xs):
-        return [F.any(_inline(vc, xs)[0])]
+        return [F.any(inline_graph(vc, xs)[0])]
 
     def masked_body(xs):
-        running = _inline(vc, xs)[0]
-        new = _inline(vb, xs)
+        running = inline_graph(vc, xs)[0]
+        new = inline_graph(vb, xs)
         return [_select_members(running, n, o) for n, o in zip(new, xs[:n_carry])]
 
-    cond2 = _build_graph(f"{cond_graph.name}_any", vc.inputs, any_running)
-    body2 = _build_graph(f"{body_graph.name}_masked", vb.inputs, masked_body)
+    cond2 = build_graph(f"{cond_graph.name}_any", vc.inputs, any_running)
+    body2 = build_graph(f"{body_graph.name}_masked", vb.inputs, masked_body)
     return while_p.bind(*carry, *consts, cond_graph=cond2, body_graph=body2, n_carry=n_carry), carry_axes
 
 
 # -- vjp rules -----------------------------------------------------------------------------------
-
-def _grads_only(graph: Graph, n_forward_outputs: int) -> Graph:
-    """`grad_graph`'s result keeping only the gradients (the forward outputs are dropped and
-    the nodes only they needed are pruned)."""
-    from ..passes.grad import _prune
-    return _prune(Graph(graph.inputs, graph.nodes, graph.outputs[n_forward_outputs:], (), graph.name,
-                        graph.meta))
-
 
 @cond_p.def_vjp
 def _cond_vjp(ctx, cts, primals, outs, *, then_branch, else_branch):
@@ -258,7 +198,7 @@ def _cond_vjp(ctx, cts, primals, outs, *, then_branch, else_branch):
     if not wrt or not outputs:
         return (None,) * len(primals)
     n_out = len(then_branch.outputs)
-    gt, ge = (_grads_only(grad_graph(g, wrt, outputs, with_sens=True, name=f"vjp_{g.name}"), n_out)
+    gt, ge = (grads_only(grad_graph(g, wrt, outputs, with_sens=True, name=f"vjp_{g.name}"), n_out)
               for g in (then_branch, else_branch))
     k = _n_args(then_branch)
     operands = list(ops[:k]) + [cts[i] for i in outputs] + list(ops[k:])
@@ -290,14 +230,14 @@ def _while_vjp(ctx, cts, primals, outs, *, cond_graph, body_graph, n_carry, trip
         return (None,) * len(primals)
     history = [carry]  # the carry before each iteration, recomputed (the forward node keeps none)
     for _ in range(trip_count - 1):
-        history.append(_inline(body_graph, history[-1] + consts))
+        history.append(inline_graph(body_graph, history[-1] + consts))
     wrt = float_carry + [n_carry + j for j in float_consts]
-    vjp_body = _grads_only(grad_graph(body_graph, wrt, float_carry, with_sens=True,
+    vjp_body = grads_only(grad_graph(body_graph, wrt, float_carry, with_sens=True,
                                       name=f"vjp_{body_graph.name}"), n_carry)
     ct = [cts[i] if cts[i] is not None else F.zeros_like(outs[i]) for i in float_carry]
     const_ct = [None] * len(float_consts)
     for step in reversed(range(trip_count)):
-        grads = _inline(vjp_body, history[step] + ct + consts)
+        grads = inline_graph(vjp_body, history[step] + ct + consts)
         ct = grads[:len(float_carry)]
         for j, g in enumerate(grads[len(float_carry):]):
             const_ct[j] = g if const_ct[j] is None else F.add(const_ct[j], g)
@@ -354,7 +294,7 @@ def _cond_onnx(ctx, pred, *operands, then_branch, else_branch):
     branches = {}
     for key, g in (("then_branch", then_branch), ("else_branch", else_branch)):
         branches[key] = _onnx_body(ctx, g.name, [], lambda g=g: list(
-            zip(_emit(ctx, g, list(operands)), _types(g.outputs))))
+            zip(_emit(ctx, g, list(operands)), types_of(g.outputs))))
     return _as_list(ctx.op("If", pred, n_out=n, **branches), n)
 
 
@@ -376,7 +316,7 @@ def _while_onnx(ctx, *names, cond_graph, body_graph, n_carry, trip_count=None):
     def body():
         new = _emit(ctx, body_graph, carry_in + consts)
         go_on = _emit(ctx, cond_graph, new + consts)[0]
-        return [(go_on, TensorType((), bool_))] + list(zip(new, _types(body_graph.outputs)))
+        return [(go_on, TensorType((), bool_))] + list(zip(new, types_of(body_graph.outputs)))
 
     graph = _onnx_body(ctx, body_graph.name, formal, body)
     m = ctx.ints(trip_count) if trip_count is not None else ""

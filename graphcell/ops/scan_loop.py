@@ -37,12 +37,8 @@ import numpy as np
 from ..ir.core import TensorType, Value
 from . import batching
 from .ad_util import F
-from .control_flow import _batched_outputs, _build_graph, _grads_only, _inline, _jax_fn, _vmap
+from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
 from .primitive import Primitive, ShapeError
-
-
-def _types(values) -> list:
-    return [v.type for v in values]
 
 
 def _step_type(t: TensorType) -> TensorType:
@@ -56,10 +52,10 @@ def _scan_rule(*args, body, n_carry, n_xs, length, reverse):
         if not (len(x.shape) >= 1 and x.shape[0] == length):
             raise ShapeError(f"scan: every xs needs a leading axis of the length {length}, got {x}")
     want = carry + [_step_type(x) for x in xs] + list(args[n_carry + n_xs:])
-    if _types(body.inputs) != want:
-        raise ShapeError(f"scan: the body takes {[str(t) for t in _types(body.inputs)]}, the operands give "
+    if types_of(body.inputs) != want:
+        raise ShapeError(f"scan: the body takes {[str(t) for t in types_of(body.inputs)]}, the operands give "
                          f"{[str(t) for t in want]}")
-    outs = _types(body.outputs)
+    outs = types_of(body.outputs)
     if outs[:n_carry] != carry:
         raise ShapeError(f"scan: the body returns the carry {[str(t) for t in outs[:n_carry]]}, it started as "
                          f"{[str(t) for t in carry]}")
@@ -68,7 +64,7 @@ def _scan_rule(*args, body, n_carry, n_xs, length, reverse):
 
 def _scan_impl(*args, body, n_carry, n_xs, length, reverse):
     carry, xs, consts = tuple(args[:n_carry]), tuple(args[n_carry:n_carry + n_xs]), args[n_carry + n_xs:]
-    fn = _jax_fn(body)
+    fn = jax_fn(body)
 
     def step(c, x):
         outs = fn(*c, *x, *consts)
@@ -88,7 +84,7 @@ def _scan_batch(ctx, args, dims, *, body, n_carry, n_xs, length, reverse):
     carry_b = [d is not None for d in dims[:n_carry]]
     rest_b = [d is not None for d in dims[n_carry:]]
     while True:   # a carry is batched if its start is, or if the body makes it so
-        grown = [a or b for a, b in zip(carry_b, _batched_outputs(body, carry_b + rest_b)[:n_carry])]
+        grown = [a or b for a, b in zip(carry_b, batched_outputs(body, carry_b + rest_b)[:n_carry])]
         if grown == carry_b:
             break
         carry_b = grown
@@ -98,9 +94,9 @@ def _scan_batch(ctx, args, dims, *, body, n_carry, n_xs, length, reverse):
           for a, d in zip(args[n_carry:n_carry + n_xs], dims[n_carry:n_carry + n_xs])]
     carry_axes = tuple(0 if b else None for b in carry_b)
     x_axes = tuple(0 if d is not None else None for d in dims[n_carry:n_carry + n_xs])
-    y_b = _batched_outputs(body, carry_b + rest_b)[n_carry:]
+    y_b = batched_outputs(body, carry_b + rest_b)[n_carry:]
     y_axes = tuple(0 if b else None for b in y_b)
-    vbody = _vmap(ctx, body, carry_axes + x_axes + tuple(dims[n_carry + n_xs:]), carry_axes + y_axes)
+    vbody = vmap_subgraph(ctx, body, carry_axes + x_axes + tuple(dims[n_carry + n_xs:]), carry_axes + y_axes)
     outs = scan_p.bind(*carry, *xs, *args[n_carry + n_xs:], body=vbody, n_carry=n_carry, n_xs=n_xs,
                        length=length, reverse=reverse)
     return outs, carry_axes + tuple(1 if b else None for b in y_b)
@@ -128,15 +124,15 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     # 1. The carry each step started from, stacked: the forward scan again, its carry inputs
     #    as extra per-step outputs.
     def with_history(values):
-        return _inline(body, values)[:n_carry] + list(values[:n_carry])
-    history_body = _build_graph(f"{body.name}_history", body.inputs, with_history)
+        return inline_graph(body, values)[:n_carry] + list(values[:n_carry])
+    history_body = build_graph(f"{body.name}_history", body.inputs, with_history)
     history = scan_p.bind(*carry, *xs, *consts, body=history_body, n_carry=n_carry, n_xs=n_xs,
                           length=length, reverse=reverse)[n_carry:]
 
     # 2. The body's vjp, from the last step to the first. Its carry: the cotangents of the
     #    float carries, then the running sums of the consts' cotangents.
     wrt = float_carry + [n_carry + j for j in want_xs] + [n_in + k for k in want_consts]
-    vjp_body = _grads_only(grad_graph(body, wrt, float_carry + [n_carry + j for j in ys_ct], with_sens=True,
+    vjp_body = grads_only(grad_graph(body, wrt, float_carry + [n_carry + j for j in ys_ct], with_sens=True,
                                       name=f"vjp_{body.name}"), n_out)
     sums = [F.zeros_like(consts[k]) for k in want_consts]
     n_fc, n_sum = len(float_carry), len(want_consts)
@@ -146,7 +142,7 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
         rest = values[n_fc + n_sum:]
         step_carry, step_x = rest[:n_carry], rest[n_carry:n_in]
         step_ys_ct, step_consts = rest[n_in:n_in + len(ys_ct)], rest[n_in + len(ys_ct):]
-        grads = _inline(vjp_body, list(step_carry) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
+        grads = inline_graph(vjp_body, list(step_carry) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
         new_ct, x_grads, c_grads = grads[:n_fc], grads[n_fc:n_fc + len(want_xs)], grads[n_fc + len(want_xs):]
         return list(new_ct) + [F.add(a, g) for a, g in zip(acc, c_grads)] + list(x_grads)
 
@@ -155,7 +151,7 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
                 + [_Slot(v.name, v.type, "arg") for v in body.inputs[:n_in]]
                 + [_Slot(f"ct_y{j}", body.outputs[n_carry + j].type, "arg") for j in ys_ct]
                 + [_Slot(v.name, v.type, v.kind) for v in body.inputs[n_in:]])
-    back_body = _build_graph(f"vjp_{body.name}", template, backward_step)
+    back_body = build_graph(f"vjp_{body.name}", template, backward_step)
     back = scan_p.bind(*carry_cts, *sums, *history, *xs, *[cts[n_carry + j] for j in ys_ct], *consts,
                        body=back_body, n_carry=n_fc + n_sum, n_xs=n_in + len(ys_ct), length=length,
                        reverse=not reverse)
@@ -170,7 +166,7 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
 
 
 class _Slot:
-    """A subgraph input to build (`_build_graph` copies name, type and kind)."""
+    """A subgraph input to build (`build_graph` copies name, type and kind)."""
     __slots__ = ("name", "type", "kind")
 
     def __init__(self, name, type_, kind):
@@ -295,7 +291,7 @@ def _traced_scan(fn, init, x_leaves, x_tree, length, reverse):
                                    "step, and pass them in xs")
         raise ControlFlowError(f"the body of the {where.label} writes Parameter {traced.state_params[0].name!r}; "
                                "a scan body may read Parameters, not write them")
-    got = _types(traced.graph.outputs[:n_carry])
+    got = types_of(traced.graph.outputs[:n_carry])
     start = [TensorType(t.shape, t.dtype) for t in carry_leaves]
     if got != start:
         raise ControlFlowError(f"the body of the {where.label} changes the carry's types from "

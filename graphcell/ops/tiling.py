@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from ..ir.core import Graph, TensorType
-from .control_flow import _jax_fn
+from .subgraphs import jax_fn
 from .primitive import Primitive, check
 
 
@@ -56,7 +56,7 @@ def _tile_impl(*arrays, body, tail, in_rows, out_rows, rows):
     outputs, previous = [], None
     for start in range(0, rows, tile):
         size = min(tile, rows - start)
-        run = _jax_fn(body if size == tile else tail)
+        run = jax_fn(body if size == tile else tail)
         rowed = [jax.lax.slice_in_dim(a, start, start + size, axis=ax)
                  for a, ax in zip(arrays, in_rows) if ax is not None]
         if previous is not None:

@@ -124,7 +124,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
         if graph.inputs[i].kind == "param" and value.producer is not None:
             _note(value.producer, PARAM_GRAD_NOTE)
     new_outputs = [env[v] for v in graph.user_outputs] + grad_values + [env[v] for v in graph.state_outputs]
-    return _prune(tracer.build(new_outputs, graph.state_names, graph.meta))
+    return prune(tracer.build(new_outputs, graph.state_names, graph.meta))
 
 
 def _active_values(graph: Graph, wrt: Sequence[int]) -> set:
@@ -138,7 +138,7 @@ def _active_values(graph: Graph, wrt: Sequence[int]) -> set:
     return active
 
 
-def _prune(graph: Graph) -> Graph:
+def prune(graph: Graph) -> Graph:
     """Drops pure nodes whose results nothing uses (cotangents computed for inputs that did
     not need them, constants of unused branches)."""
     live = set(graph.outputs)
