@@ -3,6 +3,7 @@
 
 `Model.train` calls, in order: on_train_begin, then per epoch on_train_epoch_begin,
 (on_train_step_begin, on_train_step_end) per step, on_train_epoch_end, and finally on_train_end.
+`Model.fit` adds, before on_train_epoch_end of a validated epoch, the eval hooks (see Model.fit).
 As in MindSpore, the new hooks call the older names by default (on_train_begin -> begin,
 on_train_epoch_begin -> epoch_begin, on_train_step_begin -> step_begin, on_train_step_end ->
 step_end, on_train_epoch_end -> epoch_end, on_train_end -> end), so a callback may override either.
@@ -106,7 +107,8 @@ def _check_int(owner: str, name: str, value, positive: bool = False) -> int:
 
 class LossMonitor(Callback):
     """Prints `epoch: E step: S, loss is L` every `per_print_times` steps of the `train` call
-    (0: never); raises on a NaN/Inf loss."""
+    (0: never); raises on a NaN/Inf loss. In `Model.fit`, after a validated epoch it prints
+    `Eval result: epoch E, metrics: {...}`, as MindSpore 2.10."""
 
     def __init__(self, per_print_times: int = 1):
         self._per_print_times = _check_int("LossMonitor", "per_print_times", per_print_times)
@@ -126,6 +128,12 @@ class LossMonitor(Callback):
         if self._per_print_times and cb.cur_step_num - self._last_print_step >= self._per_print_times:
             self._last_print_step = cb.cur_step_num
             print(f"epoch: {cb.cur_epoch_num} step: {step}, loss is {loss}", flush=True)
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        metrics = getattr(cb, "metrics", None)
+        if metrics:
+            print("Eval result: epoch %d, metrics: %s" % (cb.cur_epoch_num, metrics), flush=True)
 
 
 class TimeMonitor(Callback):

@@ -5,8 +5,8 @@ user relies on: EarlyStopping counts an epoch *before* asking whether it improve
 `patience=0` stops after the first epoch and `patience=p` after p epochs without improvement.
 
 The monitored value is `"loss"` (the last step's loss at the epoch's end) or a key of
-`cb_params.eval_results` (what MindSpore's Model.fit fills in; graphcell's Model has no fit,
-so set it from a callback of your own); a monitor that is missing is logged and skipped.
+`cb_params.eval_results` (what Model.fit fills in after a validated epoch: the metrics and
+"eval_loss"); a monitor that is missing is logged and skipped.
 """
 from __future__ import annotations
 

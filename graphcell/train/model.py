@@ -1,4 +1,4 @@
-"""`Model`: MindSpore's high-level train / eval / predict wrapper.
+"""`Model`: MindSpore's high-level train / fit / eval / predict wrapper.
 
 The training step (network + loss, value_and_grad, optimizer update) is one TrainOneStepCell
 compiled once with `graphcell.jit` when the Model is built; every step runs that compiled graph,
@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..compiler.jit import jit
 from ..nn.cell import Cell
 from . import metrics as _metrics
-from .callback import Callback, ProgressBar, RunContext, new_cb_params
+from .callback import Callback, ProgressBar, RunContext, TimeMonitor, new_cb_params
 
 __all__ = ["Model"]
 
@@ -55,6 +55,52 @@ def _callbacks(callbacks) -> list[Callback]:
     return cbs
 
 
+_OLD_HOOKS = ("begin", "end", "epoch_begin", "epoch_end", "step_begin", "step_end")
+
+
+def _is_stock(cb: Callback) -> bool:
+    """A callback graphcell provides (LossMonitor, History, ...), not a user's class."""
+    return type(cb).__module__.startswith("graphcell.train.")
+
+
+def _check_fit_callbacks(cbs) -> None:
+    """In fit, a hook of the older names would run for training and validation alike
+    (epoch_end at both epoch ends): MindSpore 2.10's fit refuses a user callback that defines
+    one (measured; its train only warns), and so does this."""
+    for cb in cbs:
+        if _is_stock(cb):
+            continue
+        defined = {name for klass in type(cb).__mro__ if not klass.__module__.startswith("graphcell.train.")
+                   for name in _OLD_HOOKS if name in vars(klass)}
+        if defined:
+            raise ValueError(f"For {type(cb).__name__} callback, {defined} methods may not be supported in later "
+                             "version, Use methods prefixed with 'on_train' or 'on_eval' instead when using "
+                             "customized callbacks.")
+
+
+def _eval_callbacks_in_fit(cbs) -> list:
+    """The callbacks validation in fit calls: as MindSpore 2.10, the user's and TimeMonitor,
+    not the other stock ones (History, LossMonitor, EarlyStopping, ..., whose begin/epoch_end
+    would otherwise run for validation too)."""
+    return [cb for cb in cbs if not _is_stock(cb) or isinstance(cb, TimeMonitor)]
+
+
+def _check_valid_frequency(valid_frequency) -> None:
+    if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, (int, list)):
+        raise TypeError(f"For 'Model.fit', the type of 'valid_frequency' must be a list or an integer, but got "
+                        f"type {type(valid_frequency)}.")
+    if isinstance(valid_frequency, int) and valid_frequency < 1:
+        # MindSpore 2.10 takes epoch % valid_frequency: ZeroDivisionError at 0
+        raise ValueError(f"For 'Model.fit', the 'valid_frequency' must be an int >= 1 (validate every that many "
+                         f"epochs) or a list of epochs, but got {valid_frequency}.")
+
+
+def _validates_after(epoch: int, valid_frequency) -> bool:
+    if isinstance(valid_frequency, int):
+        return epoch % valid_frequency == 0
+    return epoch in valid_frequency
+
+
 def _fire(cbs, hook: str, ctx: RunContext) -> None:
     for cb in cbs:
         getattr(cb, hook)(ctx)
@@ -71,14 +117,14 @@ def _fire_exception(cbs, ctx: RunContext, error: BaseException) -> None:
             error.add_note(f"{type(cb).__name__}.on_train_exception failed too: {hook_error!r}")
 
 
-def _start_step(dataset, initial_epoch: int, steps: int) -> int:
+def _start_step(dataset, initial_epoch: int, steps: int, caller: str = "Model.train") -> int:
     """The global step training resumes after: the dataset's `set_init_step`, which must lie in
     epoch initial_epoch + 1, else the start of that epoch."""
     init_step = dataset.get_init_step() if hasattr(dataset, "get_init_step") else 0
     if not init_step:
         return initial_epoch * steps if steps > 0 else 0
     if steps > 0 and init_step // steps != initial_epoch:
-        raise ValueError(f"Model.train: the dataset starts at step {init_step} (set_init_step), in epoch "
+        raise ValueError(f"{caller}: the dataset starts at step {init_step} (set_init_step), in epoch "
                          f"{init_step // steps + 1} of {steps} steps, but initial_epoch={initial_epoch} resumes at "
                          f"epoch {initial_epoch + 1}; pass initial_epoch={init_step // steps}")
     return init_step
@@ -177,27 +223,76 @@ class Model:
         `CheckpointConfig(exception_save=True)`, ModelCheckpoint also saves the parameters of the
         last completed step then (`on_train_exception`) before the error propagates.
         """
+        self._train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, "Model.train")
+
+    def fit(self, epoch: int, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            dataset_sink_mode: bool = False, valid_dataset_sink_mode: bool = False, sink_size: int = -1,
+            initial_epoch: int = 0) -> None:
+        """Trains as `train` does and, after every `valid_frequency`-th epoch (an int; or a
+        list of the epochs, counted from 1), evaluates the metrics on `valid_dataset`, as
+        MindSpore 2.10's Model.fit (measured). Returns None, as 2.10 does: the results reach
+        the callbacks.
+
+        Validation runs after the epoch's last step and before on_train_epoch_end. It fires
+        on_eval_begin, on_eval_epoch_begin, on_eval_step_begin/end per batch, on_eval_epoch_end
+        and on_eval_end on the user's callbacks and TimeMonitor (not on the other stock ones:
+        LossMonitor, History, EarlyStopping, ...), with cb_params.mode "eval", cur_step_num
+        counting validation batches and batch_num their number; then the training values come
+        back. During on_train_epoch_end of a validated epoch, `cb_params.metrics` holds the
+        metrics and `cb_params.eval_results` the metrics plus "eval_loss"; both are removed
+        after it. LossMonitor prints `Eval result: epoch E, metrics: {...}` then, History
+        records the metrics, EarlyStopping and ReduceLROnPlateau monitor eval_results.
+
+        "eval_loss" is the mean loss over the validation batches (the Loss metric's value).
+        MindSpore 2.10 reports the last batch's loss there (its Loss metric restarts at every
+        batch). request_stop() in an eval hook ends that validation only, as in 2.10.
+
+        A user callback that defines hooks of the older names (begin, epoch_end, ...) is
+        refused, as 2.10's fit does: they would run for training and validation alike.
+        `valid_dataset_sink_mode` is accepted; validation feeds each batch either way.
+        """
+        for name, value in (("dataset_sink_mode", dataset_sink_mode),
+                            ("valid_dataset_sink_mode", valid_dataset_sink_mode)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'Model.fit', the '{name}' must be a bool, but got {type(value).__name__}")
+        _check_valid_frequency(valid_frequency)
+        validation = None
+        if valid_dataset is not None:
+            if not self._metric_fns:
+                raise ValueError("For 'Model.fit', if valid_dataset is not None, the model argument 'metrics' can not "
+                                 "be None or empty, you should set the argument 'metrics' for model.")
+            if self._eval_step is None:
+                raise ValueError("Model.fit: validation needs an eval network; give Model a loss_fn or an "
+                                 "eval_network")
+            validation = (valid_dataset, valid_frequency)
+        _check_fit_callbacks(_callbacks(callbacks))
+        self._train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, "Model.fit",
+                    validation)
+
+    def _train(self, epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, caller,
+               validation=None) -> None:
+        """The training loop of train and fit; `validation`: (valid_dataset, valid_frequency)."""
         if self._train_step is None:
-            raise ValueError("Model.train: the Model has no optimizer; build it with "
+            raise ValueError(f"{caller}: the Model has no optimizer; build it with "
                              "Model(network, loss_fn, optimizer)")
         for name, v in (("epoch", epoch), ("initial_epoch", initial_epoch)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"Model.train: {name} must be an int >= 0, got {v!r}")
+                raise ValueError(f"{caller}: {name} must be an int >= 0, got {v!r}")
         if initial_epoch >= epoch:
-            raise ValueError(f"Model.train: initial_epoch ({initial_epoch}) must be smaller than epoch ({epoch})")
+            raise ValueError(f"{caller}: initial_epoch ({initial_epoch}) must be smaller than epoch ({epoch})")
         cbs = _callbacks(callbacks)
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
             cbs.append(ProgressBar())
         steps = train_dataset.get_dataset_size()
         if steps == 0:
-            raise ValueError("Model.train: the dataset has no batches (fewer rows than the batch size with "
+            raise ValueError(f"{caller}: the dataset has no batches (fewer rows than the batch size with "
                              "drop_remainder=True, or an empty source)")
         if dataset_sink_mode and sink_size > 0 and sink_size != steps:
-            raise NotImplementedError(f"Model.train: sink_size={sink_size} (epochs of {sink_size} steps, the data "
+            raise NotImplementedError(f"{caller}: sink_size={sink_size} (epochs of {sink_size} steps, the data "
                                       f"running on across them) is not supported; the dataset has {steps} "
                                       "batches an epoch: leave sink_size at -1, or take(sink_size) batches")
         batch_size = train_dataset.get_batch_size() if hasattr(train_dataset, "get_batch_size") else None
-        start = _start_step(train_dataset, initial_epoch, steps)
+        start = _start_step(train_dataset, initial_epoch, steps, caller)
         # completed_step_num: the global steps whose update is in the parameters
         cb = new_cb_params(train_network=self._train_network, network=self._network,
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
@@ -221,7 +316,12 @@ class Model:
                     _fire(cbs, "on_train_step_end", ctx)
                     if ctx.get_stop_requested():
                         break
+                if validation is not None and _validates_after(ep, validation[1]):
+                    self._validate_in_fit(validation[0], cbs, cb)
                 _fire(cbs, "on_train_epoch_end", ctx)
+                # the epoch's results are the epoch's only (MindSpore removes them here too)
+                cb.__dict__.pop("metrics", None)
+                cb.__dict__.pop("eval_results", None)
                 if ctx.get_stop_requested():
                     break
             _fire(cbs, "on_train_end", ctx)
@@ -234,19 +334,36 @@ class Model:
             iterator.stop()
 
     # -- eval / predict --------------------------------------------------------------------
+    def _validate_in_fit(self, valid_dataset, cbs, cb) -> None:
+        """fit's validation: the eval loop with the training run's cb_params, whose training
+        values come back after it; leaves metrics and eval_results in cb_params."""
+        saved = {k: getattr(cb, k) for k in ("mode", "cur_step_num", "batch_num", "dataset_sink_mode",
+                                             "net_outputs")}
+        self._run_eval(valid_dataset, _eval_callbacks_in_fit(cbs), cb, with_eval_loss=True)
+        cb.__dict__.update(saved)
+        self._train_network.set_train(True)   # the eval network (the same layers) left it in inference mode
+
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
-        """Runs the eval network over one pass of `valid_dataset`; returns {metric name: value}."""
+        """Runs the eval network over one pass of `valid_dataset`; returns {metric name: value}.
+        A callback's request_stop() ends the pass after that batch (as in MindSpore 2.10)."""
         if self._eval_step is None:
             raise ValueError("Model.eval: no eval network; give Model a loss_fn or an eval_network")
         if not self._metric_fns:
             raise ValueError("Model.eval: the Model has no metrics; build it with metrics={'accuracy'} etc.")
-        cbs = _callbacks(callbacks)
-        cb = new_cb_params(eval_network=self._eval_network, network=self._network, valid_dataset=valid_dataset,
-                           batch_num=valid_dataset.get_dataset_size(), epoch_num=1, cur_epoch_num=1,
-                           cur_step_num=0, net_outputs=None, mode="eval")
+        cb = new_cb_params(network=self._network, epoch_num=1, cur_epoch_num=1, net_outputs=None)
+        return self._run_eval(valid_dataset, _callbacks(callbacks), cb)
+
+    def _run_eval(self, valid_dataset, cbs, cb, with_eval_loss: bool = False) -> dict:
+        """One pass of the eval network over `valid_dataset`, firing the eval hooks with `cb`;
+        sets cb.metrics (and with `with_eval_loss`, cb.eval_results: the metrics and
+        "eval_loss", the mean loss over the batches, when the eval network's loss is known)."""
+        cb.eval_network, cb.valid_dataset = self._eval_network, valid_dataset
+        cb.batch_num, cb.cur_step_num = valid_dataset.get_dataset_size(), 0
+        cb.mode, cb.dataset_sink_mode = "eval", False
         ctx = RunContext(cb)
         for m in self._metric_fns.values():
             m.clear()
+        eval_loss = _metrics.Loss() if with_eval_loss and self._eval_indexes is not None else None
         self._eval_network.set_train(False)  # and left so, as MindSpore's Model.eval leaves it
         iterator = None
         try:
@@ -259,8 +376,16 @@ class Model:
                 outputs = self._eval_step(*columns)
                 cb.net_outputs = outputs
                 self._update_metrics(outputs)
+                if eval_loss is not None:
+                    eval_loss.update(outputs[self._eval_indexes[0]])
                 _fire(cbs, "on_eval_step_end", ctx)
+                if ctx.get_stop_requested():
+                    break
             cb.metrics = {name: m.eval() for name, m in self._metric_fns.items()}
+            if with_eval_loss:
+                cb.eval_results = dict(cb.metrics)
+                if eval_loss is not None:
+                    cb.eval_results["eval_loss"] = eval_loss.eval()
             _fire(cbs, "on_eval_epoch_end", ctx)
             _fire(cbs, "on_eval_end", ctx)
         finally:

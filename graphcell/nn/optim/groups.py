@@ -4,7 +4,8 @@ entry per parameter (as MindSpore 2.10's Optimizer keeps `group_params`, `group_
 `group_weight_decay` and `group_grad_centralization`, measured).
 
 What a group sets applies to its parameters only; a group without 'lr' or 'weight_decay'
-takes the optimizer's argument. 'order_params' (a dict with that key alone) reorders the
+takes the optimizer's argument. A group's 'weight_decay' may be a Cell (a dynamic weight
+decay, called with global_step), as the optimizer's may. 'order_params' (a dict with that key alone) reorders the
 flattened parameters, which must be exactly the groups' parameters.
 """
 from __future__ import annotations

@@ -7,7 +7,9 @@ state lives in Parameters, so `save_checkpoint(optimizer, ...)` saves it.
 
 Each call does, in MindSpore's order (MINDSPORE_NOTES.md section 4):
 1. g <- g + weight_decay * loss_scale * w for weights whose name (at build) contains neither
-   'beta' nor 'gamma' (optimizers with decoupled decay skip this);
+   'beta' nor 'gamma' (optimizers with decoupled decay skip this). `weight_decay` is a float
+   (an int is taken as one) or, as in MindSpore 2.10, a Cell: a dynamic weight decay, called
+   with `global_step` before it advances, so call k uses wd(k), as a learning-rate schedule;
 2. gradient centralization, for groups that ask for it;
 3. g <- g / loss_scale;
 4. lr = learning_rate: the scalar, `table[global_step]` for a list, or `schedule(global_step)`;
@@ -15,8 +17,9 @@ Each call does, in MindSpore's order (MINDSPORE_NOTES.md section 4):
 5. the optimizer's own update.
 
 `params` may also be parameter groups (`groups.py`), as in MindSpore 2.10 (measured): each
-group may set 'lr' (a float, list, 1-D Tensor or schedule), 'weight_decay' (which then
-applies to every parameter of the group whose value is > 0, 'beta'/'gamma' names included)
+group may set 'lr' (a float, list, 1-D Tensor or schedule), 'weight_decay' (a float or a
+Cell, which then applies to every parameter of the group when it is a Cell or > 0,
+'beta'/'gamma' names included)
 and 'grad_centralization'. With a group 'lr', `learning_rate` holds one entry per parameter
 (a ParameterTuple of the groups' `learning_rate_group_<i>` Parameters, shared with the
 default `learning_rate`; a CellList of schedules when any rate is dynamic) and `get_lr()`
@@ -28,6 +31,7 @@ import numbers
 
 import numpy as np
 
+from ... import dtype as mstype
 from ...frontend.tracer import current_tracer
 from ...ops import functional as F
 from ...tensor import Parameter, ParameterTuple, Tensor
@@ -114,6 +118,49 @@ def _lr_spec(optimizer: str, lr, what: str = "learning_rate"):
                     f"1-D Tensor or a LearningRateSchedule, but got {type(lr).__name__}")
 
 
+def _weight_decay_spec(optimizer: str, value, what: str = "weight_decay"):
+    """A weight decay checked: a float >= 0 (ints and bools are taken as floats, as MindSpore
+    does) or a Cell (a dynamic weight decay, called with global_step)."""
+    if isinstance(value, Cell):
+        return value
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{optimizer}', the '{what}' must be an int, a float >= 0 or a Cell (a dynamic weight "
+                        f"decay, called with global_step), but got {type(value).__name__}")
+    return check_hyperparameter(optimizer, what, float(value), 0.0)
+
+
+class _ScaledWeightDecay(Cell):
+    """A dynamic weight decay's value this step as a float32 scalar, times loss_scale
+    (MindSpore's _WrappedWeightDecay; the user's Cell is its child `weight_decay`, so its
+    Parameters, if any, are named 'weight_decay.<name>' in checkpoints, as in MindSpore)."""
+
+    def __init__(self, weight_decay: Cell, loss_scale: float):
+        super().__init__()
+        self.weight_decay = weight_decay
+        self.loss_scale = loss_scale
+
+    def construct(self, global_step):
+        value = self.weight_decay(global_step)
+        if not isinstance(value, Tensor):
+            value = Tensor(np.float32(value))
+        if value.size != 1:
+            raise ValueError(f"A dynamic weight decay must return one number, but {type(self.weight_decay).__name__} "
+                             f"returned shape {list(value.shape)}")
+        value = F.reshape(F.cast(value, mstype.float32), ())
+        return value if self.loss_scale == 1.0 else F.mul(value, self.loss_scale)
+
+
+class _FixedWeightDecay(Cell):
+    """A group's fixed weight decay (times loss_scale) among dynamic ones."""
+
+    def __init__(self, value: float):
+        super().__init__()
+        self.value = value
+
+    def construct(self, global_step):
+        return self.value
+
+
 def _build_lr(spec, name: str, as_cell: bool):
     kind, value = spec
     if kind == "schedule":
@@ -137,6 +184,8 @@ class Optimizer(Cell):
         self.loss_scale = check_hyperparameter(name, "loss_scale", loss_scale, 0.0, above=True)
         self.is_group = is_grouped(name, items)
         self.is_group_lr = self.is_group_params_ordered = False
+        # set by a wrapper (LARS) that applies the weight decay and the loss scale itself
+        self.gradients_prepared = False
         default_lr = _lr_spec(name, learning_rate)
         if self.is_group:
             self._init_groups(name, items, default_lr, weight_decay)
@@ -144,7 +193,10 @@ class Optimizer(Cell):
             params = self._check_params(items)
             self.parameters = ParameterTuple(params)
             self._add_global_step()
-            self.weight_decay = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
+            weight_decay = _weight_decay_spec(name, weight_decay)
+            self.dynamic_weight_decay = isinstance(weight_decay, Cell)
+            self.weight_decay = (_ScaledWeightDecay(weight_decay, self.loss_scale) if self.dynamic_weight_decay
+                                 else weight_decay)
             # MindSpore's default decay filter, applied to the names the weights have now.
             self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in params)
             self.grad_centralization, self.grad_centralization_flags = False, (False,) * len(params)
@@ -170,15 +222,7 @@ class Optimizer(Cell):
         entries, self.is_group_params_ordered = flatten_groups(name, groups)
         self.parameters = ParameterTuple(e.param for e in entries)
         self._add_global_step()
-        # Weight decay per parameter, stored times loss_scale as MindSpore stores it; a group's
-        # decay applies to every parameter of the group (no 'beta'/'gamma' filter), measured.
-        default_wd = check_hyperparameter(name, "weight_decay", weight_decay, 0.0)
-        self.group_weight_decay = [
-            (default_wd if e.weight_decay is UNSET else
-             check_hyperparameter(name, f"params[{e.group}]['weight_decay']", e.weight_decay, 0.0))
-            * self.loss_scale for e in entries]
-        self.weight_decay = tuple(self.group_weight_decay)
-        self.decay_flags = tuple(wd > 0 for wd in self.group_weight_decay)
+        self._init_group_weight_decay(name, entries, weight_decay)
         self.group_grad_centralization = [e.grad_centralization for e in entries]
         self.grad_centralization_flags = tuple(self.group_grad_centralization)
         self.grad_centralization = any(self.group_grad_centralization)
@@ -204,6 +248,36 @@ class Optimizer(Cell):
             per_param.append(built[key])
         self.learning_rate = (CellList(per_param, auto_prefix=False) if self.dynamic_lr
                               else ParameterTuple(per_param))
+
+    def _init_group_weight_decay(self, name, entries, weight_decay):
+        """Weight decay per parameter, stored times loss_scale as MindSpore stores it: a tuple
+        of floats, or, when a group's decay is dynamic, a CellList of one Cell per parameter
+        (shared by a group). A group's decay applies to every parameter of the group (no
+        'beta'/'gamma' filter) when it is a Cell or > 0, measured on MindSpore 2.10."""
+        default_wd = _weight_decay_spec(name, weight_decay)
+        specs = [default_wd if e.weight_decay is UNSET else
+                 _weight_decay_spec(name, e.weight_decay, f"params[{e.group}]['weight_decay']") for e in entries]
+        self.dynamic_weight_decay = any(isinstance(wd, Cell) for wd in specs)
+        self.decay_flags = tuple(isinstance(wd, Cell) or wd > 0 for wd in specs)
+        if not self.dynamic_weight_decay:
+            self.weight_decay = tuple(wd * self.loss_scale for wd in specs)
+            return
+        built, per_param = {}, []
+        for e, wd in zip(entries, specs):
+            key = None if e.weight_decay is UNSET else e.group
+            if key not in built:   # one Cell per group, shared by its parameters
+                built[key] = (_ScaledWeightDecay(wd, self.loss_scale) if isinstance(wd, Cell)
+                              else _FixedWeightDecay(wd * self.loss_scale))
+            per_param.append(built[key])
+        self.weight_decay = CellList(per_param, auto_prefix=False)
+
+    @property
+    def group_weight_decay(self) -> list:
+        """Each parameter's weight decay times loss_scale: a float, or the Cell that computes
+        a dynamic one."""
+        if not self.is_group:
+            return [self.weight_decay if self.dynamic_weight_decay else self.weight_decay * self.loss_scale]
+        return [wd.value if isinstance(wd, _FixedWeightDecay) else wd for wd in self.weight_decay]
 
     @property
     def group_params(self) -> list:
@@ -257,25 +331,43 @@ class Optimizer(Cell):
         weight_decay * loss_scale before the gradients are divided by loss_scale, so it does
         not depend on the loss scale."""
         grads = self._check_gradients(gradients)
-        if not self.decoupled_weight_decay:
+        if not self.decoupled_weight_decay and not self.gradients_prepared:
             grads = self.decay_weight(grads)
         if self.centralizes_gradients:
             grads = self.gradients_centralization(grads)
-        if self.loss_scale != 1.0:
+        if self.loss_scale != 1.0 and not self.gradients_prepared:
             grads = tuple(F.div(g, self.loss_scale) for g in grads)
         return grads
 
     def get_weight_decay(self):
-        """The weight decay times loss_scale (MindSpore stores it so): a float, or with groups
-        a tuple with one float per parameter."""
-        return self.weight_decay if self.is_group else self.weight_decay * self.loss_scale
+        """This step's weight decay times loss_scale (MindSpore stores it so): a float, or a
+        scalar Tensor for a dynamic one (the schedule called with global_step); with groups a
+        tuple with one per parameter."""
+        values = self.decay_values()
+        return values if self.is_group else values[0]
+
+    def decay_values(self) -> tuple:
+        """Each parameter's weight decay at this step times loss_scale, whether or not it
+        decays: floats, or scalar float32 Tensors where it is dynamic (each Cell called once,
+        with global_step). Call it before `get_lr` advances global_step."""
+        wd, n = self.weight_decay, len(self.parameters)
+        if isinstance(wd, CellList):
+            values = {}
+            for cell in wd:
+                if id(cell) not in values:
+                    values[id(cell)] = cell.value if isinstance(cell, _FixedWeightDecay) else cell(self.global_step)
+            return tuple(values[id(cell)] for cell in wd)
+        if self.is_group:
+            return tuple(wd)
+        return (wd(self.global_step) if isinstance(wd, Cell) else wd * self.loss_scale,) * n
 
     def weight_decays(self) -> tuple:
-        """Each parameter's decay times loss_scale, or None where it has none."""
-        if self.is_group:
-            return tuple(wd if flag else None for wd, flag in zip(self.weight_decay, self.decay_flags))
-        decay = self.weight_decay * self.loss_scale if self.weight_decay > 0 else None
-        return tuple(decay if flag else None for flag in self.decay_flags)
+        """Each parameter's decay at this step times loss_scale, or None where it has none
+        (and for every parameter when a wrapper, LARS, applies the decay instead)."""
+        if self.gradients_prepared:
+            return (None,) * len(self.parameters)
+        return tuple(None if not flag or isinstance(v, float) and not v > 0 else v
+                     for v, flag in zip(self.decay_values(), self.decay_flags))
 
     def decay_weight(self, gradients) -> tuple:
         """g + weight_decay * w for each parameter that decays (MindSpore's decay_weight)."""
@@ -317,6 +409,12 @@ class Optimizer(Cell):
         """This step's learning rate (a scalar; with group learning rates a tuple, one per
         parameter); advances `global_step` (every call, whatever the learning rate's kind:
         measured on MindSpore 2.10, a float rate's optimizer counts too)."""
+        lr = self.current_lr()
+        F.assign(self.global_step, F.add(self.global_step, 1))
+        return lr
+
+    def current_lr(self):
+        """`get_lr()` without advancing `global_step`."""
         lr = self.learning_rate
         self._check_lr_index()
         if self.is_group_lr:
@@ -332,7 +430,6 @@ class Optimizer(Cell):
             lr = F.reshape(lr(self.global_step), ())
         elif lr.ndim == 1:
             lr = F.reshape(F.take_in_range(lr, self.global_step, 0), ())
-        F.assign(self.global_step, F.add(self.global_step, 1))
         return lr
 
     def lr_per_parameter(self, lr) -> tuple:
