@@ -6,3 +6,5 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, A
                       AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .rnns import GRU, LSTM, RNN  # noqa: F401
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
+                          TransformerEncoder, TransformerEncoderLayer)
