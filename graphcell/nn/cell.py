@@ -252,9 +252,87 @@ class Cell:
         when construct raises (output None), before the error goes on."""
         return self._add_hook("_forward_hooks", (hook_fn, with_kwargs, always_call), prepend)
 
+    # -- backward hooks --------------------------------------------------------------------
+    def register_backward_pre_hook(self, hook_fn):
+        """`hook_fn(cell, grad_output)` runs when the backward pass reaches this Cell's outputs:
+        `grad_output` holds one gradient per Tensor output (None where none flows). A non-None
+        result (a tuple of as many Tensors, or one Tensor) replaces them. Runs on the gradients'
+        values, in PYNATIVE and in graph mode alike (a host call in the compiled backward
+        pass). Returns a handle whose remove() unregisters it."""
+        return self._add_hook("_backward_pre_hooks", (hook_fn,), False)
+
+    def register_backward_hook(self, hook_fn):
+        """`hook_fn(cell, grad_input, grad_output)` runs when the backward pass has this Cell's
+        input gradients: `grad_input` holds one per positional Tensor argument (None for an
+        integer one or one without a gradient), `grad_output` as for the pre-hook. A non-None
+        result (a tuple of as many Tensors) replaces grad_input. Weight gradients are left
+        alone. Second-order gradients through a hooked Cell are refused."""
+        return self._add_hook("_backward_hooks", (hook_fn,), False)
+
+    def _run_backward_hooks(self, kind: str, grads: tuple, grad_output) -> tuple:
+        """Runs the hooks of `kind` ("pre" or "post") on concrete gradients, each seeing the
+        previous one's result; checks what they return as MindSpore 2.10 does."""
+        pre = kind == "pre"
+        hooks = self.__dict__.get("_backward_pre_hooks" if pre else "_backward_hooks")
+        for (fn,) in list(hooks.values()) if hooks else ():
+            result = fn(self, grads) if pre else fn(self, grads, grad_output)
+            if result is None:
+                continue
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) != len(grads):
+                raise TypeError(f"The backward pre hook return value size is {len(result)} not equal to expect "
+                                f"output size {len(grads)}" if pre else
+                                f"The backward hook return value size is {len(result)} not equal to expect grad "
+                                f"input size {len(grads)}")
+            what = "hook_backward_pre_grad" if pre else "hook_backward_grad"
+            for new, old in zip(result, grads):
+                if old is None:
+                    continue   # no gradient flows there: nothing to replace
+                if not isinstance(new, Tensor):
+                    raise TypeError(f"The output type of function: {what} should be a tensor but got "
+                                    f"{type(new).__name__}.")
+                if new.shape != old.shape or new.dtype is not old.dtype:
+                    raise ValueError(f"The output type of function: {what} is not consistent with the expected, it "
+                                     f"should be Tensor shape:{list(old.shape)}{old.dtype}, but got Tensor "
+                                     f"shape:{list(new.shape)}{new.dtype} (a backward hook of {type(self).__name__})")
+            grads = result
+        return grads
+
+    def _hooked_inputs(self, args: tuple):
+        """`args` with their floating Tensors passed through the backward-hook enter marker,
+        and the marker's token. grad_input has a slot per positional Tensor argument (kwargs
+        and Python values have none); a Cell without one gets (None,), as in MindSpore 2.10."""
+        from ..ops import hooks
+        layout, positions = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                layout.append(a.dtype.is_floating)
+                if a.dtype.is_floating:
+                    positions.append(i)
+        outs = hooks.enter.bind(*[args[i] for i in positions], site=hooks.HookSite(self),
+                                layout=tuple(layout) or (False,), post=bool(self.__dict__.get("_backward_hooks")))
+        args = list(args)
+        for i, new in zip(positions, outs):
+            args[i] = new
+        return tuple(args), outs[-1]
+
+    def _hooked_output(self, output, token):
+        """`output` with its floating Tensors passed through the exit marker; grad_output has a
+        slot per Tensor in it (flattened)."""
+        from ..frontend import pytree
+        from ..ops import hooks
+        leaves, structure = pytree.flatten(output, arrays_are_tensors=False)
+        if not leaves:
+            return output
+        floating = [t for t in leaves if t.dtype.is_floating]
+        new = iter(hooks.exit_.bind(token, *floating, site=hooks.HookSite(self),
+                                    layout=tuple(t.dtype.is_floating for t in leaves),
+                                    pre=bool(self.__dict__.get("_backward_pre_hooks"))))
+        return pytree.unflatten(structure, [next(new) if t.dtype.is_floating else t for t in leaves])
+
     def _add_hook(self, table: str, entry: tuple, prepend: bool) -> "HookHandle":
         if not callable(entry[0]):
-            raise TypeError(f"For '{type(self).__name__}', the hook must be callable, got {type(entry[0]).__name__}")
+            raise TypeError(f"Expected a callable hook function, but got {type(entry[0]).__name__}.")
         hooks = self.__dict__.get(table)
         if hooks is None:
             hooks = OrderedDict()
@@ -275,9 +353,15 @@ class Cell:
                     args, kwargs = result
                 else:
                     args = result if isinstance(result, tuple) else (result,)
-        construct = converted(self.construct) if current_tracer() is not None else self.construct
+        tracing = current_tracer() is not None
+        construct = converted(self.construct) if tracing else self.construct
+        backward = tracing and (self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks"))
+        if backward:   # a gradient of this trace runs them (eagerly, no trace: no gradient)
+            args, token = self._hooked_inputs(args)
         try:   # graph mode: tensor if/while/for in construct compile (ast_transform)
             output = construct(*args, **kwargs)
+            if backward:
+                output = self._hooked_output(output, token)
         except Exception:
             for fn, with_kwargs, always in list(post.values()) if post else ():
                 if always:
@@ -305,7 +389,7 @@ class Cell:
             if current_tracer() is not None:
                 note_training_mode(self)
             with scope(self._scope_name):
-                if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+                if not self.__dict__.keys().isdisjoint(_HOOK_TABLES):
                     return self._run_forward(args, kwargs)
                 if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
                     return converted(self.construct)(*args, **kwargs)
@@ -557,13 +641,17 @@ class SequentialCell(_IndexedContainer):
 
 
 class HookHandle:
-    """What register_forward_(pre_)hook returns: remove() unregisters the hook."""
+    """What the register_*_hook methods return: remove() unregisters the hook."""
     _next_id = 0
 
     def __init__(self, hooks: OrderedDict):
         self._hooks = hooks
         HookHandle._next_id += 1
         self.id = HookHandle._next_id
+
+    @property
+    def handle_id(self) -> int:   # MindSpore's name
+        return self.id
 
     def remove(self) -> None:
         if self._hooks.pop(self.id, None) is not None:
@@ -653,7 +741,9 @@ class CellDict(Cell):
 # Cell bookkeeping that differs between Cells without changing what they compute (the
 # per-Cell jits, and the configuration an eager optimizer's jit was built for).
 _BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config",
-                          "_named_keys", "_forward_hooks", "_forward_pre_hooks"})
+                          "_named_keys", "_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+                          "_backward_pre_hooks"})
+_HOOK_TABLES = frozenset({"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
 
 
 _UNSET = object()
