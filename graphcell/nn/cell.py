@@ -373,7 +373,7 @@ class Cell:
         for _, buffer in self.named_buffers():
             if buffer.dtype.is_floating and buffer.dtype is not dtype:
                 buffer._payload = buffer.astype(dtype)._payload   # in place, as a Parameter's set_dtype
-        bump_config_epoch()   # the graphs' input and constant types changed
+        self._structure_changed()   # the graphs' input and constant types changed
         return self
 
     def compile(self, *args, **kwargs) -> None:
