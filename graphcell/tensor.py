@@ -274,11 +274,17 @@ class Tensor:
     def mean(self, axis=None, keep_dims=False):
         return _ops().mean(self, axis, keep_dims)
 
-    def max(self, axis=None, keepdims=False):
-        return _ops().reduce_max(self, axis, keepdims)
+    def max(self, *args, **kwargs):
+        """MindSpore 2.10's two forms: max(dim, keepdim=False) -> (values, indices), and
+        max(axis=None, keepdims=False, *, initial=None, where=None, return_indices=False)
+        (ops/array_ops.tensor_max_or_min)."""
+        from .ops.array_ops import tensor_max_or_min
+        return tensor_max_or_min("max", self, args, kwargs)
 
-    def min(self, axis=None, keepdims=False):
-        return _ops().reduce_min(self, axis, keepdims)
+    def min(self, *args, **kwargs):
+        """As max: min(dim, keepdim=False) -> (values, indices), or min(axis=None, ...)."""
+        from .ops.array_ops import tensor_max_or_min
+        return tensor_max_or_min("min", self, args, kwargs)
 
     def prod(self, axis=None, keepdims=False):
         return _ops().reduce_prod(self, axis, keepdims)

@@ -315,3 +315,181 @@ def test_initializer_makes_a_filled_tensor():
 
 def test_ops_has_the_transforms():
     assert ms.ops.grad is ms.grad and ms.ops.value_and_grad is ms.value_and_grad and ms.ops.vmap is ms.vmap
+
+
+# -- buffers, state_dict and the smaller Cell methods (each expectation measured on MindSpore 2.10) --
+
+class Buffered(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(2, np.float32)), name="w")
+        self.register_buffer("running", Tensor(np.array([1.0, 2.0], np.float32)))
+        self.register_buffer("tmp", Tensor(np.array([3.0], np.float32)), persistent=False)
+        self.register_buffer("nothing", None)
+
+    def construct(self, x):
+        return x * self.w + self.running
+
+
+class BufferedOuter(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.net = Buffered()
+        self.register_buffer("ob", Tensor(np.int32(5)))
+
+    def construct(self, x):
+        return self.net(x)
+
+
+def test_buffers_as_mindspore():
+    o = BufferedOuter()
+    assert [(n, b.shape) for n, b in o.named_buffers()] == [("ob", ()), ("net.running", (2,)), ("net.tmp", (1,))]
+    assert [n for n, _ in o.named_buffers(recurse=False)] == ["ob"]
+    assert [n for n, _ in o.named_buffers(prefix="pre")] == ["pre.ob", "pre.net.running", "pre.net.tmp"]
+    assert len(list(o.buffers())) == 3 and o.net.nothing is None
+    assert type(o.net.running) is Tensor and "running" not in o.net.__dict__
+    assert names(o) == ["net.w"] and list(o.parameters_dict()) == ["net.w"]   # not Parameters
+    assert o.get_buffer("net.running") is o.net.running and o.get_sub_cell("net") is o.net
+    assert o.get_sub_cell("") is o
+    for call, error, message in [
+        (lambda: o.get_buffer("net.zzz"), AttributeError, "Buffered has no attribute `zzz`"),
+        (lambda: o.get_buffer("net.w"), AttributeError, "`w` is not a buffer"),
+        (lambda: o.get_sub_cell("zz"), AttributeError, "BufferedOuter has no attribute `zz`"),
+        (lambda: o.register_buffer("a.b", Tensor(1)), KeyError, r'contain "\."'),
+        (lambda: o.register_buffer("", Tensor(1)), KeyError, 'be empty string'),
+        (lambda: o.net.register_buffer("w", Tensor(1)), KeyError, "attribute 'w' already exists"),
+        (lambda: o.register_buffer("training", Tensor(1)), KeyError, "attribute 'training' already exists"),
+        (lambda: o.register_buffer("q", np.ones(2)), TypeError, "cannot assign .*ndarray.* to buffer 'q'"),
+        (lambda: o.register_buffer(3, Tensor(1)), TypeError, "buffer name should be a string"),
+        # MindSpore 2.10 refuses any value but None for a buffer attribute (construct's too)
+        (lambda: setattr(o.net, "running", Tensor(np.zeros(2, np.float32))), TypeError,
+         "Buffer 'running' already exists in network, can not assign this type"),
+    ]:
+        with pytest.raises(error, match=message):
+            call()
+    o.register_buffer("ob", Tensor(7))   # registering again replaces it
+    assert o.ob.asnumpy() == 7
+    o.net.tmp = None
+    del o.net.running
+    assert [n for n, _ in o.named_buffers()] == ["ob"]
+
+
+def test_state_dict_and_load_state_dict_as_mindspore(tmp_path):
+    o = BufferedOuter()
+    sd = o.state_dict()
+    assert type(sd) is OrderedDict and list(sd) == ["ob", "net.w", "net.running"]   # tmp: not persistent
+    assert sd["net.w"] is o.net.w and type(sd["net.running"]) is Tensor
+    assert list(o.state_dict(prefix="p.")) == ["p.ob", "p.net.w", "p.net.running"]
+    dest = OrderedDict()
+    assert o.state_dict(destination=dest) is dest
+    x = Tensor(np.ones(2, np.float32))
+    step = ms.jit(o)
+    np.testing.assert_allclose(step(x).asnumpy(), [2.0, 3.0])
+    running = o.net.running
+    new = dict(sd, **{"net.running": Tensor(np.array([-1.0, -2.0], np.float64)),
+                      "net.w": Tensor(np.array([5.0, 5.0], np.float64))})
+    assert repr(o.load_state_dict(new)) == "<All keys matched successfully>"
+    assert o.net.running is running and running.dtype is ms.float32 and o.net.w.dtype is ms.float32
+    np.testing.assert_allclose(o(x).asnumpy(), [4.0, 3.0])
+    # graphcell recompiles; MindSpore 2.10's graph mode kept the buffer's old value (a stale constant)
+    np.testing.assert_allclose(step(x).asnumpy(), [4.0, 3.0])
+    with pytest.raises(RuntimeError, match='Error\\(s\\) in loading state_dict for BufferedOuter:\n\t'
+                                           'Missing key\\(s\\) in state_dict: "ob", "net.running". '):
+        o.load_state_dict({"net.w": Tensor(np.ones(2, np.float32))})
+    result = o.load_state_dict({"net.w": Tensor(np.ones(2, np.float32)), "zzz": Tensor(1)}, strict=False)
+    assert result.missing_keys == ["ob", "net.running"] and result.unexpected_keys == ["zzz"]
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "zzz". '):
+        o.load_state_dict(dict(o.state_dict(), zzz=Tensor(1)))
+    with pytest.raises(RuntimeError, match=r"size mismatch for net.w: copying a param with shape \(3,\) from "
+                                           r"checkpoint, the shape in current model is \(2,\)."):
+        o.load_state_dict(dict(o.state_dict(), **{"net.w": Tensor(np.ones(3, np.float32))}))
+    with pytest.raises(RuntimeError, match='While copying the parameter named "net.w", expected Tensor'):
+        o.load_state_dict(dict(o.state_dict(), **{"net.w": np.ones(2, np.float32)}))
+    ms.save_checkpoint(o, str(tmp_path / "o.ckpt"))   # buffers are not in checkpoints
+    assert list(ms.load_checkpoint(str(tmp_path / "o.ckpt"))) == ["net.w"]
+
+
+def test_state_dict_keys_are_attribute_paths():
+    class Leaf(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.weight = Parameter(Tensor(np.ones(2, np.float32)), name="foo")
+            self.register_buffer("buf", Tensor(np.ones(1, np.float32)))
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.seq = nn.SequentialCell([Leaf(), Leaf()])
+            self.p = Parameter(Tensor(np.ones(1, np.float32)), name="pp")
+            self.register_buffer("top", Tensor(np.ones(1, np.float32)))
+            self.leaf = Leaf()
+            self.shared = self.leaf
+
+    net = Net()
+    assert list(net.state_dict()) == ["p", "top", "seq.0.weight", "seq.0.buf", "seq.1.weight", "seq.1.buf",
+                                      "leaf.weight", "leaf.buf", "shared.weight", "shared.buf"]
+    assert [n for n, _ in net.named_buffers()] == ["top", "seq.0.buf", "seq.1.buf", "leaf.buf"]
+    assert list(nn.WithLossCell(net.leaf, nn.MSELoss()).state_dict()) == ["_backbone.weight", "_backbone.buf"]
+    assert repr(net.load_state_dict(net.state_dict())) == "<All keys matched successfully>"
+
+    class Extra(Leaf):
+        def get_extra_state(self):
+            return {"step": 3}
+
+        def set_extra_state(self, state):
+            self.loaded = state
+
+    extra = Extra()
+    state = extra.state_dict()
+    assert list(state) == ["weight", "buf", "_extra_state"] and state["_extra_state"] == {"step": 3}
+    extra.load_state_dict(state)
+    assert extra.loaded == {"step": 3}
+    with pytest.raises(RuntimeError, match="Reached a code path in Cell.get_extra_state"):
+        Leaf().get_extra_state()
+
+
+def test_flags_grad_inputs_and_to_as_mindspore():
+    net = nn.SequentialCell([nn.Dense(2, 2)])
+    assert net.get_flags() == {} and net.requires_grad is False
+    assert net.add_flags(a=1, b=True) is net and net.get_flags() == {"a": 1, "b": True} and net.a == 1
+    assert net.add_flags_recursive(c=2) is net and net[0].get_flags() == {"c": 2}
+    assert net.set_grad() is net and net.requires_grad is True and net[0].requires_grad is False
+    assert net.get_inputs() is None
+    net.set_inputs(Tensor(np.ones((1, 2), np.float32)))
+    assert net.get_inputs()[0].shape == (1, 2)
+    assert net.recompute() is None
+    assert set(net.init_parameters_data()) == set(net.get_parameters())
+
+    class Mixed(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(2, 2)
+            self.i = Parameter(Tensor(np.ones(2, np.int32)), name="i", requires_grad=False)
+            self.register_buffer("b", Tensor(np.ones(2, np.float32)))
+
+        def construct(self, x):
+            return self.dense(x) + self.b
+
+    mixed = Mixed()
+    x = Tensor(np.ones((1, 2), np.float32))
+    step = ms.jit(mixed)
+    assert step(x).dtype is ms.float32
+    assert mixed.to(ms.float16) is mixed
+    assert [p.dtype for p in mixed.get_parameters()] == [ms.int32, ms.float16, ms.float16]
+    assert mixed.b.dtype is ms.float16
+    assert step(x.astype(ms.float16)).dtype is ms.float16   # recompiled for the new types
+    mixed.to(device="CPU", dtype=ms.float32)
+    assert mixed.dense.weight.dtype is ms.float32
+    mixed.to(Tensor(np.ones(1, np.float64)))
+    assert mixed.dense.weight.dtype is ms.float64
+    with pytest.raises(TypeError, match="Cell.to only accepts floating point or complex dtypes, but got desired "
+                                        "dtype=Int32"):
+        mixed.to(ms.int32)
+
+
+def test_compile_and_compile_and_run():
+    dense = _dense()
+    x = Tensor(np.ones((1, 2), np.float32))
+    assert dense.compile(x) is None and dense._graph_jit.cache_size == 1
+    np.testing.assert_allclose(dense.compile_and_run(x).asnumpy(), [[3.5, 6.5]])
+    assert dense._graph_jit.cache_size == 1

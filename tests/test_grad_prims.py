@@ -191,7 +191,8 @@ def test_vjp_matches_jax(name, args, attrs, tol):
 
 # Control-flow primitives carry subgraphs; their vjps are tested against jax there.
 TESTED_ELSEWHERE = {"cond": "tests/test_control_flow.py", "while_loop": "tests/test_control_flow.py",
-                    "scan": "tests/test_rnn.py"}
+                    "scan": "tests/test_rnn.py", **dict.fromkeys(
+                        ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py")}
 
 
 def test_every_primitive_has_a_vjp_rule_and_differentiable_ones_a_record():

@@ -419,3 +419,99 @@ def test_numpy_module_eye_concatenate_and_dtype_names():
     assert mnp.int32 is ms.int32 and mnp.float32 is ms.float32
     with pytest.raises(ValueError, match="does not fit Int32"):
         ms.jit(lambda v: v + 2 ** 40)(Tensor(np.array([1], np.int32)))
+
+
+# Tensor.max / Tensor.min: MindSpore 2.10's two overloads. Each expected value was printed by
+# MindSpore 2.10 for a = [[1, 5, 3], [4, 2, 6]] (float32) and the same call.
+_A = np.array([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], np.float32)
+_WHERE = np.array([[True, False, True], [False, True, True]])
+_TENSOR_MAX_CASES = [
+    # (args, kwargs, max's result, min's result): a list is the values, a pair (values, indices)
+    ((), {}, 6.0, 1.0),
+    ((0,), {}, ([4, 5, 6], [1, 0, 1]), ([1, 2, 3], [0, 1, 0])),
+    ((-1,), {}, ([5, 6], [1, 2]), ([1, 2], [0, 1])),
+    ((), {"dim": 1}, ([5, 6], [1, 2]), ([1, 2], [0, 1])),
+    ((1, True), {}, ([[5], [6]], [[1], [2]]), ([[1], [2]], [[0], [1]])),
+    ((1,), {"keepdim": True}, ([[5], [6]], [[1], [2]]), ([[1], [2]], [[0], [1]])),
+    ((), {"axis": 1}, [5, 6], [1, 2]),
+    ((1,), {"keepdims": True}, [[5], [6]], [[1], [2]]),
+    ((1,), {"return_indices": True}, ([5, 6], [1, 2]), ([1, 2], [0, 1])),
+    ((), {"return_indices": True}, (6.0, 0), (1.0, 0)),
+    ((), {"axis": (0, 1)}, 6.0, 1.0),
+    ((), {"axis": [0, 1]}, 6.0, 1.0),
+    ((), {"axis": (0, 1), "return_indices": True}, 6.0, 1.0),   # a tuple of axes: values only
+    ((), {"axis": 1, "initial": 5.5}, [5.5, 6], [1, 2]),
+    ((), {"axis": 1, "initial": 1.5}, [5, 6], [1, 1.5]),
+    ((), {"axis": 1, "initial": 5.5, "return_indices": True}, ([5.5, 6], [0, 2]), ([1, 2], [0, 1])),
+    ((), {"initial": 10.0}, 6.0, 1.0),   # axis None: initial, where and keepdims do nothing
+    ((), {"axis": (0, 1), "initial": 10.0}, 10.0, 1.0),
+    ((), {"axis": 1, "initial": 0.0, "where": _WHERE}, [3, 6], [0, 0]),
+    ((), {"axis": 1, "initial": 0.0, "where": _WHERE, "return_indices": True}, ([3, 6], [2, 2]), ([0, 0], [0, 0])),
+    ((), {"axis": (1,), "initial": 0.0, "where": _WHERE}, [3, 6], [0, 0]),
+    ((1, True), {"initial": 0.0}, [[5], [6]], [[0], [0]]),
+    ((), {"axis": None, "keepdims": True}, 6.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("args, kwargs, want_max, want_min", _TENSOR_MAX_CASES)
+def test_tensor_max_and_min_as_mindspore(args, kwargs, want_max, want_min):
+    kwargs = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    for name, want in (("max", want_max), ("min", want_min)):
+        got = getattr(Tensor(_A), name)(*args, **kwargs)
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and got[1].dtype is ms.int64 and got[0].dtype is ms.float32
+            np.testing.assert_array_equal(got[0].asnumpy(), want[0])
+            np.testing.assert_array_equal(got[1].asnumpy(), want[1])
+        else:
+            assert isinstance(got, Tensor) and got.dtype is ms.float32
+            np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_tensor_max_keeps_integer_dtypes_and_scalars_as_mindspore():
+    ints = Tensor(_A.astype(np.int32))
+    assert ints.max().dtype is ms.int32 and ints.max().asnumpy() == 6
+    values, indices = ints.min(1)
+    assert values.dtype is ms.int32 and values.asnumpy().tolist() == [1, 2] and indices.dtype is ms.int64
+    assert ints.max(axis=1, initial=4.5).asnumpy().tolist() == [5, 6]
+    scalar = Tensor(np.float32(3))
+    assert scalar.max(0)[0].asnumpy() == 3 and scalar.max(0)[1].asnumpy() == 0 and scalar.min(axis=0).asnumpy() == 3
+    values, indices = Tensor(np.array([3.0, 3.0, 1.0, 1.0], np.float32)).min(0)   # ties: the first
+    assert values.asnumpy() == 1 and indices.asnumpy() == 2
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda t: t.max(1.5), TypeError, r'Failed calling max with "max\(float\)"'),
+    (lambda t: t.min(True), TypeError, r'Failed calling min with "min\(bool\)"'),
+    (lambda t: t.max(1, 1), TypeError, r'"max\(int, int\)"'),
+    (lambda t: t.max(dim=None), TypeError, r'"max\(dim=None\)"'),
+    (lambda t: t.max(dim=(0, 1)), TypeError, r'"max\(dim=Tuple<int, int>\)"'),
+    (lambda t: t.max(dim=1, axis=1), TypeError, r'"max\(dim=int, axis=int\)"'),
+    (lambda t: t.max(axis=1, keepdims=1), TypeError, r'"max\(axis=int, keepdims=int\)"'),
+    (lambda t: t.max(Tensor(_A)), TypeError, r'"max\(Tensor\)"'),
+    (lambda t: t.max(axis=1, initial=Tensor(np.float32(5.5))), TypeError, "'initial' must be a scalar"),
+    (lambda t: t.max(axis=1, where=Tensor(_WHERE)), ValueError, "initial"),
+    (lambda t: t.max(3), ValueError, r"\[-2, 2\)"),
+    (lambda t: t.min(axis=-3), ValueError, r"\[-2, 2\)"),
+    (lambda t: Tensor(np.zeros(0, np.float32)).max(), ValueError, "Max cannot deal with empty input"),
+])
+def test_tensor_max_errors_as_mindspore(call, error, message):
+    with pytest.raises(error, match=message):
+        call(Tensor(_A))
+
+
+def test_tensor_max_gradients_as_mindspore():
+    """MindSpore 2.10: the int-axis forms send the gradient to the first maximum, the
+    reductions over every axis (None or a tuple) share it between ties."""
+    import jax
+    import jax.numpy as jnp
+    ties_row = np.array([[1.0, 5.0, 5.0], [4.0, 2.0, 6.0]], np.float32)
+    ties_all = np.array([[1.0, 6.0, 3.0], [4.0, 2.0, 6.0]], np.float32)
+    first = [[0, 1, 0], [0, 0, 1]]   # measured for max(1)[0] and max(axis=1)
+    for fn in (lambda t: t.max(1)[0].sum(), lambda t: t.max(axis=1).sum(),
+               ms.jit(lambda t: t.max(axis=1, return_indices=True)[0].sum())):
+        np.testing.assert_array_equal(ms.grad(fn)(Tensor(ties_row)).asnumpy(), first)
+    shared = [[0, 0.5, 0], [0, 0, 0.5]]   # measured for max() and max(axis=(0, 1))
+    for fn in (lambda t: t.max(), lambda t: t.max(axis=(0, 1))):
+        got = ms.grad(fn)(Tensor(ties_all)).asnumpy()
+        np.testing.assert_array_equal(got, shared)
+        np.testing.assert_allclose(got, jax.grad(jnp.max)(ties_all))

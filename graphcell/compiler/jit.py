@@ -52,6 +52,14 @@ def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
         outs = run_traced_onnx(traced, arrays)
     else:
         outs = compiled_fn(traced)(*arrays)
+        hooks = traced.cache.get("hooks")
+        if hooks is None:
+            from ..ops.hooks import runs_hooks
+            hooks = traced.cache["hooks"] = runs_hooks(traced.graph)
+        if hooks:   # a backward hook's error is raised once the run is over, as itself
+            from ..ops.hooks import raise_hook_error
+            jax.block_until_ready(outs)
+            raise_hook_error()
     from ..context import _CONTEXT  # lazy: context imports this module
     if _CONTEXT["check_finite"]:    # off: one dict lookup per call
         from .check_finite import check_outputs

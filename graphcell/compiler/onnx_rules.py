@@ -900,6 +900,10 @@ RULES = {
     "constant": constant,
     "cast": cast_rule,
     "stop_gradient": unary("Identity"),
+    # a backward hook's markers (ops/hooks.py) are identities; the token is a constant
+    "backward_hook_enter": lambda ctx, *xs, **attrs: [ctx.op("Identity", x) for x in xs]
+    + [ctx.const(np.zeros((), np.bool_))],
+    "backward_hook_exit": lambda ctx, token, *ys, **attrs: [ctx.op("Identity", y) for y in ys],
     # elementwise unary
     "neg": neg, "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),

@@ -61,7 +61,14 @@ class Cell:
         if "_params" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}: call super().__init__() before "
                                  f"assigning attribute {name!r}")
-        if isinstance(value, Parameter):
+        buffers = self.__dict__.get("_buffers")
+        if buffers and name in buffers:
+            if value is not None:   # MindSpore 2.10's rule (measured): a buffer is replaced by register_buffer
+                raise TypeError(f"Buffer '{name}' already exists in network, can not assign this type: "
+                                f"'{type(value)}' as a buffer.")
+            buffers[name] = None
+            self._structure_changed()
+        elif isinstance(value, Parameter):
             self.insert_param_to_cell(name, value)
         elif isinstance(value, ParameterTuple):
             for item in value:
@@ -104,13 +111,13 @@ class Cell:
         # A ParameterTuple attribute first: its members are registered by their own names, and
         # one may share the attribute's (a grouped optimizer's `learning_rate` tuple holds the
         # default rate, a Parameter named 'learning_rate'), as in MindSpore.
-        for table in ("_params_list", "_params", "_cells"):
+        for table in ("_params_list", "_params", "_cells", "_buffers"):
             if table in d and name in d[table]:
                 return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str):
-        for table in (self._params, self._cells, self._params_list):
+        for table in (self._params, self._cells, self._params_list, self.__dict__.get("_buffers") or {}):
             if name in table:
                 del table[name]
                 self._structure_changed()
@@ -203,6 +210,90 @@ class Cell:
     def name_cells(self) -> OrderedDict:
         return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
 
+    def get_sub_cell(self, target: str) -> "Cell":
+        """The Cell at dotted path `target` ('' is this Cell)."""
+        cell = self
+        for part in target.split(".") if target else ():
+            if part not in cell._cells or cell._cells[part] is None:
+                if hasattr(cell, part):
+                    raise AttributeError(f"`{part}` is not an nn.Cell")
+                raise AttributeError(f"{type(cell).__name__} has no attribute `{part}`")
+            cell = cell._cells[part]
+        return cell
+
+    # -- buffers and state -----------------------------------------------------------------
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """A Tensor the Cell holds that is not a Parameter: not trained, not in
+        parameters_and_names or checkpoints, in state_dict when `persistent`. construct reads it
+        as a constant of its graph (load_state_dict recompiles). Assigning to it afterwards is a
+        TypeError, as in MindSpore 2.10; register it again to replace it."""
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string.But got this type: {type(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if not name:
+            raise KeyError('buffer name can\'t be empty string ""')
+        buffers = self.__dict__.get("_buffers")
+        if (buffers is None or name not in buffers) and hasattr(self, name):
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor)}' object to buffer '{name}' (Tensor or None required)")
+        if buffers is None:
+            buffers = OrderedDict()
+            object.__setattr__(self, "_buffers", buffers)
+            object.__setattr__(self, "_non_persistent_buffers", set())
+        buffers[name] = tensor
+        (self._non_persistent_buffers.discard if persistent else self._non_persistent_buffers.add)(name)
+        self._structure_changed()
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """(path, buffer) pairs: this Cell's, then its sub-cells' (a shared sub-cell once)."""
+        cells = self.cells_and_names(name_prefix=prefix) if recurse else [(prefix, self)]
+        seen = set()
+        for cell_name, cell in cells:
+            for name, buffer in (cell.__dict__.get("_buffers") or {}).items():
+                if buffer is None or (remove_duplicate and id(buffer) in seen):
+                    continue
+                seen.add(id(buffer))
+                yield (f"{cell_name}.{name}" if cell_name else name), buffer
+
+    def buffers(self, recurse: bool = True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def get_buffer(self, target: str) -> Tensor:
+        path, _, name = target.rpartition(".")
+        cell = self.get_sub_cell(path)
+        if name not in (cell.__dict__.get("_buffers") or {}):
+            if hasattr(cell, name):
+                raise AttributeError(f"`{name}` is not a buffer")
+            raise AttributeError(f"{type(cell).__name__} has no attribute `{name}`")
+        return cell._buffers[name]
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
+        """Parameters and persistent buffers by attribute path (`net.weight`), this Cell's
+        first, then each sub-cell's (`nn/state_dict.py`). The values are the Parameter and
+        buffer objects (MindSpore 2.10 returns them whatever `keep_vars`)."""
+        from . import state_dict as sd
+        if args:   # MindSpore's deprecated positional form (destination, prefix, keep_vars)
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+        return sd.state_dict(self, destination, prefix)
+
+    def load_state_dict(self, state_dict, strict: bool = True):
+        """Copies `state_dict`'s values into the Parameters (keeping their dtypes) and buffers.
+        With `strict`, missing or unexpected keys are a RuntimeError; returns the
+        (missing_keys, unexpected_keys) pair."""
+        from . import state_dict as sd
+        return sd.load_state_dict(self, state_dict, strict)
+
+    def get_extra_state(self):
+        """Override (with set_extra_state) to put more in state_dict, under '_extra_state'."""
+        raise RuntimeError("Reached a code path in Cell.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError("Reached a code path in Cell.set_extra_state() that should never be called.")
+
     # -- modes -----------------------------------------------------------------------------
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():
@@ -213,7 +304,92 @@ class Cell:
         return self
 
     def set_grad(self, requires_grad: bool = True) -> "Cell":
+        """Sets `requires_grad` (MindSpore's PYNATIVE flag for building the backward graph; graphcell
+        builds it when grad asks, so it changes nothing computed)."""
+        object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
+
+    requires_grad = False
+
+    def add_flags(self, **flags) -> "Cell":
+        """Records `flags` (get_flags) and sets each as an attribute, as MindSpore does."""
+        table = self.__dict__.get("_flags")
+        if table is None:
+            table = {}
+            object.__setattr__(self, "_flags", table)
+        table.update(flags)
+        for name, value in flags.items():
+            object.__setattr__(self, name, value)
+        self._structure_changed()
+        return self
+
+    def add_flags_recursive(self, **flags) -> "Cell":
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self) -> dict:
+        return self.__dict__.get("_flags", {})
+
+    def set_inputs(self, *inputs, **kwargs) -> None:
+        """Records the inputs MindSpore compiles for (dynamic shapes: a `Tensor(shape=[None, 2],
+        dtype=...)`); graphcell traces per input signature anyway, so they are only kept."""
+        object.__setattr__(self, "_inputs", inputs)
+
+    def get_inputs(self):
+        return self.__dict__.get("_inputs")
+
+    def recompute(self, **kwargs) -> None:
+        """MindSpore's activation recomputation, which trades memory for time and changes no
+        result; graphcell accepts the call and leaves the graph as it is."""
+
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
+        """MindSpore's: Parameters are initialised when made; returns {Parameter: Parameter}."""
+        return {p: p for p in self.get_parameters()}
+
+    def to(self, *args, **kwargs) -> "Cell":
+        """MindSpore 2.10's Cell.to(dtype), to(device=None, dtype=None) or to(tensor): casts the
+        floating Parameters and buffers of this Cell and its sub-cells to `dtype` (integer ones
+        stay); the device is accepted and left as it is (graphcell places arrays itself)."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, DType):
+                dtype = arg
+            elif not isinstance(arg, (str, bool)) and arg is not None:
+                raise TypeError(f'Failed calling Cell.to with "Cell.to({type(arg)})".')
+        if kwargs:
+            raise TypeError(f"Cell.to() got unexpected keyword arguments {sorted(kwargs)}")
+        if dtype is None:
+            return self
+        if not dtype.is_floating:
+            raise TypeError(f"Cell.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+        for param in self.get_parameters():
+            if param.dtype.is_floating and param.dtype is not dtype:
+                param.set_dtype(dtype)
+        for _, buffer in self.named_buffers():
+            if buffer.dtype.is_floating and buffer.dtype is not dtype:
+                buffer._payload = buffer.astype(dtype)._payload   # in place, as a Parameter's set_dtype
+        self._structure_changed()   # the graphs' input and constant types changed
+        return self
+
+    def compile(self, *args, **kwargs) -> None:
+        """Traces and compiles construct for these arguments (graph mode's program) without running it."""
+        from ..compiler.jit import compiled_fn
+        traced, _ = self._graph_mode_jit().get_traced(*args, **kwargs)
+        compiled_fn(traced)
+
+    def compile_and_run(self, *args, **kwargs):
+        """Runs construct as graph mode would: compiled, once per input signature."""
+        return self._graph_mode_jit()(*args, **kwargs)
+
+    def _graph_mode_jit(self):
+        if self._graph_jit is None:
+            object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
+        return self._graph_jit
 
     def to_float(self, dst_type) -> "Cell":
         """MindSpore's: this Cell and its sub-cells compute in `dst_type`. Floating inputs and
@@ -252,9 +428,87 @@ class Cell:
         when construct raises (output None), before the error goes on."""
         return self._add_hook("_forward_hooks", (hook_fn, with_kwargs, always_call), prepend)
 
+    # -- backward hooks --------------------------------------------------------------------
+    def register_backward_pre_hook(self, hook_fn):
+        """`hook_fn(cell, grad_output)` runs when the backward pass reaches this Cell's outputs:
+        `grad_output` holds one gradient per Tensor output (None where none flows). A non-None
+        result (a tuple of as many Tensors, or one Tensor) replaces them. Runs on the gradients'
+        values, in PYNATIVE and in graph mode alike (a host call in the compiled backward
+        pass). Returns a handle whose remove() unregisters it."""
+        return self._add_hook("_backward_pre_hooks", (hook_fn,), False)
+
+    def register_backward_hook(self, hook_fn):
+        """`hook_fn(cell, grad_input, grad_output)` runs when the backward pass has this Cell's
+        input gradients: `grad_input` holds one per positional Tensor argument (None for an
+        integer one or one without a gradient), `grad_output` as for the pre-hook. A non-None
+        result (a tuple of as many Tensors) replaces grad_input. Weight gradients are left
+        alone. Second-order gradients through a hooked Cell are refused."""
+        return self._add_hook("_backward_hooks", (hook_fn,), False)
+
+    def _run_backward_hooks(self, kind: str, grads: tuple, grad_output) -> tuple:
+        """Runs the hooks of `kind` ("pre" or "post") on concrete gradients, each seeing the
+        previous one's result; checks what they return as MindSpore 2.10 does."""
+        pre = kind == "pre"
+        hooks = self.__dict__.get("_backward_pre_hooks" if pre else "_backward_hooks")
+        for (fn,) in list(hooks.values()) if hooks else ():
+            result = fn(self, grads) if pre else fn(self, grads, grad_output)
+            if result is None:
+                continue
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) != len(grads):
+                raise TypeError(f"The backward pre hook return value size is {len(result)} not equal to expect "
+                                f"output size {len(grads)}" if pre else
+                                f"The backward hook return value size is {len(result)} not equal to expect grad "
+                                f"input size {len(grads)}")
+            what = "hook_backward_pre_grad" if pre else "hook_backward_grad"
+            for new, old in zip(result, grads):
+                if old is None:
+                    continue   # no gradient flows there: nothing to replace
+                if not isinstance(new, Tensor):
+                    raise TypeError(f"The output type of function: {what} should be a tensor but got "
+                                    f"{type(new).__name__}.")
+                if new.shape != old.shape or new.dtype is not old.dtype:
+                    raise ValueError(f"The output type of function: {what} is not consistent with the expected, it "
+                                     f"should be Tensor shape:{list(old.shape)}{old.dtype}, but got Tensor "
+                                     f"shape:{list(new.shape)}{new.dtype} (a backward hook of {type(self).__name__})")
+            grads = result
+        return grads
+
+    def _hooked_inputs(self, args: tuple):
+        """`args` with their floating Tensors passed through the backward-hook enter marker,
+        and the marker's token. grad_input has a slot per positional Tensor argument (kwargs
+        and Python values have none); a Cell without one gets (None,), as in MindSpore 2.10."""
+        from ..ops import hooks
+        layout, positions = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                layout.append(a.dtype.is_floating)
+                if a.dtype.is_floating:
+                    positions.append(i)
+        outs = hooks.enter.bind(*[args[i] for i in positions], site=hooks.HookSite(self),
+                                layout=tuple(layout) or (False,), post=bool(self.__dict__.get("_backward_hooks")))
+        args = list(args)
+        for i, new in zip(positions, outs):
+            args[i] = new
+        return tuple(args), outs[-1]
+
+    def _hooked_output(self, output, token):
+        """`output` with its floating Tensors passed through the exit marker; grad_output has a
+        slot per Tensor in it (flattened)."""
+        from ..frontend import pytree
+        from ..ops import hooks
+        leaves, structure = pytree.flatten(output, arrays_are_tensors=False)
+        if not leaves:
+            return output
+        floating = [t for t in leaves if t.dtype.is_floating]
+        new = iter(hooks.exit_.bind(token, *floating, site=hooks.HookSite(self),
+                                    layout=tuple(t.dtype.is_floating for t in leaves),
+                                    pre=bool(self.__dict__.get("_backward_pre_hooks"))))
+        return pytree.unflatten(structure, [next(new) if t.dtype.is_floating else t for t in leaves])
+
     def _add_hook(self, table: str, entry: tuple, prepend: bool) -> "HookHandle":
         if not callable(entry[0]):
-            raise TypeError(f"For '{type(self).__name__}', the hook must be callable, got {type(entry[0]).__name__}")
+            raise TypeError(f"Expected a callable hook function, but got {type(entry[0]).__name__}.")
         hooks = self.__dict__.get(table)
         if hooks is None:
             hooks = OrderedDict()
@@ -275,9 +529,15 @@ class Cell:
                     args, kwargs = result
                 else:
                     args = result if isinstance(result, tuple) else (result,)
-        construct = converted(self.construct) if current_tracer() is not None else self.construct
+        tracing = current_tracer() is not None
+        construct = converted(self.construct) if tracing else self.construct
+        backward = tracing and (self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks"))
+        if backward:   # a gradient of this trace runs them (eagerly, no trace: no gradient)
+            args, token = self._hooked_inputs(args)
         try:   # graph mode: tensor if/while/for in construct compile (ast_transform)
             output = construct(*args, **kwargs)
+            if backward:
+                output = self._hooked_output(output, token)
         except Exception:
             for fn, with_kwargs, always in list(post.values()) if post else ():
                 if always:
@@ -297,15 +557,13 @@ class Cell:
         if current_tracer() is None:
             from ..context import GRAPH_MODE, get_context
             if get_context("mode") == GRAPH_MODE:
-                if self._graph_jit is None:
-                    object.__setattr__(self, "_graph_jit", Jit(self, name=type(self).__name__))
-                return self._graph_jit(*args, **kwargs)
+                return self._graph_mode_jit()(*args, **kwargs)
         _RUNNING[0] += 1
         try:
             if current_tracer() is not None:
                 note_training_mode(self)
             with scope(self._scope_name):
-                if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+                if not self.__dict__.keys().isdisjoint(_HOOK_TABLES):
                     return self._run_forward(args, kwargs)
                 if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
                     return converted(self.construct)(*args, **kwargs)
@@ -557,13 +815,17 @@ class SequentialCell(_IndexedContainer):
 
 
 class HookHandle:
-    """What register_forward_(pre_)hook returns: remove() unregisters the hook."""
+    """What the register_*_hook methods return: remove() unregisters the hook."""
     _next_id = 0
 
     def __init__(self, hooks: OrderedDict):
         self._hooks = hooks
         HookHandle._next_id += 1
         self.id = HookHandle._next_id
+
+    @property
+    def handle_id(self) -> int:   # MindSpore's name
+        return self.id
 
     def remove(self) -> None:
         if self._hooks.pop(self.id, None) is not None:
@@ -653,7 +915,9 @@ class CellDict(Cell):
 # Cell bookkeeping that differs between Cells without changing what they compute (the
 # per-Cell jits, and the configuration an eager optimizer's jit was built for).
 _BOOKKEEPING = frozenset({"_params", "_cells", "_params_list", "_scope_name", "_graph_jit", "_eager_config",
-                          "_named_keys", "_forward_hooks", "_forward_pre_hooks"})
+                          "_named_keys", "_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+                          "_backward_pre_hooks", "requires_grad", "_inputs", "_flags", "_non_persistent_buffers"})
+_HOOK_TABLES = frozenset({"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
 
 
 _UNSET = object()

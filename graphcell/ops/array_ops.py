@@ -81,6 +81,80 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     return _max_or_min("min", red.argmin, F.minimum, input, axis, keepdims, initial, where)
 
 
+_AXIS_FORM = ("axis", "keepdims")
+_AXIS_FORM_KEYWORDS = frozenset({"axis", "keepdims", "initial", "where", "return_indices"})
+
+
+def tensor_max_or_min(name: str, x: Tensor, args: tuple, kwargs: dict):
+    """Tensor.max / Tensor.min: MindSpore 2.10's two overloads, told apart as it tells them
+    (measured):
+
+    - `x.max(dim, keepdim=False)` -> (values, int64 indices): an int first argument or `dim=`,
+      with none of the other form's keywords;
+    - `x.max(axis=None, keepdims=False, *, initial=None, where=None, return_indices=False)`:
+      axis None reduces every element (initial, where and keepdims are ignored; the index is 0),
+      an int axis gives the values (with the indices if return_indices; the gradient goes to the
+      first maximum), a tuple or list of axes the values only (return_indices ignored; ties
+      share the gradient).
+
+    Anything else is MindSpore's TypeError."""
+    first_is_int = bool(args) and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool)
+    if ("dim" in kwargs or "keepdim" in kwargs or first_is_int) and not _AXIS_FORM_KEYWORDS & kwargs.keys():
+        bound = _overload(name, ("dim", "keepdim"), (), args, kwargs)
+        if "dim" not in bound or not _is_int(bound["dim"]) or not isinstance(bound.get("keepdim", False), bool):
+            raise _no_overload(name, args, kwargs)
+        return (max if name == "max" else min)(x, bound["dim"], bound.get("keepdim", False))
+    bound = _overload(name, _AXIS_FORM, ("initial", "where", "return_indices"), args, kwargs)
+    axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
+    initial, where = bound.get("initial"), bound.get("where")
+    return_indices = bound.get("return_indices", False)
+    axis_ok = axis is None or _is_int(axis) or (isinstance(axis, (tuple, list)) and builtins.all(map(_is_int, axis)))
+    if (not axis_ok or not isinstance(keepdims, bool) or not isinstance(return_indices, bool)
+            or not (where is None or isinstance(where, (bool, Tensor)))):
+        raise _no_overload(name, args, kwargs)
+    if initial is not None and (isinstance(initial, bool) or not isinstance(initial, numbers.Number)):
+        raise TypeError(f"For '{name}', 'initial' must be a scalar, but got {type(initial)}")
+    x = F.as_tensor(x)
+    if axis is None:
+        if x.size == 0:
+            raise ValueError(f"{name.capitalize()} cannot deal with empty input. Please try other inputs")
+        value = F.reduce_max(x) if name == "max" else F.reduce_min(x)
+        return (value, Tensor(0, mstype.int64)) if return_indices else value
+    where = Tensor(where) if isinstance(where, bool) else where
+    if _is_int(axis):
+        values, indices = (max if name == "max" else min)(x, axis, keepdims, initial=initial, where=where)
+        return (values, indices) if return_indices else values
+    return (F.amax if name == "max" else F.amin)(x, tuple(axis), keepdims, initial=initial, where=where)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _overload(name, positional, keyword_only, args, kwargs) -> dict:
+    """The arguments bound to one overload's parameter names, or MindSpore's TypeError."""
+    if len(args) > len(positional) or not kwargs.keys() <= {*positional, *keyword_only} \
+            or kwargs.keys() & set(positional[:len(args)]):
+        raise _no_overload(name, args, kwargs)
+    return {**dict(zip(positional, args)), **kwargs}
+
+
+def _no_overload(name, args, kwargs) -> TypeError:
+    described = [_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()]
+    return TypeError(
+        f'Failed calling {name} with "{name}({", ".join(described)})".\nThe valid calling should be:\n'
+        f'"Tensor.{name}(dim=<int>, keepdim=<bool>)"\n'
+        f'"Tensor.{name}(axis=<None, int, list of int, tuple of int>, keepdims=<bool>, *, initial=<None, Number>, '
+        f'where=<Tensor, bool>, return_indices=<bool>)"')
+
+
+def _describe(value) -> str:
+    """An argument's type as MindSpore's overload errors print it ("int", "Tuple<int, int>")."""
+    if isinstance(value, (tuple, list)):
+        return ("Tuple" if isinstance(value, tuple) else "List") + "<" + ", ".join(map(_describe, value)) + ">"
+    return "Tensor" if isinstance(value, Tensor) else "None" if value is None else type(value).__name__
+
+
 def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
     """(min, max) along `axis` (None: over every element, 0-D results)."""
     x = F.as_tensor(input)

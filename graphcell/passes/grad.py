@@ -18,7 +18,7 @@ not depend on a `wrt` input are never differentiated. Parameter writes of the fo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..ir.core import Graph, Node, SourceInfo, Value
@@ -30,9 +30,13 @@ from ..tensor import Tensor
 @dataclass(frozen=True)
 class VjpContext:
     """What the pass tells a vjp rule. `needs[i]`: input i wants a cotangent (a rule may
-    return None for the others and skip their work)."""
+    return None for the others and skip their work). `active`: the forward graph's values
+    that get cotangents. `shared`: one dict per pass, where a rule can leave values (of the
+    graph being built) for a rule that runs after it (a backward hook's two markers)."""
     needs: tuple
     node: Node
+    active: set | frozenset = frozenset()
+    shared: dict = field(default_factory=dict)
 
     @property
     def source(self) -> SourceInfo:
@@ -91,6 +95,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
             env.update(zip(node.outputs, outs))
         sym = lambda v: Tensor._symbolic(env[v])  # noqa: E731
         cts: dict[Value, Tensor] = {}
+        shared: dict = {}
 
         def accumulate(value: Value, ct: Tensor, node: Node | None):
             if tuple(ct.shape) != value.shape or ct.dtype is not value.dtype:
@@ -112,7 +117,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
             if rule is None:
                 raise NotImplementedError(f"grad: primitive '{node.primitive.name}' has no vjp rule "
                                           f"(used at {node.source})")
-            in_cts = rule(VjpContext(needs, node), out_cts, tuple(sym(v) for v in node.inputs),
+            in_cts = rule(VjpContext(needs, node, active, shared), out_cts, tuple(sym(v) for v in node.inputs),
                           tuple(sym(v) for v in node.outputs), **node.attrs)
             for v, ct, need in zip(node.inputs, in_cts, needs):
                 if need and ct is not None:

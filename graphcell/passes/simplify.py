@@ -16,11 +16,11 @@ nodes they bypass are left for DCE.
 
 Identities: x*1, 1*x, x+0, 0+x, x-0, x/1, x**1, max(x,x), min(x,x), neg(neg(x)), select with
 a constant predicate or equal branches, cast to the same dtype, exact cast round trips,
-reductions over no axes. Layout: transpose with the identity permutation, transpose of
-transpose, a transpose that only moves unit axes (a reshape), reshape to the same shape,
-reshape of reshape, broadcast to the same shape, broadcast of broadcast, a broadcast that adds
-only unit axes (a reshape), reductions over unit axes only (a reshape), full slices, zero pads,
-single-input concatenation.
+reductions over no axes, a backward hook's markers. Layout: transpose with the identity
+permutation, transpose of transpose, a transpose that only moves unit axes (a reshape), reshape
+to the same shape, reshape of reshape, broadcast to the same shape, broadcast of broadcast, a
+broadcast that adds only unit axes (a reshape), reductions over unit axes only (a reshape),
+full slices, zero pads, single-input concatenation.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from ..dtype import DType, bool_
 from ..ir.core import Graph, TensorType
 from ..ops import PRIMITIVES
 from ..ops import core_prims
+from ..ops.primitive import Literal
 from .base import PassResult, producer_of, rebuild, result
 
 RULES: dict = {}
@@ -147,6 +148,18 @@ def _idempotent(node, ins, builder):
 def _neg(node, ins, builder):
     inner = producer_of(ins[0], node.primitive)
     return (inner.inputs[0],) if inner is not None else None
+
+
+@rule("backward_hook_enter")
+def _hook_enter(node, ins, builder):
+    """A backward hook's markers matter to the grad pass only, which runs before this one."""
+    (token,) = builder.add_node(core_prims.constant, (), {"value": Literal(np.zeros((), np.bool_))})
+    return (*ins, token)
+
+
+@rule("backward_hook_exit")
+def _hook_exit(node, ins, builder):
+    return ins[1:]
 
 
 @rule("select")
