@@ -620,6 +620,7 @@ def test_batchnorm3d_errors_are_mindspores():
         nn.BatchNorm3d(3)(Tensor(randn(2, 3, 4, 4)))
     with pytest.raises(TypeError, match="data_format"):
         nn.BatchNorm3d(3, data_format="NCDHW")
+    assert nn.BatchNorm3d in ms.amp.get_black_list()   # as MindSpore 2.10's amp.get_black_list()
 
 
 # -- HShrink and SoftShrink ------------------------------------------------------------------------
