@@ -151,7 +151,7 @@ def get_white_list() -> list:
 def get_black_list() -> list:
     """Cells that O2 keeps in float32."""
     from . import nn
-    return [nn.BatchNorm1d, nn.BatchNorm2d, nn.LayerNorm]
+    return [nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm]
 
 
 def _cast_floats(tree, dtype):

@@ -307,6 +307,9 @@ class Tensor:
     def sqrt(self):
         return _ops().sqrt(self)
 
+    def hardshrink(self, lambd=0.5):
+        return _ops().hardshrink(self, lambd)
+
     def clip(self, xmin=None, xmax=None):
         return _ops().clamp(self, xmin, xmax)
 

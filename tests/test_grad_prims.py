@@ -57,6 +57,8 @@ add("leaky_relu", [f32(3, 4)], alpha=0.3)
 add("leaky_relu", [np.array([-1.0, 0.0, -0.0, 2.0], np.float32)], alpha=0.3)  # (1 + alpha) / 2 at 0 (see REFERENCE)
 add("elu", [f32(3, 4)], alpha=0.7)
 add("elu", [np.array([-2.0, 0.0, -0.0, 1.0], np.float32)], alpha=0.7)  # alpha at 0, as jax.nn.elu and torch
+add("shrink", [f32(3, 4)], lambd=0.5, bias=0.5)
+add("shrink", [np.array([-0.5, 0.5, -0.3, 0.7, -1.0], np.float32)], lambd=0.5, bias=0.0)  # 0 at the thresholds
 add("pow", [pos(3, 4), f32(3, 4)])
 for op in ["sinh", "cosh", "tan", "atan", "asinh", "erfc"]:
     add(op, [f32(3, 4, low=-1.5, high=1.5)])

@@ -338,8 +338,19 @@ def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
     close(run(name, [x], {"alpha": 0.3}, jit), torch_fn(torch.from_numpy(x), 0.3).numpy(), dtype)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("lambd,bias,torch_fn", [(0.5, 0.0, TF.hardshrink), (0.5, 0.5, TF.softshrink),
+                                                 (1.5, 0.0, TF.hardshrink), (0.0, 0.0, TF.softshrink)])
+def test_shrink_against_torch(lambd, bias, torch_fn, dtype, jit):
+    """hardshrink is shrink {bias=0}, softshrink shrink {bias=lambd} (ONNX's Shrink); the
+    thresholds themselves map to 0."""
+    x = np.concatenate([rand((11,), dtype, -3, 3), np.array([lambd, -lambd, 0.0, -0.0], dtype)])
+    close(run("shrink", [x], {"lambd": lambd, "bias": bias}, jit), torch_fn(torch.from_numpy(x), lambd).numpy(), dtype)
+
+
 def test_every_primitive_is_covered_here():
-    covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu",
+    covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu", "shrink",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
         "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",

@@ -44,6 +44,7 @@ for _name in ew.BINARY:
     RECORDS[_name] = ([((2, 1, 3), _dt), ((4, 3), _dt)], {})
 RECORDS.update({
     "leaky_relu": ([((2, 3), F32)], {"alpha": 0.3}), "elu": ([((2, 3), F32)], {"alpha": 0.7}),
+    "shrink": ([((2, 3), F32)], {"lambd": 0.4, "bias": 0.4}),
     "select": ([((2, 3), BOOL), ((2, 3), F32), ((3,), F32)], {}),
     "cast": ([((2, 3), F32)], {"dtype": ms.int32}),
     "stop_gradient": ([((2, 3), F32)], {}),

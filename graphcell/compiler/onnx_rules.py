@@ -62,6 +62,17 @@ def unary_alpha(op_type: str):
     return rule
 
 
+def shrink(ctx, x, *, lambd, bias):
+    """onnxruntime's Shrink computes a float64 input in float32 (0.7 came back 0.69999999):
+    other dtypes than float32 and float16 get the selects it stands for."""
+    if ctx.in_types[0].dtype in (float32, float16):
+        return ctx.op("Shrink", x, lambd=lambd, bias=bias)
+    below = ctx.op("Less", x, scalar(ctx, -lambd))
+    above = ctx.op("Greater", x, scalar(ctx, lambd))
+    kept = ctx.op("Where", above, ctx.op("Sub", x, scalar(ctx, bias)), scalar(ctx, 0.0))
+    return ctx.op("Where", below, ctx.op("Add", x, scalar(ctx, bias)), kept)
+
+
 def relu(ctx, x):
     if ctx.in_types[0].dtype.is_floating:
         return ctx.op("Relu", x)
@@ -908,7 +919,7 @@ RULES = {
     "neg": neg, "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),
     "relu": relu, "relu6": relu6,
-    "leaky_relu": unary_alpha("LeakyRelu"), "elu": unary_alpha("Elu"),
+    "leaky_relu": unary_alpha("LeakyRelu"), "elu": unary_alpha("Elu"), "shrink": shrink,
     "erf": in_float32(unary("Erf")), "abs": abs_rule, "sign": unary("Sign"), "floor": unary("Floor"),
     "ceil": unary("Ceil"), "round": unary("Round"), "not": logical("Not"),
     "rsqrt": rsqrt, "is_finite": is_finite, "log1p": log1p, "expm1": expm1,

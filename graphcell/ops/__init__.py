@@ -14,7 +14,7 @@ from .activations import *  # noqa: F401,F403,E402 - newer activation functions
 from .indexing import *  # noqa: F401,F403,E402 - gathers and scatters with MindSpore's semantics
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
-from .convolution import conv1d, conv_transpose2d  # noqa: F401,E402
+from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
 from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
 from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpore 2.10 names

@@ -9,9 +9,10 @@ import numbers
 from .. import dtype as mstype
 from ..dtype import to_dtype
 from ..tensor import Tensor
+from . import elementwise as ew
 from . import functional as F
 
-__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin"]
+__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin", "hardshrink", "softshrink"]
 
 # SELU's constants (Klambauer et al.), as MindSpore's SeLU and torch
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -92,3 +93,30 @@ def softmin(x, axis=-1, *, dtype=None):
         x = F.cast(x, to_dtype(dtype))
     x = _float_tensor(x, "softmin")
     return F.softmax(F.neg(x), axis)
+
+
+def _lambd(lambd, op: str) -> float:
+    """A shrink's threshold: a number (a bool counts as 0 or 1, as MindSpore) or a 0-d Tensor."""
+    if isinstance(lambd, Tensor) and lambd.ndim == 0:
+        return float(lambd.asnumpy())
+    if not isinstance(lambd, numbers.Real):
+        raise TypeError(f"For '{op}', 'lambd' must be a float, but got {type(lambd).__name__}.")
+    return float(lambd)
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    """x where |x| > lambd, else 0 (0 at the thresholds; a negative lambd keeps every x). The
+    gradient is 1 outside [-lambd, lambd] and 0 on it, thresholds included (MindSpore 2.10's)."""
+    x = _float_tensor(input, "hardshrink")
+    return ew.shrink.bind(x, lambd=_lambd(lambd, "hardshrink"), bias=0.0)
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    """x - lambd above lambd, x + lambd below -lambd, else 0; lambd >= 0. The gradient is
+    hardshrink's."""
+    x = _float_tensor(input, "softshrink")
+    lambd = _lambd(lambd, "softshrink")
+    if lambd < 0:   # MindSpore 2.10 finds it when its kernel runs: a RuntimeError
+        raise RuntimeError(f"For 'SoftShrink', the values for lambd should be greater or equal to 0, but found "
+                           f"to be [{lambd:g}].")
+    return ew.shrink.bind(x, lambd=lambd, bias=lambd)

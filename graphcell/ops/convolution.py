@@ -1,6 +1,6 @@
-"""ops.conv1d and ops.conv_transpose2d (MindSpore 2.10's functional convolutions beside
-functional.conv2d), and `conv_transpose_padded`, the transposed convolution that the
-Conv*Transpose layers compute.
+"""ops.conv1d, ops.conv3d, ops.conv_transpose2d and ops.conv3d_transpose (MindSpore 2.10's
+functional convolutions beside functional.conv2d), and `conv_transpose_padded`, the transposed
+convolution that the Conv*Transpose layers compute.
 
 A transposed convolution is the input gradient of a convolution, so every form here binds the
 `conv_transpose` primitive (ops/nn_prims.py: XLA through jax's transpose of
@@ -37,37 +37,76 @@ def conv_padded(x, weight, stride, padding, dilation, groups=1) -> Tensor:
                               batch_groups=1)
 
 
-def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
-    """MindSpore's ops.conv1d: input [N, C, L], weight [O, C/groups, k] (3-D, unlike nn.Conv1d's
-    stored [O, C/groups, 1, k]), bias [O]. pad_mode 'valid' (no padding), 'same' (the odd extra
-    element after) or 'pad' (`padding`, an int or a 1-tuple, on both sides). Nonzero `padding`
-    with another pad_mode is an error, as in MindSpore."""
+def _conv_nd(op: str, nsp: int, input, weight, bias, stride, pad_mode, padding, dilation, groups):  # noqa: A002
+    """MindSpore's ops.conv1d / ops.conv3d over [N, C, spatial...] (nsp spatial axes): pad_mode
+    'valid' (no padding), 'same' (the odd extra element after) or 'pad' (`padding`, an int or
+    nsp ints, on both sides of each axis)."""
     x, weight = F._pair(input, weight)
-    if x.ndim != 3:
-        raise ValueError(f"For 'conv1d', the input must be a 3D Tensor, but got input of {x.ndim}D.")
-    if weight.ndim != 3:
-        raise ValueError(f"For 'conv1d', the weight must be a 3D Tensor, but got input of {weight.ndim}D.")
-    (stride,), (dilation,) = _ints(stride, 1, "stride", "conv1d"), _ints(dilation, 1, "dilation", "conv1d")
-    (pad,) = _ints(padding, 1, "padding", "conv1d")
-    out_channel, kernel = weight.shape[0], weight.shape[2]
+    rank = nsp + 2
+    if x.ndim != rank:
+        raise ValueError(f"For '{op}', the input must be a {rank}D Tensor, but got input of {x.ndim}D.")
+    if weight.ndim != rank:
+        raise ValueError(f"For '{op}', the weight must be a {rank}D Tensor, but got input of {weight.ndim}D.")
+    stride, dilation = _ints(stride, nsp, "stride", op), _ints(dilation, nsp, "dilation", op)
+    pads = _ints(padding, nsp, "padding", op)
+    out_channel, kernel = weight.shape[0], weight.shape[2:]
     if x.shape[1] % groups or out_channel % groups:
         raise ValueError(f"The argument 'groups' should be divisible by 'in_channel' and 'out_channel', but got "
                          f"group:{groups}, in_channel:{x.shape[1]}, out_channel:{out_channel}.")
     mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
     if mode not in ("same", "valid", "pad"):
-        raise ValueError(f"For 'conv1d', pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
-    if mode != "pad" and pad:
-        raise ValueError(f"For 'conv1d', padding must be 0 when pad_mode is not 'pad', but got padding "
+        raise ValueError(f"For '{op}', pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+    if mode != "pad" and any(pads):
+        raise ValueError(f"For '{op}', padding must be 0 when pad_mode is not 'pad', but got padding "
                          f"{padding} and pad_mode {pad_mode!r}.")
-    pads = (F.same_padding(x.shape[2], kernel, stride, dilation) if mode == "same" else (pad, pad),)
-    out = conv_padded(x, weight, (stride,), pads, (dilation,), groups)
+    if mode == "same":
+        pairs = tuple(F.same_padding(x.shape[2 + i], kernel[i], stride[i], dilation[i]) for i in range(nsp))
+    else:
+        pairs = tuple((p, p) for p in pads)
+    out = conv_padded(x, weight, stride, pairs, dilation, groups)
     if bias is None:
         return out
     bias = F.as_tensor(bias, out.dtype)
     if bias.ndim != 1 or bias.shape[0] != out_channel:
-        raise ValueError(f"For 'conv1d', given weight of size {tuple(weight.shape)}, expected bias to be "
+        raise ValueError(f"For '{op}', given weight of size {tuple(weight.shape)}, expected bias to be "
                          f"1-dimensional with {out_channel} elements, but got bias of size {tuple(bias.shape)} instead.")
-    return F.add(out, F.reshape(bias, (1, -1, 1)))
+    return F.add(out, F.reshape(bias, (1, -1) + (1,) * nsp))
+
+
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
+    """MindSpore's ops.conv1d: input [N, C, L], weight [O, C/groups, k] (3-D, unlike nn.Conv1d's
+    stored [O, C/groups, 1, k]), bias [O]. pad_mode 'valid' (no padding), 'same' (the odd extra
+    element after) or 'pad' (`padding`, an int or a 1-tuple, on both sides). Nonzero `padding`
+    with another pad_mode is an error, as in MindSpore."""
+    return _conv_nd("conv1d", 1, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
+    """MindSpore's ops.conv3d: input [N, C, D, H, W], weight [O, C/groups, kd, kh, kw], bias [O].
+    pad_mode as conv1d's; 'pad' takes `padding` as an int or (d, h, w), each padding both sides
+    of its axis (MindSpore 2.10 refuses six values here, unlike nn.Conv3d)."""
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def transposed_extent(pad_mode: str, pads, spatial, kernel, stride, dilation):
+    """(crop, size) per spatial axis of MindSpore's transposed convolution, as parts of the full
+    output ((H-1)*stride + dilation*(k-1) + 1 long): the input gradient of the convolution with
+    these arguments over an input of `size` elements ('valid': H*stride + max(k_eff - stride, 0),
+    zeros at the end where the kernel is shorter than the stride; 'same': H*stride, the odd
+    cropped element at the end; 'pad': (lo, hi) cropped). Measured against MindSpore 2.10."""
+    crop, size = [], []
+    for h, k, s, d, (lo, hi) in zip(spatial, kernel, stride, dilation, pads):
+        k_eff = d * (k - 1) + 1
+        if pad_mode == "valid":
+            crop.append(0)
+            size.append(h * s + max(k_eff - s, 0))
+        elif pad_mode == "same":
+            crop.append(max(k_eff - s, 0) // 2)
+            size.append(h * s)
+        else:
+            crop.append(lo)
+            size.append(h * s - (lo + hi) + k_eff - s)
+    return tuple(crop), tuple(size)
 
 
 def conv_transpose_padded(x, weight, stride, crop, size, dilation, groups=1) -> Tensor:
@@ -136,4 +175,64 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return F.squeeze(out, 0) if unbatched else out
 
 
-__all__ = ["conv1d", "conv_transpose2d", "conv_padded", "conv_transpose_padded"]
+def _check_3d_transpose_args(pad_mode: str, output_padding, stride, dilation):
+    """MindSpore 2.10's Conv3DTranspose checks: a depth dilation of 1, and output_padding (pad
+    mode 'pad' only) below max(stride, dilation) on each axis."""
+    if dilation[0] != 1:
+        raise ValueError(f"For 'Conv3DTranspose', the depth of parameter 'dilation' must be 1, but got {dilation[0]}.")
+    if any(output_padding) and pad_mode != "pad":
+        raise ValueError(f"For 'Conv3DTranspose', the 'output_padding' must be zero or (0, 0, 0) when 'pad_mode' "
+                         f"is not \"pad\", but got 'output_padding' is {output_padding} and 'pad_mode' is {pad_mode}.")
+    for axis, o, s, d in zip("dhw", output_padding, stride, dilation):
+        if o >= max(s, d):
+            raise ValueError(f"For 'Conv3DTranspose', the 'output_padding_{axis} belonging [0, max(stride_{axis}, "
+                             f"dilation_{axis}))' must be in range of [0, {max(s, d)}), but got {o} with type 'int'.")
+
+
+def conv3d_transpose_padded(x, weight, pad_mode: str, pads, stride, dilation, group, output_padding) -> Tensor:
+    """What nn.Conv3dTranspose and ops.conv3d_transpose compute (no bias): the transposed
+    extent of `pad_mode` ((lo, hi) `pads` per axis in 'pad' mode), extended by output_padding
+    elements that are computed, as torch's, not zeros as Conv2dTranspose's (measured on
+    MindSpore 2.10)."""
+    crop, size = transposed_extent(pad_mode, pads, x.shape[2:], weight.shape[2:], stride, dilation)
+    size = tuple(n + o for n, o in zip(size, output_padding))
+    return conv_transpose_padded(x, weight, stride, crop, size, dilation, group)
+
+
+def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dilation=1, group=1,
+                     output_padding=0):
+    """MindSpore 2.10's ops.conv3d_transpose: inputs [N, I, D, H, W], weight [I, O/group, kd, kh,
+    kw], no bias. `padding` an int or six ints (head, tail, top, bottom, left, right), 'pad'
+    mode only; output_padding (an int or three, 'pad' mode only) adds computed elements at the
+    end of each axis; the depth dilation must be 1."""
+    op = "conv3d_transpose"
+    x, weight = F._pair(inputs, weight)
+    if x.ndim != 5 or weight.ndim != 5:
+        raise ValueError(f"For '{op}', inputs and weight must be 5-D ([N, C, D, H, W] and [C, O/group, kd, kh, kw]), "
+                         f"but got shapes {list(x.shape)} and {list(weight.shape)}.")
+    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+    if mode not in ("same", "valid", "pad"):
+        raise ValueError(f"For 'Conv3DTranspose', the 'pad_mode' must be str and must be in '['valid', 'same', 'pad']', "
+                         f"but got '{pad_mode}'.")
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        pads = (int(padding),) * 6
+    elif isinstance(padding, (tuple, list)) and len(padding) == 6 and all(
+            isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in padding):
+        pads = tuple(int(p) for p in padding)
+    else:
+        raise ValueError(f"For 'Conv3DTranspose', attr 'pad' must be an positive int number or a tuple of six "
+                         f"positive int numbers, but got {padding}.")
+    if any(p < 0 for p in pads) or (mode != "pad" and any(pads)):
+        raise ValueError(f"For 'Conv3DTranspose', the 'pad' must be zero or (0, 0, 0, 0, 0, 0) when 'pad_mode' is "
+                         f"not \"pad\", but got 'pad' is {padding} and 'pad_mode' is {pad_mode}.")
+    stride, dilation = _ints(stride, 3, "stride", op), _ints(dilation, 3, "dilation", op)
+    output_padding = _ints(output_padding, 3, "output_padding", op)
+    _check_3d_transpose_args(mode, output_padding, stride, dilation)
+    if x.shape[1] != weight.shape[0] or weight.shape[0] % group:
+        raise ValueError(f"For '{op}', the inputs' {x.shape[1]} channels must equal the weight's first axis "
+                         f"({weight.shape[0]}) and split into group={group}")
+    pairs = tuple(pads[i:i + 2] for i in range(0, 6, 2))
+    return conv3d_transpose_padded(x, weight, mode, pairs, stride, dilation, group, output_padding)
+
+
+__all__ = ["conv1d", "conv3d", "conv_transpose2d", "conv3d_transpose", "conv_padded", "conv_transpose_padded"]

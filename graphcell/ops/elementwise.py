@@ -122,6 +122,16 @@ relu6 = unary("relu6", jax.nn.relu6, floats_only=True)
 leaky_relu = unary("leaky_relu", lambda x, *, alpha: jax.nn.leaky_relu(x, alpha), floats_only=True)
 elu = unary("elu", lambda x, *, alpha: jax.nn.elu(x, alpha), floats_only=True)
 
+
+def _shrink(x, *, lambd, bias):
+    zero = jnp.zeros((), x.dtype)
+    return jnp.where(x < -lambd, x + bias, jnp.where(x > lambd, x - bias, zero))
+
+
+# HardShrink ({bias=0}) and SoftShrink ({bias=lambd}) as ONNX's Shrink, which backends have as an
+# op: x - bias above lambd, x + bias below -lambd, 0 between (and for NaN, as MindSpore 2.10).
+shrink = unary("shrink", _shrink, floats_only=True)
+
 add = binary("add", jnp.add)
 sub = binary("sub", jnp.subtract)
 mul = binary("mul", jnp.multiply)
@@ -227,6 +237,15 @@ def _elu_vjp(ctx, cts, primals, outs, *, alpha):
     negative = F.mul(F.exp(F.minimum(x, 0)), alpha)
     slope = F.add(F.cast(F.greater(x, 0), dtype), F.mul(F.cast(F.less_equal(x, 0), dtype), negative))
     return (F.mul(cts[0], slope),)
+
+
+@shrink.def_vjp
+def _shrink_vjp(ctx, cts, primals, outs, *, lambd, bias):
+    # 0 on [-lambd, lambd], thresholds included, 1 elsewhere and at NaN: MindSpore 2.10's
+    # HShrinkGrad and SoftShrinkGrad, measured. A mask product (see relu's vjp above).
+    (x,), dtype = primals, outs[0].dtype
+    inside = F.logical_and(F.greater_equal(x, -lambd), F.less_equal(x, lambd))
+    return (F.mul(cts[0], F.cast(F.logical_not(inside), dtype)),)
 
 
 # |x|' = sign(x), 0 at 0: MindSpore's AbsGrad, torch and oneDNN (jax alone takes 1 there: an L1

@@ -1,5 +1,6 @@
 """Pooling ops with MindSpore 2.x's names: adaptive average and max pooling, 1-D average pooling,
-and the window arithmetic that nn's pooling layers share.
+ops.max_pool2d, max_pool3d and avg_pool3d, and the window arithmetic that nn's pooling layers
+share.
 
 Composite: written with the functional layer, so every backend, vmap and grad follow. An adaptive
 pool's windows are torch's and MindSpore's, [floor(i*L/O), ceil((i+1)*L/O)) on each axis. Where
@@ -18,7 +19,7 @@ from ..tensor import Tensor
 from . import functional as F
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "avg_pool1d"]
+           "avg_pool1d", "avg_pool3d", "max_pool2d", "max_pool3d"]
 
 
 # -- window arithmetic ------------------------------------------------------------------------
@@ -48,6 +49,63 @@ def ceil_extra(size: int, kernel: int, stride: int, lo: int, hi: int) -> int:
     if (out - 1) * stride >= size + lo:
         out -= 1
     return max(0, (out - 1) * stride + kernel - (size + lo + hi))
+
+
+def pool_output(size: int, kernel: int, stride: int, lo: int, hi: int, dilation: int = 1) -> int:
+    """The number of windows along an axis of `size` padded by (lo, hi)."""
+    return (size + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def max_pool_nd(x, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple = None, return_indices=False):
+    """Max pooling over the trailing len(kernel) axes of `x`, padded by `pads` ((lo, hi) per axis,
+    ceil_mode's extra included; padding never wins). Without dilation or indices: one
+    reduce_window. With them: each output's window is gathered from the flattened plane (a
+    static table) and argmax picks its first maximum in row-major window order (MindSpore's and
+    torch's choice among equals, and where the gradient goes); with return_indices also its
+    int64 index into the plane (D*H*W, H*W or L)."""
+    nsp = len(kernel)
+    dilation = tuple(dilation) if dilation is not None else (1,) * nsp
+    lead = x.ndim - nsp
+    if not return_indices and all(d == 1 for d in dilation):
+        return F.max_pool(x, (1,) * lead + tuple(kernel), (1,) * lead + tuple(stride), ((0, 0),) * lead + tuple(pads))
+    table = _window_table(x.shape[lead:], kernel, stride, pads, dilation)
+    outs, slots = table.shape[:-1], table.shape[-1]
+    plane = F.reshape(x, x.shape[:lead] + (int(np.prod(x.shape[lead:])),))
+    picked = F.take_in_range(plane, Tensor(table.astype(np.int32)), lead)        # [..., outs..., slots]
+    first = F.argmax(picked, -1, keepdim=True)
+    values = F.squeeze(F.gather_elements(picked, picked.ndim - 1, first), -1)
+    if not return_indices:
+        return values
+    offsets = Tensor((np.arange(int(np.prod(outs))) * slots).reshape(outs).astype(np.int64))
+    where = F.take_in_range(Tensor(table.reshape(-1).astype(np.int64)), F.add(F.squeeze(first, -1), offsets), 0)
+    return values, where
+
+
+def _window_table(sizes, kernel, stride, pads, dilation) -> np.ndarray:
+    """[outputs..., window elements]: the flat index into the plane of each output's window
+    elements in row-major order. A padding slot repeats the window's first real element: the
+    same value under the same index, so it changes neither the maximum nor the index found."""
+    nsp = len(sizes)
+    flat, real, outs = np.zeros((), np.int64), np.ones((), bool), []
+    plane_strides = [int(np.prod(sizes[i + 1:])) for i in range(nsp)]
+    for i, (n, k, s, (lo, hi), d) in enumerate(zip(sizes, kernel, stride, pads, dilation)):
+        out = pool_output(n, k, s, lo, hi, d)
+        if out < 1:
+            raise ValueError(f"pooling: the window {list(kernel)} (dilation {list(dilation)}) is larger than the "
+                             f"padded input {list(sizes)}")
+        outs.append(out)
+        shape = [1] * (2 * nsp)
+        shape[i], shape[nsp + i] = out, k
+        pos = (np.arange(out)[:, None] * s - lo + np.arange(k)[None, :] * d).reshape(shape)
+        flat = flat + pos * plane_strides[i]
+        real = real & (pos >= 0) & (pos < n)
+    full = tuple(outs) + tuple(kernel)
+    flat = np.broadcast_to(flat, full).reshape(-1, int(np.prod(kernel)))
+    real = np.broadcast_to(real, full).reshape(flat.shape)
+    if not real.any(axis=1).all():
+        raise ValueError("pooling: a window holds padding only; padding must be at most half the kernel")
+    first = flat[np.arange(len(flat)), real.argmax(axis=1)]
+    return np.where(real, flat, first[:, None]).reshape(tuple(outs) + (flat.shape[1],))
 
 
 def avg_pool(x, window: tuple, strides: tuple, pads: tuple, counted_pads: tuple, divisor_override=None):
@@ -284,3 +342,95 @@ def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
                          f"{length + 2 * pad}.")
     counted = ((pad, pad),) if count_include_pad else ((0, 0),)
     return avg_pool(input_x, (kernel,), (step,), ((pad, hi),), counted)
+
+
+# -- ops.max_pool2d, max_pool3d and avg_pool3d ----------------------------------------------------
+
+def pool_ints(value, n: int, name: str, op: str, low: int = 1) -> tuple:
+    """A pooling op's kernel_size, stride, padding or dilation: an int or a tuple of n ints, each
+    at least `low` (MindSpore 2.10 refuses lists)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, tuple)):
+        raise TypeError(f"For '{op}', the type of '{name}' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(value).__name__}'.")
+    values = (int(value),) * n if isinstance(value, numbers.Integral) else value
+    if len(values) != n or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= low
+                                   for v in values):
+        kind = "positive" if low else "non-negative"
+        raise ValueError(f"For '{op}', '{name}' must be a {kind} int or a tuple of {n} {kind} ints, but got {value}.")
+    return tuple(int(v) for v in values)
+
+
+def check_half_kernel(op: str, pads, kernel) -> None:
+    """MindSpore's (and torch's) bound on pooling padding: lo + hi at most the kernel on each axis."""
+    if any(lo + hi > k for (lo, hi), k in zip(pads, kernel)):
+        raise ValueError(f"For '{op}', the padding must be at most half the kernel size on each axis (the two "
+                         f"sides together at most the kernel), but got padding {[tuple(p) for p in pads]} and "
+                         f"kernel_size {tuple(kernel)}.")
+
+
+def with_ceil(sizes, kernel, stride, pads, dilation, ceil_mode: bool) -> tuple:
+    """`pads` with ceil_mode's extra padding after each axis (torch's rule: no window that starts
+    in the trailing padding), the kernel's dilated extent counted."""
+    if not ceil_mode:
+        return tuple(pads)
+    return tuple((lo, hi + ceil_extra(n, d * (k - 1) + 1, s, lo, hi))
+                 for n, k, s, (lo, hi), d in zip(sizes, kernel, stride, pads, dilation))
+
+
+def _max_pool(op: str, nsp: int, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op}', the input x must be a Tensor, but got {type(x).__name__}.")
+    if x.ndim != nsp + 2:
+        raise ValueError(f"For '{op}', the input x rank must be equal to {nsp + 2}, but got {x.ndim}.")
+    kernel = pool_ints(kernel_size, nsp, "kernel_size", op)
+    strides = kernel if stride is None else pool_ints(stride, nsp, "stride", op)
+    pads = tuple((p, p) for p in pool_ints(padding, nsp, "padding", op, 0))
+    dilation = pool_ints(dilation, nsp, "dilation", op)
+    check_half_kernel(op, pads, kernel)
+    pads = with_ceil(x.shape[2:], kernel, strides, pads, dilation, bool(ceil_mode))
+    return max_pool_nd(x, kernel, strides, pads, dilation, bool(return_indices))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    """MindSpore 2.10's ops.max_pool2d over [N, C, H, W]: stride defaults to kernel_size, padding
+    (an int or (h, w), at most half the kernel) pads both sides and never wins; with
+    return_indices also each maximum's int64 index into its H*W plane (the first among equals)."""
+    return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """MindSpore 2.10's ops.max_pool3d over [N, C, D, H, W]: max_pool2d's rules on three axes (note
+    the order: ceil_mode before return_indices); indices into each D*H*W volume."""
+    return _max_pool("max_pool3d", 3, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0):
+    """MindSpore 2.10's ops.avg_pool3d over [N, C, D, H, W] (float): `padding` an int or six ints
+    (head, tail, top, bottom, left, right), the two sides of an axis together at most its kernel;
+    the divisor counts each window's real elements, with count_include_pad the explicit padding
+    too (never ceil_mode's); a nonzero divisor_override replaces it."""
+    op = "avg_pool3d"
+    _check_float(input_x, op)
+    if input_x.ndim != 5:
+        raise ValueError(f"For '{op}', the input must be 5-D [N, C, D, H, W], but got shape {list(input_x.shape)}.")
+    kernel = pool_ints(kernel_size, 3, "kernel_size", op)
+    strides = pool_ints(stride, 3, "stride", op)
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        flat = (int(padding),) * 6
+    elif isinstance(padding, tuple) and len(padding) == 6:
+        flat = padding
+    else:
+        raise (TypeError if isinstance(padding, list) else ValueError)(
+            f"For {op}, padding should be int or tuple of length 6.")
+    if not all(isinstance(p, numbers.Integral) and not isinstance(p, bool) and p >= 0 for p in flat):
+        raise ValueError(f"For '{op}', the padding must be non-negative ints, but got {padding}.")
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral) or divisor_override < 0:
+        raise ValueError(f"For '{op}', the 'divisor_override' must be int and must >= 0, but got {divisor_override!r}.")
+    explicit = tuple(flat[i:i + 2] for i in range(0, 6, 2))
+    check_half_kernel(op, explicit, kernel)
+    pads = with_ceil(input_x.shape[2:], kernel, strides, explicit, (1, 1, 1), bool(ceil_mode))
+    if any(pool_output(n, k, s, lo, hi) < 1 for n, k, s, (lo, hi) in zip(input_x.shape[2:], kernel, strides, pads)):
+        raise ValueError(f"For '{op}', the padded input {list(input_x.shape[2:])} is smaller than the kernel {kernel}.")
+    counted = explicit if count_include_pad else ((0, 0),) * 3
+    return avg_pool(input_x, kernel, strides, pads, counted, int(divisor_override) or None)

@@ -20,7 +20,7 @@ def _config(level: str) -> dict:
 def _keep_batchnorm_fp32(network) -> None:
     from .. import nn
     for _, cell in network.cells_and_names():
-        if isinstance(cell, (nn.BatchNorm1d, nn.BatchNorm2d)):
+        if isinstance(cell, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
             cell.to_float(mstype.float32)
 
 

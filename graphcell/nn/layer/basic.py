@@ -222,6 +222,31 @@ class CELU(Cell):
         return A.celu(x, self.alpha)
 
 
+class _Shrink(Cell):
+    _fn = staticmethod(A.hardshrink)
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        name = type(self).__name__
+        if not isinstance(lambd, (bool, int, float)):
+            raise TypeError(f"For '{name}', the type of 'lambd' should be one of '[bool, int, float]', but got "
+                            f"{type(lambd)}.")
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        return self._fn(x, self.lambd)
+
+
+class HShrink(_Shrink):
+    """x where |x| > lambd, else 0 (ops.hardshrink)."""
+
+
+class SoftShrink(_Shrink):
+    """x - lambd above lambd, x + lambd below -lambd, else 0 (ops.softshrink); a negative
+    lambd is an error when the Cell runs, as in MindSpore 2.10."""
+    _fn = staticmethod(A.softshrink)
+
+
 class Softmin(Cell):
     """softmax(-x) over `axis` (an int or a tuple of ints)."""
 
@@ -238,10 +263,10 @@ _ACTIVATIONS = {
     "tanh": Tanh, "softmax": Softmax, "logsoftmax": LogSoftmax, "elu": ELU, "leakyrelu": LeakyReLU,
     "silu": SiLU, "hswish": HSwish, "hsigmoid": HSigmoid, "mish": Mish, "softplus": Softplus,
     "prelu": PReLU, "softsign": Softsign, "logsigmoid": LogSigmoid, "hardtanh": Hardtanh,
-    "tanhshrink": Tanhshrink, "softmin": Softmin,
+    "tanhshrink": Tanhshrink, "softmin": Softmin, "hshrink": HShrink, "softshrink": SoftShrink,
 }
 
 __all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "LogSoftmax", "Softsign", "LogSigmoid", "SeLU", "Tanhshrink", "Hardtanh", "CELU",
-           "Softmin", "get_activation", "ops"]
+           "Softmin", "HShrink", "SoftShrink", "get_activation", "ops"]

@@ -1,8 +1,10 @@
-"""MindSpore 2.10's convolution layers: Conv1d, Conv2d, Conv1dTranspose, Conv2dTranspose.
+"""MindSpore 2.10's convolution layers: Conv1d, Conv2d, Conv3d, Conv1dTranspose, Conv2dTranspose,
+Conv3dTranspose.
 
 Pad modes as MindSpore's ('same' puts the odd extra row bottom/right). Parameters are stored as
 MindSpore stores them, so checkpoints interchange: Conv2d weight [out, in/group, kh, kw],
-Conv2dTranspose [in, out/group, kh, kw], and the 1-D layers keep a height-1 kernel axis,
+Conv2dTranspose [in, out/group, kh, kw], Conv3d [out, in/group, kd, kh, kw], Conv3dTranspose
+[in, out/group, kd, kh, kw], and the 1-D layers keep a height-1 kernel axis,
 Conv1d [out, in/group, 1, k] and Conv1dTranspose [in, out/group, 1, k] (MindSpore computes them
 as 2-D convolutions of height 1; graphcell drops the axis and convolves in 1-D).
 """
@@ -13,7 +15,8 @@ import math
 import numpy as np
 
 from ...ops import functional as F
-from ...ops.convolution import conv_padded, conv_transpose_padded
+from ...ops.convolution import (_check_3d_transpose_args, conv3d_transpose_padded, conv_padded,
+                                conv_transpose_padded, transposed_extent)
 from ..cell import Cell
 from ._init import default_bias_init, default_weight_init, make_param
 
@@ -192,27 +195,6 @@ class Conv1d(Cell):
         return _conv_repr(self)
 
 
-def transposed_extent(pad_mode: str, pads, spatial, kernel, stride, dilation):
-    """(crop, size) per spatial axis of MindSpore's transposed convolution, as parts of the full
-    output ((H-1)*stride + dilation*(k-1) + 1 long): the input gradient of the convolution with
-    these arguments over an input of `size` elements ('valid': H*stride + max(k_eff - stride, 0),
-    zeros at the end where the kernel is shorter than the stride; 'same': H*stride, the odd
-    cropped element at the end; 'pad': (lo, hi) cropped). Measured against MindSpore 2.10."""
-    crop, size = [], []
-    for h, k, s, d, (lo, hi) in zip(spatial, kernel, stride, dilation, pads):
-        k_eff = d * (k - 1) + 1
-        if pad_mode == "valid":
-            crop.append(0)
-            size.append(h * s + max(k_eff - s, 0))
-        elif pad_mode == "same":
-            crop.append(max(k_eff - s, 0) // 2)
-            size.append(h * s)
-        else:
-            crop.append(lo)
-            size.append(h * s - (lo + hi) + k_eff - s)
-    return tuple(crop), tuple(size)
-
-
 def _transposed_padding(layer: str, pad_mode: str, padding, count: int):
     """MindSpore's padding argument (an int >= 0, or `count` ints) as ((lo, hi), ...) pairs."""
     pads = (padding,) * count if isinstance(padding, int) and not isinstance(padding, bool) else padding
@@ -305,3 +287,123 @@ class Conv1dTranspose(Cell):
 
     def extend_repr(self):
         return _conv_repr(self)
+
+
+# -- 3-D layers ---------------------------------------------------------------------------------
+
+def _triple(layer: str, name: str, value, low: int = 1) -> tuple:
+    """A 3-D layer's kernel_size, stride, dilation or output_padding: an int or three ints, at
+    least `low` (MindSpore 2.10's checks and messages)."""
+    if isinstance(value, bool) or not isinstance(value, (int, tuple)):
+        raise TypeError(f"For '{layer}', the type of '{name}' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(value).__name__}'.")
+    values = (value,) * 3 if isinstance(value, int) else value
+    if len(values) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= low for v in values):
+        kind = "positive integer" if low else "non-negative integer"
+        raise ValueError(f"For '{layer}', the parameter '{name}' must be an {kind} or a tuple of three {kind}, "
+                         f"but got {values}")
+    return tuple(values)
+
+
+def _padding_3d(layer: str, pad_mode: str, padding) -> tuple:
+    """MindSpore's 3-D padding (an int, or six ints (head, tail, top, bottom, left, right)) as
+    ((lo, hi),) * 3; nonzero only in pad mode."""
+    if isinstance(padding, bool) or not isinstance(padding, (int, tuple)):
+        raise TypeError(f"For '{layer}', the type of 'padding' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(padding).__name__}'.")
+    pads = (padding,) * 6 if isinstance(padding, int) else padding
+    if len(pads) != 6:
+        raise ValueError(f"For '{layer}', the 'padding size' must be int and must = 6, but got '{len(pads)}' with "
+                         f"type 'int'.")
+    for p in pads:
+        if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+            raise ValueError(f"For '{layer}', the 'padding' must be int and must >= 0, but got '{p}' with type "
+                             f"'{type(p).__name__}'.")
+    prim = {"Conv3d": "Conv3D", "Conv3dTranspose": "Conv3DTranspose"}[layer]
+    if pad_mode != "pad" and any(pads):
+        raise ValueError(f"For '{prim}', the 'pad' must be zero or (0, 0, 0, 0, 0, 0) when 'pad_mode' is not "
+                         f"\"pad\", but got 'pad' is {padding} and 'pad_mode' is {pad_mode}.")
+    return tuple(pads[i:i + 2] for i in range(0, 6, 2))
+
+
+class _Conv3dBase(Cell):
+    """The arguments both 3-D layers check, as MindSpore 2.10 checks them."""
+
+    def __init__(self, layer, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group,
+                 has_bias, data_format):
+        super().__init__()
+        self.kernel_size = _triple(layer, "kernel_size", kernel_size)
+        self.stride = _triple(layer, "stride", stride)
+        self.dilation = _triple(layer, "dilation", dilation)
+        prim = {"Conv3d": "Conv3D", "Conv3dTranspose": "Conv3DTranspose"}[layer]
+        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
+            raise ValueError(f"For '{prim}', the 'pad_mode' must be str and must be in '['valid', 'same', 'pad']', "
+                             f"but got '{pad_mode}'.")
+        if data_format != "NCDHW":
+            raise ValueError(f"For '{layer}', only data_format='NCDHW' is supported, but got {data_format!r}.")
+        if not isinstance(group, int) or isinstance(group, bool) or group < 1 or in_channels % group \
+                or out_channels % group:
+            raise ValueError(f"The argument 'group' should be divisible by 'in_channels' and 'out_channels', but got "
+                             f"group:{group}, in_channels:{in_channels}, out_channels:{out_channels}.")
+        self._pads = _padding_3d(layer, pad_mode.lower(), padding)
+        self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
+        self.pad_mode, self.padding, self.data_format = pad_mode, padding, data_format
+
+    def _check(self, x):
+        self.check_input(x, rank=5, what="input [N, C, D, H, W]")
+        self.check_input(x, axis=1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
+                         dtype=self.weight.dtype)
+
+    def _add_bias(self, out):
+        return F.add(out, F.reshape(self.bias, (1, -1, 1, 1, 1))) if self.has_bias else out
+
+
+class Conv3d(_Conv3dBase):
+    """3-D convolution over [N, C, D, H, W]; weight [out, in/group, kd, kh, kw]; no bias by
+    default. padding: an int or (head, tail, top, bottom, left, right), pad mode 'pad' only."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
+                 group=1, has_bias=False, weight_init=None, bias_init=None, data_format="NCDHW", dtype="float32"):
+        super().__init__("Conv3d", in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
+                         group, has_bias, data_format)
+        conv_params(self, (out_channels, in_channels // group, *self.kernel_size), out_channels, has_bias,
+                    weight_init, bias_init, dtype)
+
+    def construct(self, x):
+        self._check(x)
+        if self.pad_mode.lower() == "same":
+            pads = tuple(same_padding(n, k, s, d) for n, k, s, d in
+                         zip(x.shape[2:], self.kernel_size, self.stride, self.dilation))
+        else:
+            pads = self._pads
+        return self._add_bias(conv_padded(x, self.weight, self.stride, pads, self.dilation, self.group))
+
+    def extend_repr(self):
+        return _conv_repr(self)
+
+
+class Conv3dTranspose(_Conv3dBase):
+    """3-D transposed convolution over [N, C, D, H, W] (the input gradient of Conv3d with the
+    same arguments); weight stored [in, out/group, kd, kh, kw]; no bias by default.
+    output_padding (pad mode 'pad' only, below max(stride, dilation)) extends each axis at the
+    end with computed elements, as torch's ConvTranspose3d (Conv2dTranspose's appends zeros:
+    both measured on MindSpore 2.10). The depth dilation must be 1, as MindSpore's."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
+                 group=1, output_padding=0, has_bias=False, weight_init=None, bias_init=None, data_format="NCDHW",
+                 dtype="float32"):
+        super().__init__("Conv3dTranspose", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, data_format)
+        self.output_padding = _triple("Conv3dTranspose", "output_padding", output_padding, 0)
+        _check_3d_transpose_args(pad_mode.lower(), self.output_padding, self.stride, self.dilation)
+        conv_params(self, (in_channels, out_channels // group, *self.kernel_size), out_channels, has_bias,
+                    weight_init, bias_init, dtype)
+
+    def construct(self, x):
+        self._check(x)
+        out = conv3d_transpose_padded(x, self.weight, self.pad_mode.lower(), self._pads, self.stride, self.dilation,
+                                      self.group, self.output_padding)
+        return self._add_bias(out)
+
+    def extend_repr(self):
+        return _conv_repr(self, f"output_padding={self.output_padding}, ")

@@ -77,6 +77,27 @@ class BatchNorm1d(_BatchNorm):
     _ranks = (2, 3)
 
 
+class BatchNorm3d(Cell):
+    """BatchNorm2d over [N, C, D, H, W], as MindSpore 2.10 builds it: a BatchNorm2d child `bn2d`
+    (so parameters are named `bn2d.moving_mean`, ...: checkpoints interchange) normalising the
+    input viewed as [N, C, D*H, W]."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, dtype="float32"):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                                moving_var_init, use_batch_statistics, dtype=dtype)
+
+    def construct(self, x):
+        self.check_input(x)
+        if x.ndim != 5:
+            raise ValueError(f"For 'BatchNorm3d', the in_shape must have 5 dims, but got {x.ndim}.")
+        _, c, d, h, w = x.shape
+        # -1 for the batch, so an export keeps it dynamic
+        return F.reshape(self.bn2d(F.reshape(x, (-1, c, d * h, w))), (-1, c, d, h, w))
+
+
 class LayerNorm(Cell):
     """Normalises over the axes from begin_norm_axis on; gamma/beta cover the axes from
     begin_params_axis on."""

@@ -1,13 +1,12 @@
-"""Pooling layers with MindSpore's defaults (stride 1, pad_mode 'valid'): MaxPool2d, AvgPool2d,
-MaxPool1d, AvgPool1d, and the adaptive pools."""
+"""Pooling layers with MindSpore's defaults (stride 1, pad_mode 'valid'): MaxPool1d/2d/3d,
+AvgPool1d/2d/3d, and the adaptive pools."""
 from __future__ import annotations
 
 import numbers
 
-from ...ops import functional as F
 from ...ops import pooling as P
 from ..cell import Cell
-from .conv import _pair, check_data_format, explicit_padding
+from .conv import _pair, check_data_format, explicit_padding, same_padding
 
 
 def _pool_padding(padding, op):
@@ -34,12 +33,10 @@ class _Pool2d(Cell):
     _ranks = (4,)
     _layout = "[N, C, H, W]"
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
-                 ceil_mode=False, op="MaxPool2d"):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, op="MaxPool2d"):
         super().__init__()
         self.kernel_size, self.stride = _pair(kernel_size, "kernel_size"), _pair(stride, "stride")
-        if _pair(dilation, "dilation") != (1, 1):
-            raise ValueError(f"{op}: dilation other than 1 is not supported")
+        self._dilation = (1, 1)   # MaxPool's dilation, (1, d) for MaxPool1d
         self.pad_mode, self.padding, self.ceil_mode, self.op = pad_mode, _pool_padding(padding, op), ceil_mode, op
         explicit_padding(pad_mode, self.padding, (1, 1), self.kernel_size, self.stride, (1, 1), op)
 
@@ -50,34 +47,63 @@ class _Pool2d(Cell):
         spatial = (1,) * (2 - self._spatial) + tuple(x.shape[-self._spatial:])
         explicit = explicit_padding(self.pad_mode, self.padding, spatial, self.kernel_size,
                                     self.stride, (1, 1), self.op)
-        pads = explicit
-        if self.ceil_mode:
-            pads = tuple((lo, hi + P.ceil_extra(spatial[i], self.kernel_size[i], self.stride[i], lo, hi))
-                         for i, (lo, hi) in enumerate(pads))
+        pads = P.with_ceil(spatial, self.kernel_size, self.stride, explicit, self._dilation, self.ceil_mode)
         drop = 2 - self._spatial
         return self.kernel_size[drop:], self.stride[drop:], pads[drop:], explicit[drop:]
-
-    def _full(self, x, window, strides, pads):
-        """The per-axis window of x's rank: 1s (no padding) over the leading axes."""
-        lead = x.ndim - len(window)
-        return (1,) * lead + tuple(window), (1,) * lead + tuple(strides), ((0, 0),) * lead + tuple(pads)
 
     def extend_repr(self):
         drop = 2 - self._spatial
         return f"kernel_size={self.kernel_size[drop:]}, stride={self.stride[drop:]}, pad_mode={self.pad_mode}"
 
 
+def _check_pad_mode_only(op: str, pad_mode, padding, dilation, return_indices, ceil_mode) -> None:
+    """MindSpore 2.10's MaxPool1d and MaxPool2d take these arguments in pad mode 'pad' only."""
+    if (isinstance(pad_mode, str) and pad_mode.lower() != "pad"
+            and (padding != 0 or dilation != 1 or return_indices or ceil_mode)):
+        raise ValueError(f"For {op}, the parameter 'padding', 'dilation', 'return_indices', 'ceil_mode' can "
+                         f"not be set to non-default value when pad_mode is not 'pad', but got "
+                         f"pad_mode:{pad_mode}.")
+
+
+def _max_dilation(op: str, dilation, n: int) -> tuple:
+    """MaxPool1d's or MaxPool2d's dilation: an int or a tuple of 1 or n ints >= 1, as n ints."""
+    if isinstance(dilation, list):
+        raise ValueError(f"For {op}, the 'dilation' must be int or tuple, but got {type(dilation)}.")
+    values = (dilation,) if isinstance(dilation, int) else tuple(dilation)
+    if len(values) not in (1, n):
+        raise ValueError(f"For {op}, the length of 'dilation' must be 1{' or 2' * (n == 2)}, but got {len(values)}.")
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in values):
+        raise ValueError(f"For '{op}', the parameter 'dilation' must be a positive int or a tuple of positive ints, "
+                         f"but got {dilation!r}.")
+    return values * n if len(values) == 1 else values
+
+
 class MaxPool2d(_Pool2d):
+    """Max pooling over [N, C, H, W] or [C, H, W]. In pad mode 'pad' only (MindSpore 2.10's
+    rule): padding (an int or (h, w), at most half the kernel), dilation, ceil_mode and
+    return_indices, which adds each maximum's int64 index into its H*W plane (the first among
+    equals, torch's index)."""
+    _ranks = (3, 4)
+    _layout = "[N, C, H, W] or [C, H, W]"
+
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
                  return_indices=False, ceil_mode=False, data_format="NCHW"):
-        super().__init__(kernel_size, stride, pad_mode, padding, dilation, ceil_mode, "MaxPool2d")
-        check_data_format("MaxPool2d", data_format)
-        if return_indices:
-            raise ValueError("MaxPool2d: return_indices=True is not supported")
+        op = "MaxPool2d"
+        _check_pad_mode_only(op, pad_mode, padding, dilation, return_indices, ceil_mode)
+        if isinstance(padding, (tuple, list)) and len(padding) not in (1, 2):
+            raise ValueError(f"For {op}, the length of padding must equal to 2, but got {len(padding)}.")
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, op)
+        check_data_format(op, data_format)
+        self.dilation = self._dilation = _max_dilation(op, dilation, 2)
+        self.return_indices = return_indices
+        pads = self.padding if isinstance(self.padding, tuple) else (self.padding,) * 4
+        if any(p < 0 for p in pads):
+            raise ValueError(f"For '{op}', the padding must be non-negative, but got {padding!r}.")
+        P.check_half_kernel(op, (pads[:2], pads[2:]), self.kernel_size)
 
     def construct(self, x):
         window, strides, pads, _ = self._window(x)
-        return F.max_pool(x, *self._full(x, window, strides, pads))
+        return P.max_pool_nd(x, window, strides, pads, self._dilation, bool(self.return_indices))
 
 
 class AvgPool2d(_Pool2d):
@@ -87,7 +113,7 @@ class AvgPool2d(_Pool2d):
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
-        super().__init__(kernel_size, stride, pad_mode, padding, 1, ceil_mode, "AvgPool2d")
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, "AvgPool2d")
         check_data_format("AvgPool2d", data_format)
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
@@ -140,33 +166,28 @@ class _Pool1d(_Pool2d):
         if mode != "PAD" and pad:
             raise ValueError(f"For '{op}', 'padding' must be 0 when 'pad_mode' is not 'pad', but got padding "
                              f"{pad} and pad_mode '{pad_mode}'.")
-        super().__init__((1, kernel), (1, step), pad_mode, (0, 0, pad, pad), 1, ceil_mode, op)
+        super().__init__((1, kernel), (1, step), pad_mode, (0, 0, pad, pad), ceil_mode, op)
 
 
 class MaxPool1d(_Pool1d):
-    """Max pooling over the last axis. Padding never wins the max; in 'pad' mode it is at most
-    half the kernel, and ceil_mode is taken in 'pad' mode only (MindSpore 2.10's checks)."""
+    """Max pooling over the last axis. Padding never wins the max; padding (at most half the
+    kernel), dilation, ceil_mode and return_indices (int64 indices along L) are taken in 'pad'
+    mode only (MindSpore 2.10's checks)."""
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         op = "MaxPool1d"
-        if (isinstance(pad_mode, str) and pad_mode.lower() != "pad"
-                and (padding != 0 or dilation != 1 or return_indices or ceil_mode)):
-            raise ValueError(f"For {op}, the parameter 'padding', 'dilation', 'return_indices', 'ceil_mode' can "
-                             f"not be set to non-default value when pad_mode is not 'pad', but got "
-                             f"pad_mode:{pad_mode}.")
+        _check_pad_mode_only(op, pad_mode, padding, dilation, return_indices, ceil_mode)
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, op, tuples=False)
-        if dilation != 1:
-            raise ValueError(f"{op}: dilation other than 1 is not supported")
-        if return_indices:
-            raise ValueError(f"{op}: return_indices=True is not supported")
+        (d,) = _max_dilation(op, dilation, 1)
+        self.dilation, self._dilation, self.return_indices = dilation, (1, d), return_indices
         pad, kernel = self.padding[2], self.kernel_size[1]
         if 2 * pad > kernel:
             raise ValueError(f"For {op}, the padding ({pad}) must be at most half the kernel size ({kernel}).")
 
     def construct(self, x):
         window, strides, pads, _ = self._window(x)
-        return F.max_pool(x, *self._full(x, window, strides, pads))
+        return P.max_pool_nd(x, window, strides, pads, self._dilation[1:], bool(self.return_indices))
 
 
 class AvgPool1d(_Pool1d):
@@ -187,6 +208,133 @@ class AvgPool1d(_Pool1d):
         window, strides, pads, explicit = self._window(x)
         counted = explicit if self.pad_mode.lower() == "pad" and self.count_include_pad else ((0, 0),)
         return P.avg_pool(x, window, strides, pads, counted)
+
+
+# -- 3-D pools ----------------------------------------------------------------------------------
+
+def _pool3d_ints(value, name: str, op: str, prim: str) -> tuple:
+    """A 3-D pool's kernel_size or stride: a positive int or three (MindSpore 2.10's messages)."""
+    if isinstance(value, bool) or not isinstance(value, (int, tuple)):
+        raise TypeError(f"For '{op}', the type of '{name}' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(value).__name__}'.")
+    if isinstance(value, int):
+        if value < 1:
+            raise ValueError(f"For '{op}', the '{name}' must be an positive int number or a tuple, but got {value}")
+        return (value,) * 3
+    if len(value) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
+        raise ValueError(f"For '{prim}', the parameter '{name}' must be an positive integer or a tuple of three "
+                         f"positive integer, but got {value}")
+    return value
+
+
+class _Pool3d(Cell):
+    """The arguments and windows of MaxPool3d and AvgPool3d over [N, C, D, H, W] or [C, D, H, W]
+    (float): 'same' pads as Conv3d (the odd element after), 'pad' pads both sides of each axis
+    by `padding` (an int or (d, h, w)), at most half the kernel."""
+
+    def __init__(self, op: str, prim: str, kernel_size, stride, pad_mode, padding, ceil_mode):
+        super().__init__()
+        self._kernel = _pool3d_ints(kernel_size, "kernel_size", op, prim)
+        self._stride = _pool3d_ints(stride, "stride", op, prim)
+        mode = pad_mode.upper() if isinstance(pad_mode, str) else pad_mode
+        if mode not in ("VALID", "SAME", "PAD"):
+            raise ValueError(f"For '{op}', the 'pad_mode' must be str and must be in '['VALID', 'SAME', 'PAD']', "
+                             f"but got '{mode}'.")
+        pads = (padding,) * 3 if isinstance(padding, int) else tuple(padding)
+        if len(pads) == 1:
+            pads = pads * 3
+        if len(pads) != 3:
+            raise ValueError(f"For {op}, the length of padding must equal to 3, but got {len(pads)}." if op == "MaxPool3d"
+                             else f"For {op}, the padding must be a int or tuple/list contains 1 or 3 int, but got "
+                                  f"tuple/list with length:{len(pads)}.")
+        if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pads):
+            raise ValueError(f"For '{op}', the parameter 'padding' must be an non-negative integer or a tuple of three "
+                             f"non-negative integer, but got {pads}")
+        self._pads = tuple((p, p) for p in pads)
+        P.check_half_kernel(op, self._pads, self._kernel)
+        self.kernel_size, self.stride, self.pad_mode, self.padding = kernel_size, stride, mode, padding
+        self.ceil_mode, self.op = ceil_mode, op
+
+    def _explicit(self, x):
+        """The padding of x's three pooled axes (ceil_mode's extra not included)."""
+        self.check_input(x, rank=(4, 5), what="input [N, C, D, H, W] or [C, D, H, W]")
+        P._check_float(x, self.op)
+        if self.pad_mode == "SAME":
+            return tuple(same_padding(n, k, s, 1) for n, k, s in zip(x.shape[-3:], self._kernel, self._stride))
+        return self._pads if self.pad_mode == "PAD" else ((0, 0),) * 3
+
+    def _check_size(self, x, pads, dilation=(1, 1, 1)):
+        if any(P.pool_output(n, k, s, lo, hi, d) < 1
+               for n, k, s, (lo, hi), d in zip(x.shape[-3:], self._kernel, self._stride, pads, dilation)):
+            raise ValueError(f"For '{self.op}', the input's {list(x.shape[-3:])} (padded by {list(pads)}) is smaller "
+                             f"than the kernel {self._kernel}.")
+
+    def extend_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
+
+
+class MaxPool3d(_Pool3d):
+    """Max pooling over [N, C, D, H, W] or [C, D, H, W]. dilation, return_indices (int64 indices
+    into each D*H*W volume, the first maximum among equals) and ceil_mode in pad mode 'pad' only,
+    as MindSpore 2.10."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        op = "MaxPool3d"
+        not_pad = not (isinstance(pad_mode, str) and pad_mode.lower() == "pad")
+        if not_pad and (dilation != 1 or return_indices):
+            raise ValueError(f"For {op}, the pad_mode must be 'pad' when dilation is not 1 or return_indices is True, "
+                             f"but got pad_mode:{pad_mode}.")
+        super().__init__(op, "MaxPool3D", kernel_size, stride, pad_mode, padding, ceil_mode)
+        if not_pad and any(lo for lo, _ in self._pads):
+            raise ValueError(f"For 'MaxPool3D', the 'pad_list' must be zero or (0, 0, 0, 0, 0, 0) when 'pad_mode' is "
+                             f"not \"pad\", but got 'pad_list' is {tuple(lo for lo, _ in self._pads)} and 'pad_mode' "
+                             f"is {pad_mode}.")
+        if not_pad and ceil_mode:
+            raise ValueError("When the 'pad_mode' is 'same' or 'valid', the 'ceil_mode' only supports 'None'.")
+        dilations = (dilation,) * 3 if isinstance(dilation, int) else dilation
+        if not isinstance(dilations, tuple) or len(dilations) != 3 or \
+                not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dilations):
+            raise ValueError(f"For 'MaxPool3d', the parameter 'dilation' must be an positive integer or a tuple of "
+                             f"three positive integer, but got {dilation!r}")
+        self.dilation, self.return_indices = dilations, return_indices
+
+    def construct(self, x):
+        explicit = self._explicit(x)
+        pads = P.with_ceil(x.shape[-3:], self._kernel, self._stride, explicit, self.dilation, bool(self.ceil_mode))
+        self._check_size(x, pads, self.dilation)
+        return P.max_pool_nd(x, self._kernel, self._stride, pads, self.dilation, bool(self.return_indices))
+
+
+class AvgPool3d(_Pool3d):
+    """Average pooling over [N, C, D, H, W] or [C, D, H, W]. The divisor counts each window's
+    real elements, and with count_include_pad the padding of 'same' and 'pad' modes too (in
+    'same' mode too, unlike AvgPool2d: measured on MindSpore 2.10), never ceil_mode's extra;
+    divisor_override (> 0) replaces it."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        op = "AvgPool3d"
+        super().__init__(op, "AvgPool3D", kernel_size, stride, pad_mode, padding, ceil_mode)
+        if self.pad_mode != "PAD" and any(lo for lo, _ in self._pads):
+            raise ValueError(f"For 'AvgPool3D', the 'pad' must be zero or (0, 0, 0, 0, 0, 0) when 'pad_mode' is not "
+                             f"\"PAD\", but got 'pad' is {tuple(v for lo, _ in self._pads for v in (lo, lo))} and "
+                             f"'pad_mode' is {pad_mode}.")
+        if not isinstance(count_include_pad, bool):
+            raise TypeError(f"For 'AvgPool3D', the type of 'count_include_pad' should be 'bool', but got type "
+                            f"'{type(count_include_pad).__name__}'.")
+        if divisor_override is not None and (isinstance(divisor_override, bool) or not isinstance(divisor_override, int)
+                                             or divisor_override <= 0):
+            raise ValueError(f"For '{op}', the 'divisor_override' must be > 0, but got {divisor_override}.")
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def construct(self, x):
+        explicit = self._explicit(x)
+        ceil = bool(self.ceil_mode) and self.pad_mode != "SAME"
+        pads = P.with_ceil(x.shape[-3:], self._kernel, self._stride, explicit, (1, 1, 1), ceil)
+        self._check_size(x, pads)
+        counted = explicit if self.count_include_pad else ((0, 0),) * 3
+        return P.avg_pool(x, self._kernel, self._stride, pads, counted, self.divisor_override)
 
 
 # -- adaptive pools ---------------------------------------------------------------------------
