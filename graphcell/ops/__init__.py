@@ -22,6 +22,7 @@ from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (j
 from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups
 from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
+from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 
