@@ -88,6 +88,12 @@ add("pad", [f32(3, 4), np.float32(0.5)], lo=(1, 0), hi=(2, 1))
 add("pad", [f32(5, 4), np.float32(0.0)], lo=(-1, 2), hi=(1, -2))
 add("take", [f32(5, 4), np.array([[0, 4], [2, 2]], np.int32)], axis=0)
 add("take", [f32(3, 5), np.array([1, 1, 3], np.int64)], axis=1)
+# resize: each method's transposed taps (repeated taps summed; cubic's renormalised edge weights)
+for _method, _align, _sizes, _scales in [("nearest", False, (5, 3), None), ("nearest-exact", False, (2, 7), None),
+                                         ("linear", False, (7, 2), None), ("linear", True, (7, 5), None),
+                                         ("linear", False, (6, 9), (1.7, 2.3)), ("cubic", False, (5, 7), None),
+                                         ("cubic", True, (2, 6), None)]:
+    add("resize", [f32(2, 3, 4)], sizes=_sizes, method=_method, align_corners=_align, scales=_scales)
 add("take_along_axis", [f32(3, 5), np.array([[0, 4], [2, 2], [1, 0]], np.int32)], axis=1)
 add("scatter_add", [f32(5, 3), np.array([0, 2, 2], np.int32), f32(3, 3)], axis=0)
 add("dot_general", [f32(3, 4), f32(4, 5)], contract=((1,), (0,)), batch=((), ()))

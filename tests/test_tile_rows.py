@@ -107,6 +107,11 @@ ROW_WISE = {
           %4:f32[6,8] = reshape(%3) {shape=(6,8)}
           return %4
         }""",
+    "upsampling": """
+        graph f(%x: f32[6,2,3,4]) {
+          %0:f32[6,2,6,8] = resize(%x) {align_corners=False, method=linear, scales=None, sizes=(6,8)}
+          return %0
+        }""",
     "input_gradient_convolution": """
         graph f(%ct: f32[6,2,4,4], %w: f32[2,1,3,3] param) {
           %0:f32[6,1,6,6] = conv_transpose(%ct, %w) {groups=1, lhs_shape=(6,6), padding=((0,0),(0,0)), rhs_dilation=(1,1), strides=(1,1)}
@@ -199,6 +204,11 @@ NOT_ROW_WISE = {
     "a_mean_over_the_batch": """
         graph f(%x: f32[6,3]) {
           %0:f32[3] = reduce_sum(%x) {axes=(0,)}
+          return %0
+        }""",
+    "a_resize_across_the_rows": """
+        graph f(%x: f32[6,3]) {
+          %0:f32[9,3] = resize(%x) {align_corners=False, method=linear, scales=None, sizes=(9,3)}
           return %0
         }""",
     "a_product_over_the_rows": """

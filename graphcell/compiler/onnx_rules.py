@@ -906,6 +906,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 # -- the table -----------------------------------------------------------------------------------------
 
 from . import onnx_random  # noqa: E402 - uses the helpers above
+from . import onnx_resize  # noqa: E402 - uses the helpers above
 
 RULES = {
     "constant": constant,
@@ -943,6 +944,7 @@ RULES = {
     "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
     "concatenate": concatenate, "slice": slice_rule, "rev": rev, "pad": pad,
     "take": take, "take_along_axis": take_along_axis, "scatter_add": scatter_add,
+    "resize": onnx_resize.resize,
     # scans and sorts
     "cumsum": _computed_as(_SCAN_AS, cumsum), "cumprod": _computed_as(_SCAN_AS, cumprod),
     "sort": _computed_as(_TOPK_AS, sort), "top_k": _computed_as(_TOPK_AS, top_k),

@@ -23,6 +23,8 @@ from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, dr
 from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
+from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
+from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 

@@ -185,6 +185,14 @@ def _pad(node: Node, axes):
     return (a,)
 
 
+def _resize(node: Node, axes):
+    """Resampling keeps the leading axes' rows apart; a resized axis mixes them."""
+    (a,) = axes
+    if a >= node.inputs[0].ndim - len(node.attrs["sizes"]):
+        raise NotRowwise
+    return (a,)
+
+
 def _take(node: Node, axes):
     idx, (ax, ai), axis = node.inputs[1], axes, node.attrs["axis"]
     if ax is not None and ai is None and ax != axis:   # rows of a table, fixed indices
@@ -209,7 +217,7 @@ ROW_RULES = {
     "dot_general": RowRule(_dot), "conv": RowRule(_conv), "conv_transpose": RowRule(_images),
     "reduce_window_max": RowRule(_window), "reduce_window_sum": RowRule(_window),
     "concatenate": RowRule(_concatenate), "slice": RowRule(_slice, _resize_slice), "rev": RowRule(_rev), "pad": RowRule(_pad),
-    "take": RowRule(_take), "take_along_axis": RowRule(_take_along),
+    "take": RowRule(_take), "take_along_axis": RowRule(_take_along), "resize": RowRule(_resize),
 }
 
 for _name, _rule in ROW_RULES.items():
