@@ -12,7 +12,6 @@ import pytest
 
 import graphcell as ms
 from graphcell import ops
-from graphcell.compiler.onnx import OnnxExportError
 from graphcell.runtime import Session
 
 RNG = np.random.default_rng(11)
@@ -188,10 +187,19 @@ def test_an_exported_model_with_a_dynamic_batch(tmp_path):
         np.testing.assert_array_equal(got[5], ref_order(xb, 0, False))
 
 
-def test_cumprod_along_a_dynamic_axis_is_a_clear_error():
-    from graphcell.compiler.export import to_onnx
-    with pytest.raises(OnnxExportError, match="cumulative product along the dynamic axis 0"):
-        to_onnx(lambda t: ops.cumprod(t, 0), ms.Tensor(np.ones((3, 2), np.float32)), dynamic_axes={0: [0]})
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumprod_along_a_dynamic_axis(tmp_path, reverse):
+    """The triangular mask that ONNX's cumulative product is a ReduceProd over compares a Range
+    of the axis' run-time size (it was refused along a dynamic axis)."""
+    from graphcell.ops.sorting import cumprod_p
+    fn = lambda t: cumprod_p.bind(t, axis=0, reverse=reverse)   # noqa: E731
+    path = ms.export(fn, ms.Tensor(np.ones((3, 2, 2), np.float32)), file_name=str(tmp_path / "p"),
+                     dynamic_axes={"x": [0]}, input_names=["x"])
+    sess = Session(path, providers=["cpu"])
+    for b in (1, 4, 7):
+        x = RNG.uniform(0.5, 1.5, (b, 2, 2)).astype(np.float32)
+        want = np.flip(np.cumprod(np.flip(x, 0), 0), 0) if reverse else np.cumprod(x, 0)
+        np.testing.assert_allclose(sess(x), want, rtol=1e-6)
 
 
 # -- vmap, grad -------------------------------------------------------------------------------------

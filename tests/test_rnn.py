@@ -283,6 +283,35 @@ def test_export_keeps_batch_and_seq_len_dynamic(tmp_path):
             close(got, tnp(torch_run(twin, xb, None, sb)))
 
 
+@pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
+def test_seq_first_export_with_an_initial_state_serves_other_batches_and_lengths(tmp_path, kind):
+    """batch_first=False (MindSpore's default): the batch is axis 1 of x and of hx, axis 0 of
+    seq_length, and the sequence length is x's axis 0. One file for batch 1, 3 and 8 and
+    lengths 5, 2 and 7: equal to torch and to XLA at each. An LSTM's hx is a tuple, named as one
+    input in dynamic_axes (it was refused: its Tensors are the inputs hx.0 and hx.1)."""
+    ms.set_seed(6)
+    net = getattr(nn, kind)(3, 4, bidirectional=True)
+    lstm = kind == "LSTM"
+
+    def state(batch):
+        h = rand(2, batch, 4)
+        return (h, rand(2, batch, 4)) if lstm else h
+    as_tensors = lambda h: tuple(Tensor(a) for a in h) if lstm else Tensor(h)   # noqa: E731
+    x, h, seq = rand(5, 2, 3), state(2), np.array([5, 3], np.int32)
+    path = ms.export(net, Tensor(x), as_tensors(h), Tensor(seq), file_name=str(tmp_path / kind),
+                     dynamic_axes={"x": {0: "seq_len", 1: "batch"}, "hx": {1: "batch"}, "seq_length": {0: "batch"}})
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    twin = torch_twin(net)
+    for steps, batch in ((5, 1), (2, 3), (7, 8)):
+        xb, hb, sb = rand(steps, batch, 3), state(batch), RNG.integers(1, steps + 1, batch).astype(np.int32)
+        got = session.run(None, dict(zip(names, [xb, *(hb if lstm else [hb]), sb])))
+        with torch.no_grad():
+            th = tuple(torch.tensor(a) for a in hb) if lstm else torch.tensor(hb)
+            close(got, tnp(torch_run(twin, xb, th, sb)), 1e-4)
+        close(got, leaves(ms.jit(net)(Tensor(xb), as_tensors(hb), Tensor(sb))), 1e-4)
+
+
 # -- dtypes, training mode -------------------------------------------------------------------------
 
 def test_float16_input_runs_in_float16_with_the_weights_cast():

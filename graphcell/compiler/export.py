@@ -6,8 +6,9 @@
 The IR has concrete shapes, so dynamic axes come from tracing twice: once with the example
 inputs and once with the dynamic axes resized. The two graphs must have the same structure;
 every dimension that differs is k * batch + c and becomes a named ONNX dimension (`batch`,
-`2*batch`, `batch-1` for x[1:]; one with an offset is checked against a third trace), and
-reshapes with batch-dependent targets get -1 or a runtime shape.
+`2*batch`, `batch-1` for x[1:]), or a strided slice's length and what keeps it
+(`ceil(batch/2)` for x[::2], `3*ceil(batch/2)` flattened); one with an offset or a division is
+checked against a third trace. Reshapes with batch-dependent targets get -1 or a runtime shape.
 """
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def _with_head(fn, reduce):
 def _normalize_axes(dynamic_axes, leaves, names, output_names=()) -> dict[int, dict[int, str]] | None:
     """{leaf index: {axis: symbol}}; None means "find the batch axis automatically". A list
     names its first axis `batch` and each further one `<input>_dynamic_axes_<k>` (torch.onnx's
-    names: a list does not tie its axes together)."""
+    names: a list does not tie its axes together). The name of a tuple argument (an LSTM's
+    `hx`, whose Tensors are the inputs `hx.0` and `hx.1`) gives the axes of each of its Tensors."""
     if dynamic_axes is None:
         return None
     if dynamic_axes is False or dynamic_axes == {}:
@@ -96,25 +98,28 @@ def _normalize_axes(dynamic_axes, leaves, names, output_names=()) -> dict[int, d
     out: dict[int, dict[int, str]] = {}
     for key, axes in dict(dynamic_axes).items():
         if isinstance(key, int):
-            index = key
+            indices = [key]
         elif key in names:
-            index = names.index(key)
+            indices = [names.index(key)]
+        elif any(n.startswith(f"{key}.") for n in names):
+            indices = [i for i, n in enumerate(names) if n.startswith(f"{key}.")]
         elif key in output_names or key == "output" or str(key).startswith("output_"):
             continue   # an output's axes (torch.onnx's convention): outputs follow the inputs
         else:
             raise ValueError(f"export: dynamic_axes names {key!r}, which is neither an input ({', '.join(names)}) "
                              "nor an output")
-        if not 0 <= index < len(leaves):
-            raise ValueError(f"export: dynamic_axes names input {key!r}, but there are {len(leaves)} inputs")
-        name, ndim = names[index] if index < len(names) else str(index), leaves[index].ndim
-        if isinstance(axes, dict):
-            spec = {int(a): str(s) for a, s in axes.items()}
-        else:
-            spec = {int(a): "batch" if k == 0 else f"{name}_dynamic_axes_{k + 1}" for k, a in enumerate(axes)}
-        for a in spec:
-            if not -ndim <= a < ndim:
-                raise ValueError(f"export: dynamic_axes gives axis {a} of input {name!r}, which has rank {ndim}")
-        out[index] = {a % ndim: s for a, s in spec.items()}
+        for index in indices:
+            if not 0 <= index < len(leaves):
+                raise ValueError(f"export: dynamic_axes names input {key!r}, but there are {len(leaves)} inputs")
+            name, ndim = names[index] if index < len(names) else str(index), leaves[index].ndim
+            if isinstance(axes, dict):
+                spec = {int(a): str(s) for a, s in axes.items()}
+            else:
+                spec = {int(a): "batch" if k == 0 else f"{name}_dynamic_axes_{k + 1}" for k, a in enumerate(axes)}
+            for a in spec:
+                if not -ndim <= a < ndim:
+                    raise ValueError(f"export: dynamic_axes gives axis {a} of input {name!r}, which has rank {ndim}")
+            out[index] = {a % ndim: s for a, s in spec.items()}
     return out
 
 
@@ -170,7 +175,10 @@ def _same_constants(na, nb) -> str | None:
             if a.shape != b.shape or not np.array_equal(a, b, equal_nan=True):
                 shown = (f"{a.item()!r} at one batch size and {b.item()!r} at another" if a.size == b.size == 1
                          else f"of shape {list(a.shape)} at one batch size and {list(b.shape)} at another")
-                return (f"a constant made in Cell '{na.source.scope}' is {shown}: a number computed from a "
+                # constants are shared and carry no line of their own: the first reader's
+                src = next((n.source for n in [na] + list(na.outputs[0].users) if n.source.file), None)
+                at = f" (read at {src.file}:{src.line})" if src is not None else ""
+                return (f"a constant made in Cell '{na.source.scope}' is {shown}{at}: a number computed from a "
                         "shape (x.shape[0] used in arithmetic, say) is baked into the file; use ops on "
                         "Tensors (ops.element_count) instead")
         elif isinstance(va, Graph) and isinstance(vb, Graph):
@@ -197,8 +205,13 @@ def _value_pairs(a: Graph, b: Graph) -> list:
 
 
 def _where(value) -> str:
-    return (f"node {value.producer.primitive.name} in Cell '{value.producer.source.scope}'"
-            if value.producer is not None else f"input {value.name!r}")
+    return _node_where(value.producer) if value.producer is not None else f"input {value.name!r}"
+
+
+def _node_where(node) -> str:
+    """`node <op> in Cell '<path>' (at <file>:<line>)`, for export's errors."""
+    src = node.source
+    return f"node {node.primitive.name} in Cell '{src.scope}'" + (f" (at {src.file}:{src.line})" if src.file else "")
 
 
 def _fit(da: int, db: int, sizes_a: dict, sizes_b: dict) -> list:
@@ -215,8 +228,11 @@ def _fit(da: int, db: int, sizes_a: dict, sizes_b: dict) -> list:
 
 
 def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
-    """For each value of `a`, its dims with `Sym`s where `b` (the other batch size) differs."""
-    dims = {}
+    """For each value of `a`, its dims with `Sym`s where `b` (the other batch size) differs.
+    Most fit k * batch + c; a strided slice's length is worked out from its bounds
+    (`_slice_dim`), and a value of its size (x[::2] * 2), or a multiple of it (the slice
+    flattened), takes that dimension."""
+    dims, divided = {}, []
     for va, vb in _value_pairs(a, b):
         if va.shape == vb.shape:
             continue
@@ -225,20 +241,79 @@ def _dims(a: Graph, b: Graph, sizes_a: dict, sizes_b: dict) -> dict:
             if da == db:
                 entry.append(da)
                 continue
-            fits = _fit(da, db, sizes_a, sizes_b)
+            fits = [_slice_dim(va, vb, axis, dims, sizes_a, sizes_b)] if _divides(va, axis, dims) \
+                else _fit(da, db, sizes_a, sizes_b)
+            fits = [f for f in fits if f is not None] or _from_divided(da, db, divided, sizes_a, sizes_b)
             if len(fits) > 1:
                 raise OnnxExportError(f"dimension {axis} ({da}) is a multiple of more than one dynamic axis "
                                       f"({', '.join(str(f) for f in fits)}); export with other example sizes")
             if not fits:
-                strided = va.producer is not None and va.producer.primitive.name == "slice" \
-                    and va.producer.attrs["strides"][axis] > 1
                 raise OnnxExportError(
                     f"dimension {axis} of a value of {_where(va)} is {da} at one batch size and {db} at "
                     f"another: it is not k * batch + c for a dynamic axis, so it cannot be exported dynamically"
-                    + (" (a strided slice of a dynamic axis, x[::2], does not follow it)" if strided else ""))
+                    + _why_not(va, axis, divided))
+            if fits[0].d != 1 and fits[0].divided(fits[0].m) not in divided:
+                divided.append(fits[0].divided(fits[0].m))
             entry.append(fits[0])
         dims[va] = tuple(entry)
     return dims
+
+
+def _divides(va, axis: int, dims: dict) -> bool:
+    """Whether `va` is a slice that is strided along `axis` or slices a strided slice's length."""
+    node = va.producer
+    if node is None or node.primitive.name != "slice":
+        return False
+    n = dims.get(node.inputs[0], node.inputs[0].shape)[axis]
+    return node.attrs["strides"][axis] > 1 or (isinstance(n, Sym) and n.d > 1)
+
+
+def _slice_dim(va, vb, axis: int, dims: dict, sizes_a: dict, sizes_b: dict):
+    """The length of a strided slice along a dynamic axis, or None. Its start must be the same
+    in both traces and its end the same relative to the axis' end (x[1::2], x[:-1:3]; a
+    negative step reverses the axis first), so the length is ceil((n - e - s) / step), which
+    for n = floor((k * batch + c) / d) is floor((k * batch + c + d * (step - 1 - e - s)) / (d * step))."""
+    na, nb = va.producer, vb.producer
+    n = dims.get(na.inputs[0], na.inputs[0].shape)[axis]
+    if not isinstance(n, Sym) or n.m != 1:
+        return None
+    size_a, size_b = na.inputs[0].shape[axis], nb.inputs[0].shape[axis]
+    s, step = na.attrs["start"][axis], na.attrs["strides"][axis]
+    e = size_a - na.attrs["limit"][axis]
+    if nb.attrs["start"][axis] != s or size_b - nb.attrs["limit"][axis] != e:
+        return None
+    sym = Sym.floor_div(n.name, n.k, n.c + n.d * (step - 1 - e - s), n.d * step)
+    if (sym.at(sizes_a[n.name]), sym.at(sizes_b[n.name])) != (va.shape[axis], vb.shape[axis]):
+        return None
+    return sym
+
+
+def _from_divided(da: int, db: int, divided: list, sizes_a: dict, sizes_b: dict) -> list:
+    """A divided dimension (a strided slice's length) that is `da` and `db` in the two traces
+    times the same whole number (a reshape merging it with a static axis), or plus the same
+    number (a pad, a concatenation with a static piece: floor((k*n + c) / d) + e is
+    floor((k*n + c + e*d) / d))."""
+    for sym in divided:
+        sa, sb = sym.at(sizes_a[sym.name]), sym.at(sizes_b[sym.name])
+        if sa and sb and da % sa == 0 and db % sb == 0 and da // sa == db // sb:
+            return [sym.times(da // sa)]
+        if da - sa == db - sb:
+            return [Sym.floor_div(sym.name, sym.k, sym.c + (da - sa) * sym.d, sym.d)]
+    return []
+
+
+def _why_not(va, axis: int, divided: list) -> str:
+    """A hint for a dimension `_dims` could not fit."""
+    node = va.producer
+    if node is not None and node.primitive.name == "slice":
+        return (": a slice of a dynamic axis must start at a fixed index or one relative to the end and "
+                "end likewise (x[1:], x[:-2], x[::2]); a bound that follows the size otherwise "
+                "(ops.chunk, ops.tensor_split or x[:n // 2] over the batch) has no ONNX form")
+    if divided:
+        return (f" (the values of a strided slice of a dynamic axis, {', '.join(map(str, divided))} long, "
+                "keep their length through elementwise ops, slices, pads and reshapes that merge them with "
+                "static axes, not through a concatenation with the batch or arithmetic on sizes)")
+    return ""
 
 
 def _check_offsets(a: Graph, c: Graph, dims: dict, sizes_c: dict) -> None:
@@ -252,6 +327,51 @@ def _check_offsets(a: Graph, c: Graph, dims: dict, sizes_c: dict) -> None:
                 f"dimension {axis} of a value of {_where(va)} is {va.shape[axis]} at one batch size and "
                 f"{vc.shape[axis]} at another, which does not follow {dims.get(va, va.shape)[axis]}: it cannot be "
                 "exported dynamically")
+
+
+def _stride_primes(graph: Graph) -> set:
+    """The primes that divide some slice's stride in `graph` (subgraphs included)."""
+    primes = set()
+    for node in graph.nodes:
+        for st in node.attrs.get("strides", ()) if node.primitive.name == "slice" else ():
+            p = 2
+            while st > 1:
+                while st % p == 0:
+                    primes.add(p)
+                    st //= p
+                p += 1
+        for sub in node.attrs.values():
+            if isinstance(sub, Graph):
+                primes |= _stride_primes(sub)
+    return primes
+
+
+def _unlike(example: int, size: int, primes: set) -> int:
+    """`size`, or the next size after it whose remainder mod each of `primes` differs from the
+    example's: a strided slice's length m * ceil(n / d) then grows by no whole multiple of the
+    size's growth between the two, so no k * n + c fits it (at 5 and 11, 4 * ceil(n / 2) is 12
+    and 24: 2 * n + 2), and a multiple of a strided slice's length fits no other."""
+    while any((size - example) % p == 0 for p in primes):
+        size += 1
+    return size
+
+
+def _third_sizes(sizes_a: dict, sizes_b: dict, dims: dict) -> dict:
+    """The sizes of the checking trace: unlike the first two, and for a symbol that a strided
+    slice divides by d, not of the same remainder mod d as both (the sizes 5, 11 and 17 all
+    give 4 * ceil(batch / 2) = 2 * batch + 2)."""
+    divisors: dict[str, set] = {}
+    for entry in dims.values():
+        for d in entry:
+            if isinstance(d, Sym) and d.d > 1:
+                divisors.setdefault(d.name, set()).add(d.d)
+    sizes = {}
+    for k, (s, n) in enumerate(sorted(sizes_a.items())):
+        size = n * (3 + k) + 2
+        while any(sizes_a[s] % d == sizes_b[s] % d == size % d for d in divisors.get(s, ())):
+            size += 1
+        sizes[s] = size
+    return sizes
 
 
 def _trace_dynamic(fn, args, leaves, structure, axes, names):
@@ -268,25 +388,34 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
     # Unlikely sizes whose ratios to the example's differ between symbols (2 + k + 1/n), so that
     # each dimension's ratio identifies its symbol (2n + 3 + 2k made batch 3 -> 9 and seq 5 -> 15:
     # 5 * batch and 3 * seq alike).
-    sizes_b = {s: n * (2 + k) + 1 for k, (s, n) in enumerate(sorted(sizes_a.items()))}
-    new_leaves = _resized(leaves, axes, sizes_b)
-    new_args, _ = pytree.unflatten(structure, new_leaves)
-    other = trace(fn, *new_args, name=_name_of(fn))
+    sizes_b = {s: _unlike(n, n * (2 + k) + 1, _stride_primes(traced.graph))
+               for k, (s, n) in enumerate(sorted(sizes_a.items()))}
+    other = _trace_resized(fn, traced, leaves, structure, axes, sizes_b)
+    dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
+    if any(isinstance(d, Sym) and (d.c or d.d > 1) for entry in dims.values() for d in entry):
+        sizes_c = _third_sizes(sizes_a, sizes_b, dims)
+        third = _trace_resized(fn, traced, leaves, structure, axes, sizes_c)
+        _check_offsets(traced.graph, third.graph, dims, sizes_c)
+    spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
+    return traced, other, dims, spec
+
+
+def _trace_resized(fn, traced, leaves, structure, axes, sizes) -> Traced:
+    """`fn` traced with the dynamic axes at `sizes`, which must give `traced`'s program."""
+    args, _ = pytree.unflatten(structure, _resized(leaves, axes, sizes))
+    try:
+        other = trace(fn, *args, name=_name_of(fn))
+    except Exception as e:   # noqa: BLE001 - any failure: the code does not run at other sizes
+        shown = ", ".join(f"{s} = {n}" for s, n in sorted(sizes.items()))
+        raise OnnxExportError(f"tracing again with the dynamic axes resized ({shown}), to find which "
+                              f"dimensions follow them, failed: {type(e).__name__}: {e}. The code must run at "
+                              "every size of a dynamic axis; export with static shapes "
+                              "(dynamic_axes=False) otherwise") from e
     problem = _same_structure(traced.graph, other.graph)
     if problem is not None:
         raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
                               "static shapes (dynamic_axes=False) or make the code shape-independent")
-    dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
-    if any(isinstance(d, Sym) and d.c for entry in dims.values() for d in entry):
-        sizes_c = {s: n * (3 + k) + 2 for k, (s, n) in enumerate(sorted(sizes_a.items()))}
-        third = trace(fn, *pytree.unflatten(structure, _resized(leaves, axes, sizes_c))[0], name=_name_of(fn))
-        problem = _same_structure(traced.graph, third.graph)
-        if problem is not None:
-            raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
-                                  "static shapes (dynamic_axes=False) or make the code shape-independent")
-        _check_offsets(traced.graph, third.graph, dims, sizes_c)
-    spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
-    return traced, other, dims, spec
+    return other
 
 
 def _auto_dynamic(fn, args, leaves, structure, names):

@@ -11,11 +11,12 @@ rejected before anything is emitted, with every such op and its Cell path listed
 
 Dynamic dimensions: the IR has concrete shapes, so the exporter traces twice and hands the
 lowering a `dims` map: for each IR value, a tuple whose entries are ints (static) or `Sym`s
-(`k * batch + c`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
+(`k * batch + c`, or a strided slice's `ceil(batch / 2)`). Rules that turn shapes into tensors (reshape, broadcast, random) build them
 with `ctx.shape_tensor`, which emits -1 or a runtime `Shape` computation where needed.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -48,29 +49,59 @@ class OnnxExportError(ValueError):
 
 
 class Sym(NamedTuple):
-    """A dynamic dimension of size `k * <symbol> + c` (k = 1, c = 0 for the symbol itself;
-    c from slices relative to the end: x[1:] has `batch - 1` rows)."""
+    """A dynamic dimension of size `m * floor((k * <symbol> + c) / d)`. Most are `k * symbol + c`
+    (d = m = 1; c from slices relative to the end: x[1:] has `batch - 1` rows); a strided slice
+    divides (x[::2] has ceil(batch / 2) = floor((batch + 1) / 2) rows, d = 2), and a reshape
+    that merges such a dimension with a static axis multiplies it (m). Build divided ones with
+    `Sym.floor_div`, which keeps one spelling per function of the symbol."""
     name: str
     k: int = 1
     c: int = 0
+    d: int = 1
+    m: int = 1
+
+    @staticmethod
+    def floor_div(name: str, k: int, c: int, d: int, m: int = 1) -> "Sym":
+        """m * floor((k * name + c) / d), reduced: floor((g*k*n + c) / (g*d)) is
+        floor((k*n + floor(c/g)) / d), and a divisor of 1 folds m into k and c."""
+        g = math.gcd(k, d)
+        k, c, d = k // g, c // g, d // g
+        return Sym(name, k * m, c * m) if d == 1 else Sym(name, k, c, d, m)
 
     def __str__(self):
         text = self.name if self.k == 1 else f"{self.k}*{self.name}"
-        return text if self.c == 0 else f"{text}{self.c:+d}"
+        if self.d == 1:
+            return text if self.c == 0 else f"{text}{self.c:+d}"
+        # floor((kn + c) / d) is ceil((kn + c - d + 1) / d): the form with the smaller offset
+        up = self.c - self.d + 1
+        kind, c = ("ceil", up) if abs(up) < abs(self.c) else ("floor", self.c)
+        text = f"{kind}({text}/{self.d})" if c == 0 else f"{kind}(({text}{c:+d})/{self.d})"
+        return text if self.m == 1 else f"{self.m}*{text}"
+
+    @property
+    def plain(self) -> bool:
+        """Whether this is the symbol itself (the size of an input's axis)."""
+        return (self.k, self.c, self.d, self.m) == (1, 0, 1, 1)
 
     def times(self, m: int) -> "Sym":
         """This dimension multiplied by `m` (a reshape merging it with a static axis)."""
-        return Sym(self.name, self.k * m, self.c * m)
+        if self.d == 1:
+            return Sym(self.name, self.k * m, self.c * m)
+        return Sym(self.name, self.k, self.c, self.d, self.m * m)
 
     def divided(self, m: int) -> "Sym | None":
-        """This dimension divided by `m`, or None when k or c is not a multiple of m."""
+        """This dimension divided by `m`, or None when that is not exact at every size."""
+        if self.d != 1:
+            return Sym(self.name, self.k, self.c, self.d, self.m // m) if self.m % m == 0 else None
         if self.k % m or self.c % m:
             return None
         return Sym(self.name, self.k // m, self.c // m)
 
     def at(self, size: int) -> int:
         """Its size when the symbol is `size`."""
-        return self.k * size + self.c
+        if self.d == 1:
+            return self.k * size + self.c
+        return self.m * max(0, (self.k * size + self.c) // self.d)
 
 
 def onnx_dtype(dtype) -> int:
@@ -228,7 +259,9 @@ class LowerCtx:
         return onnx_value_info(name, value.type, self.dims_of(value))
 
     def fail(self, message: str):
-        raise OnnxExportError(f"{self.node.primitive.name} in Cell '{self.scope or '<top>'}': {message}")
+        src = self.node.source
+        at = f" (at {src.file}:{src.line})" if src.file else ""
+        raise OnnxExportError(f"{self.node.primitive.name} in Cell '{self.scope or '<top>'}'{at}: {message}")
 
     def is_dynamic(self, dims) -> bool:
         return any(isinstance(d, Sym) for d in dims)
@@ -241,15 +274,18 @@ class LowerCtx:
             return self.ints(list(dims))
         if minus_one and len(dyn) == 1:
             return self.ints([-1 if isinstance(d, Sym) else d for d in dims])
-        parts = []
-        for d in dims:
-            if isinstance(d, Sym):
-                size = self.b.symbol(d.name)
-                size = size if d.k == 1 else self.op("Mul", size, self.ints([d.k]))
-                parts.append(size if d.c == 0 else self.op("Add", size, self.ints([d.c])))
-            else:
-                parts.append(self.ints([d]))
-        return self.op("Concat", *parts, axis=0)
+        parts = [self._dim_size(d) if isinstance(d, Sym) else self.ints([d]) for d in dims]
+        return parts[0] if len(parts) == 1 else self.op("Concat", *parts, axis=0)
+
+    def _dim_size(self, d: Sym) -> str:
+        """An int64[1] tensor with the run-time size of `d`, computed from its symbol's input."""
+        size = self.b.symbol(d.name)
+        size = size if d.k == 1 else self.op("Mul", size, self.ints([d.k]))
+        size = size if d.c == 0 else self.op("Add", size, self.ints([d.c]))
+        if d.d != 1:   # Div truncates toward zero: a negative numerator (an empty slice) is 0 first
+            size = size if d.c >= 0 else self.op("Max", size, self.ints([0]))
+            size = self.op("Div", size, self.ints([d.d]))
+        return size if d.m == 1 else self.op("Mul", size, self.ints([d.m]))
 
     def size_of(self, dim) -> str:
         """An int64[1] tensor with one dimension's size (static or dynamic)."""
@@ -328,7 +364,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
             inputs.append(onnx_value_info(names[v], v.type, dims_of(v)))
             for axis, d in enumerate(dims_of(v)):
                 if isinstance(d, Sym) and d.name not in b.symbol_sources:
-                    if (d.k, d.c) != (1, 0):
+                    if not d.plain:
                         raise OnnxExportError(f"input {onnx_name!r}: dimension {axis} is {d}, not a plain symbol")
                     b.symbol_sources[d.name] = (names[v], axis, v.shape[axis])
     initializers_first = [v for v in graph.inputs if v not in args]

@@ -140,8 +140,13 @@ def constant(ctx: LowerCtx, *, value):
     axes = [i for i, d in enumerate(dims) if isinstance(d, Sym)]
     seed = array[tuple(slice(0, 1) if i in axes else slice(None) for i in range(array.ndim))]
     if not np.array_equal(np.broadcast_to(seed, array.shape), array):
-        ctx.fail(f"a constant of shape {list(array.shape)} varies along the dynamic axes {axes}; "
-                 "build it from the input (e.g. with ops.ones_like) instead")
+        # Constants are shared and carry no line of their own: name where the first reader is.
+        reader = next((n for n in ctx.node.outputs[0].users if n.source.file), None)
+        read = f" (read by {reader.primitive.name} at {reader.source})" if reader is not None else ""
+        ctx.fail(f"a constant of shape {list(array.shape)}{read} varies along the dynamic axes {axes}: made "
+                 "from a size (ops.eye(x.shape[0]), ops.arange(x.shape[0]), a numpy array of the batch's "
+                 "length), it is right at the example's size only; build it from the input with ops on "
+                 "Tensors (ops.ones_like, ops.cumsum) instead")
     return ctx.op("Expand", ctx.const(seed), ctx.shape_tensor(dims, minus_one=False))
 
 
@@ -513,16 +518,21 @@ def cumprod(ctx, x, *, axis, reverse):
     # ONNX has no CumProd: y_i = prod_k x_k over k <= i (k >= i reversed), as a product over a
     # new axis of x where the triangular mask keeps it and 1 elsewhere. Exact for integers
     # (products wrap as XLA's) and zeros and signs come out right (no log/exp); costs n times
-    # x's size along the axis, which must be static.
-    if isinstance(ctx.in_dims[0][axis], Sym):
-        ctx.fail(f"a cumulative product along the dynamic axis {axis} is not supported")
-    n, rank = ctx.in_types[0].shape[axis], ctx.in_types[0].ndim
-    i, k = np.arange(n)[:, None], np.arange(n)[None, :]
-    mask = (k >= i) if reverse else (k <= i)
-    mask = mask.reshape((n, n) + (1,) * (rank - 1 - axis))
+    # x's size along the axis. Along a dynamic axis the mask compares a Range of its size.
+    dim, rank = ctx.in_dims[0][axis], ctx.in_types[0].ndim
+    trailing = list(range(2, 2 + rank - 1 - axis))
+    if isinstance(dim, Sym):
+        start, step = ctx.const(np.asarray(0, np.int64)), ctx.const(np.asarray(1, np.int64))
+        at = ctx.op("Range", start, squeeze(ctx, ctx.size_of(dim), [0]), step)
+        i, k = unsqueeze(ctx, at, [1]), unsqueeze(ctx, at, [0])
+        mask = ctx.op("GreaterOrEqual" if reverse else "LessOrEqual", k, i)
+        mask = unsqueeze(ctx, mask, trailing) if trailing else mask
+    else:
+        i, k = np.arange(dim)[:, None], np.arange(dim)[None, :]
+        mask = ctx.const(((k >= i) if reverse else (k <= i)).reshape((dim, dim) + (1,) * len(trailing)))
     src = ctx.in_types[0].dtype
     one = np.ones((), _SCAN_AS.get(src.name, src).np_dtype)   # x's type as computed
-    spread = ctx.op("Where", ctx.const(mask), unsqueeze(ctx, x, [axis]), ctx.const(one))
+    spread = ctx.op("Where", mask, unsqueeze(ctx, x, [axis]), ctx.const(one))
     if ctx.opset >= 18:
         return ctx.op("ReduceProd", spread, ctx.ints([axis + 1]), keepdims=0)
     return ctx.op("ReduceProd", spread, axes=[axis + 1], keepdims=0)

@@ -211,9 +211,9 @@ def median(input, axis=-1, keepdims=False):  # noqa: A002
     if x.ndim == 0:
         return x, Tensor(0, mstype.int64)
     axis = F._axis(_int_arg(axis, "median: axis"), x.ndim, "median: axis")
-    n = x.shape[axis]
+    n = F.element_count(x, axis, mstype.int32)   # a node: the axis may be dynamic in an export
     values, idx = sort(x, axis)   # stable, NaN last
-    pos = F.full(tuple(1 if a == axis else d for a, d in enumerate(x.shape)), (n - 1) // 2, mstype.int32)
+    pos = F.broadcast_to(F.floor_div(F.sub(n, 1), 2), tuple(1 if a == axis else d for a, d in enumerate(x.shape)))
     if x.dtype.is_floating:
         valid = F.reduce_sum(F.cast(F.logical_not(isnan(x)), mstype.int32), axis, True)
         pos = F.select(F.less(valid, n), valid, pos)   # the first NaN sorts right after the numbers
@@ -290,10 +290,12 @@ def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
 
 def _pairwise(x: Tensor, axis: int):
     """x with `axis` moved last and a [n, n] lower-triangle mask (j <= i), both broadcastable as
-    [..., i, j]."""
+    [..., i, j]. The mask compares positions (an export with `axis` dynamic builds it at run
+    time)."""
     x = F.moveaxis(x, axis, -1)
     n = x.shape[-1]
-    lower = Tensor(np.tril(np.ones((n, n), bool)))
+    at = F._positions(x, -1)
+    lower = F.less_equal(F.reshape(at, (1, n)), F.reshape(at, (n, 1)))
     return x, lower, n
 
 
@@ -309,13 +311,14 @@ def _cum_extreme(name, input, axis, index_dtype, reduce, lowest):
                                           else np.iinfo(x.dtype.np_dtype).max)
     usable = F.logical_and(lower, F.logical_not(isnan(prefix))) if floating else lower
     best = reduce(F.select(usable, prefix, F.full_like(prefix, fill)), -1, True)   # NaN skipped here
-    j = F.broadcast_to(Tensor(np.arange(n), mstype.int32), prefix.shape)
+    j = F.broadcast_to(F._positions(xs, -1), prefix.shape)
     none = F.full_like(j, -1)
     # the last j <= i holding the running extreme: later equal values take over (measured)
     idx = F.reduce_max(F.select(F.logical_and(usable, F.equal(prefix, best)), j, none), -1)
     if floating:   # NaN wins from its first appearance on, with its index (measured)
-        first_nan = F.reduce_min(F.select(F.logical_and(lower, isnan(prefix)), j, F.full_like(j, n)), -1)
-        idx = F.select(F.less(first_nan, n), first_nan, idx)
+        count = F.element_count(xs, -1, mstype.int32)   # n, as a node (the axis may be dynamic)
+        first_nan = F.reduce_min(F.select(F.logical_and(lower, isnan(prefix)), j, count), -1)
+        idx = F.select(F.less(first_nan, count), first_nan, idx)
     values = F.gather_elements(xs, -1, idx)   # a gather: the gradient reaches the element picked
     return F.moveaxis(values, -1, axis), F.cast(F.moveaxis(idx, -1, axis), index_dtype)
 

@@ -250,9 +250,11 @@ def _triangle(x, diagonal: int, name: str, lower: bool) -> Tensor:
     x = F.as_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"{name}: the input must have at least 2 dimensions, got shape {list(x.shape)}")
-    n, m = x.shape[-2:]
-    keep = np.tri(n, m, int(diagonal), dtype=np.bool_) if lower else ~np.tri(n, m, int(diagonal) - 1, dtype=np.bool_)
-    return F.select(Tensor(keep), x, F.zeros_like(x))
+    # j - i from the axes' positions, not a constant mask: an export whose last axes are
+    # dynamic (a causal mask over the sequence) then builds the mask at run time
+    offset = F.sub(F.reshape(F._positions(x, -1), (1, -1)), F.reshape(F._positions(x, -2), (-1, 1)))
+    keep = F.less_equal(offset, int(diagonal)) if lower else F.greater_equal(offset, int(diagonal))
+    return F.select(keep, x, F.zeros_like(x))
 
 
 def tril(input, diagonal=0):  # noqa: A002

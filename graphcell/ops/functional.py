@@ -697,24 +697,24 @@ def getitem(x: Tensor, index) -> Tensor:
     x = as_tensor(x)
     index = _expanded(index, x.ndim)
     advanced_ints = builtins.any(isinstance(i, Tensor) for i in index)   # ints join the arrays (numpy)
+    reversed_axes = _reversed_axes(index, x.shape)
+    if reversed_axes:
+        x = shape_ops.rev.bind(x, axes=reversed_axes)
     starts, limits, strides, out_shape, axis = [], [], [], [], 0
-    reversed_axes, arrays = [], []          # output positions; (output position, indices)
+    arrays = []          # (output position, indices)
     for item in index:
         if item is None:
             out_shape.append(1)
             continue
         size = x.shape[axis]
         if isinstance(item, slice):
-            picked = range(*item.indices(size))
-            if len(picked) == 0:
-                s, e, st = 0, 0, 1
-            elif picked.step < 0:       # the slice's span, then its elements in reverse
-                reversed_axes.append(len(out_shape))
-                s, e, st = picked[-1], picked[0] + 1, -picked.step
-            else:
-                s, e, st = picked.start, picked[-1] + 1, picked.step
+            start, stop, step = _forward_slice(item, size, axis in reversed_axes)
+            # The slice's own bounds (x[::2]'s end is the axis' end, not its last element's),
+            # so that an export with a dynamic axis sees them fixed or relative to the end.
+            n = len(range(start, stop, step))
+            s, e, st = (0, 0, 1) if n == 0 else (start, stop, step)
             starts.append(s), limits.append(e), strides.append(st)
-            out_shape.append(len(picked))
+            out_shape.append(n)
         elif isinstance(item, Tensor) or advanced_ints:
             arrays.append((len(out_shape), _wrapped(item, x, axis)))
             starts.append(0), limits.append(size), strides.append(1)
@@ -730,11 +730,25 @@ def getitem(x: Tensor, index) -> Tensor:
     if (starts, limits, strides) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
         out = shape_ops.slice_.bind(x, start=tuple(starts), limit=tuple(limits), strides=tuple(strides))
     out = reshape(out, tuple(out_shape))
-    if reversed_axes:
-        out = shape_ops.rev.bind(out, axes=tuple(reversed_axes))
     if len(arrays) == 1:
         return take_in_range(out, arrays[0][1], arrays[0][0])
     return _advanced(out, arrays) if arrays else out
+
+
+def _reversed_axes(index: tuple, shape: tuple) -> tuple:
+    """The axes of x that an expanded index slices with a negative step (and picks from)."""
+    real = [i for i in index if i is not None]
+    return tuple(a for a, i in enumerate(real) if isinstance(i, slice) and i.step is not None
+                 and i.step < 0 and len(range(*i.indices(shape[a]))) > 0)
+
+
+def _forward_slice(item: slice, size: int, reversed_: bool) -> tuple:
+    """(start, stop, step) of `item` over an axis of `size`; for a negative step, over the axis
+    reversed: numpy's x[a:b:-k] is rev(x)[size-1-a : size-1-b : k]."""
+    start, stop, step = item.indices(size)
+    if not reversed_:
+        return start, stop, step
+    return size - 1 - start, size - 1 - stop, -step
 
 
 def _expanded(index, rank: int) -> tuple:
@@ -753,17 +767,29 @@ def _expanded(index, rank: int) -> tuple:
 def setitem(x: Tensor, index, value) -> Tensor:
     """`x` with `x[index]` replaced by `value` (broadcast to `x[index]`'s shape; where an index
     repeats, the last write wins, as in numpy). Ints, slices, None and Ellipsis: see
-    `_setitem_basic`; a bool Tensor: `_setitem_by_mask`; integer Tensors: `_setitem_by_tensor`.
-    Lists and ndarrays: which elements the index writes is worked out here, once, and the new
-    tensor is a select between `x` and the values taken to their places."""
+    `_setitem_basic`; a bool Tensor: `_setitem_by_mask`; integer Tensors, lists and ndarrays:
+    `_setitem_by_tensor` (a list's elements are checked against x's shape here, numpy's
+    IndexError, and where they cannot collide at any size the writes need no comparing). Bool
+    lists and ndarrays, whose length is the axis' size, and eagerly lists and strided slices:
+    which elements the index writes is worked out here, once, and the new tensor is a select
+    between `x` and the values taken to their places."""
+    from ..frontend.tracer import current_tracer
     x = as_tensor(x)
     items = index if isinstance(index, tuple) else (index,)
     if builtins.any(isinstance(i, Tensor) and i.dtype is mstype.bool_ for i in items):
         return _setitem_by_mask(x, items, value)
     if builtins.any(isinstance(i, Tensor) for i in items):
         return _setitem_by_tensor(x, _expanded(items, x.ndim), value)
-    if builtins.all(_is_basic(i) for i in items):
+    # Eagerly no graph is exported, and the positions worked out in numpy take a few ops where
+    # the forms that follow a dynamic batch take 10-20 (list and strided writes: 2-5x the time).
+    eager = current_tracer() is None
+    strided = builtins.any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in items)
+    if builtins.all(_is_basic(i) for i in items) and not (eager and strided):
         return _setitem_basic(x, _expanded(items, x.ndim), value)
+    arrays = [np.asarray(i) for i in items if isinstance(i, (list, np.ndarray))]
+    if not eager and builtins.all(a.dtype.kind in "iu" for a in arrays):
+        _indexed_shape(x.shape, items)   # numpy's IndexError for an index out of bounds
+        return _setitem_by_tensor(x, _expanded(items, x.ndim), value, distinct=_distinct_writes(items))
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
     value = _assignable(value, positions.shape)
     if positions.size == 0:
@@ -777,6 +803,20 @@ def setitem(x: Tensor, index, value) -> Tensor:
     return reshape(flat, x.shape)
 
 
+def _distinct_writes(items: tuple) -> bool:
+    """Whether an index of integer lists and ndarrays (and ints beside them, which numpy
+    broadcasts with them) names distinct elements at every size of x: no index repeats and no
+    axis mixes indices from the start with indices from the end (-1 and 4 are one row of 5)."""
+    picks = [np.asarray(i) for i in items if isinstance(i, (list, np.ndarray))
+             or (isinstance(i, numbers.Integral) and not isinstance(i, (bool, np.bool_)))]
+    try:
+        rows = np.stack([a.ravel() for a in np.broadcast_arrays(*picks)], 1)
+    except ValueError:
+        return False     # shapes that do not broadcast: _setitem_by_tensor says so
+    mixed = builtins.any((col < 0).any() and (col >= 0).any() for col in rows.T)
+    return not mixed and len(np.unique(rows, axis=0)) == len(rows)
+
+
 def _is_basic(item) -> bool:
     """An index item that picks a box: an int, a slice, None or Ellipsis (not a bool)."""
     return item is None or item is Ellipsis or isinstance(item, slice) or (
@@ -786,10 +826,11 @@ def _is_basic(item) -> bool:
 def _setitem_basic(x: Tensor, index: tuple, value) -> Tensor:
     """`x[index] = value` for ints, slices, None and Ellipsis, which write a box: the new tensor
     is select(mask, value, x), the mask the product of one mask per constrained axis, each a
-    run of True padded with False (a strided slice's, a constant), and the value laid out on
-    x's axes: padded to its place along the slices it spans (reversed first for a negative
-    step), left at size 1 where it broadcasts. Pads, not constants of x's size, so that an
-    export with a dynamic batch computes `x[0] = v`, `x[-1] = v` and `x[1:] = v` at run time."""
+    run of True padded with False (a strided slice's computed from the axis' positions,
+    `_strided_hits`), and the value laid out on x's axes: padded to its place along the slices
+    it spans (reversed first for a negative step; gathered for a strided one), left at size 1
+    where it broadcasts. Pads and positions, not constants of x's size, so that an export with
+    a dynamic batch computes `x[0] = v`, `x[-1] = v`, `x[1:] = v` and `x[::2] = v` at run time."""
     value = cast(_assignable(value, _indexed_shape(x.shape, index)), x.dtype)
     target_rank = builtins.sum(1 for i in index if i is None or isinstance(i, slice))
     v_shape = (1,) * (target_rank - value.ndim) + tuple(value.shape)
@@ -822,19 +863,53 @@ def _setitem_basic(x: Tensor, index: tuple, value) -> Tensor:
             if first == 0 and last == n - 1:
                 continue                                       # the whole axis
             line = _pad_axis(broadcast_to(Tensor(True), (len(picked),)), 0, first, n - 1 - last, False)
-        else:                                                  # a strided slice: constants
-            hits = np.zeros(n, np.bool_)
-            hits[list(picked)] = True
-            if value.shape[axis] != 1:
-                source = np.zeros(n, np.int32)
-                source[list(picked)] = np.arange(len(picked), dtype=np.int32)
-                value = take_in_range(value, Tensor(source), axis)
-            line = Tensor(hits)
+        else:
+            line, source = _strided_hits(x, axis, item)
+            if value.shape[axis] != 1:   # (one element more: ONNX cannot gather from the empty
+                # value of a slice that is empty at some batch sizes, x[1::2] of one row)
+                value = take_in_range(_pad_axis(value, axis, 0, 1, 0), source, axis)
         line = reshape(line, tuple(n if a == axis else 1 for a in range(x.ndim)))
         mask = line if mask is None else logical_and(mask, line)
     if mask is None:                                           # every element is written
         return broadcast_to(value, x.shape)
     return select(mask, value, x)
+
+
+def _positions(x: Tensor, axis: int) -> Tensor:
+    """0, 1, ..., n - 1 (int32 [n]) for `axis` of x: in a trace a cumsum over ones, not a
+    constant, so that an ONNX export with a dynamic axis counts them at run time (XLA folds
+    it); eagerly, where nothing is exported, the constant."""
+    from ..frontend.tracer import current_tracer
+    from .sorting import cumsum_p
+    if current_tracer() is None:
+        return Tensor(np.arange(x.shape[axis], dtype=np.int32))
+    ones = broadcast_to(Tensor(1, mstype.int32), (x.shape[axis],))
+    return sub(cumsum_p.bind(ones, axis=0, reverse=False), 1)
+
+
+def _strided_hits(x: Tensor, axis: int, item: slice) -> tuple:
+    """For `x[..., item, ...] = v` with a strided slice on `axis`: which positions of the axis
+    it writes (bool [n]) and, for each, the index of its value along the slice (int32 [n]).
+    Computed from the positions 0..n-1 and the axis' size as nodes, a bound counted from the
+    end as numpy counts it, so that an export with a dynamic axis writes the right rows at
+    every size (x[::2] = v writes rows 0, 2, 4 of 5 and 0, 2 of 4)."""
+    i = _positions(x, axis)
+    count = element_count(x, axis, mstype.int32)
+    at = lambda bound: Tensor(bound, mstype.int32) if bound >= 0 else add(count, bound)  # noqa: E731
+    step = item.step
+    if step > 0:   # from the start (clamped at 0) up to the stop
+        first = Tensor(0, mstype.int32) if item.start is None else maximum(at(item.start), 0)
+        offset = sub(i, first)
+        inside = None if item.stop is None else less(i, at(item.stop))
+    else:          # from the start (clamped at n - 1) down to the stop
+        step = -step
+        last = sub(count, 1)
+        first = last if item.start is None else minimum(at(item.start), last)
+        offset = sub(first, i)
+        inside = None if item.stop is None else greater(i, at(item.stop))
+    hits = logical_and(greater_equal(offset, 0), equal(ew.rem.bind(offset, Tensor(step, mstype.int32)), 0))
+    hits = hits if inside is None else logical_and(hits, inside)
+    return hits, floor_div(maximum(offset, 0), Tensor(step, mstype.int32))
 
 
 def _pad_axis(x: Tensor, axis: int, before: int, after: int, value) -> Tensor:
@@ -872,21 +947,31 @@ def _setitem_by_mask(x: Tensor, items: tuple, value) -> Tensor:
     return select(reshape(mask, (1,) * lead + tuple(mask.shape) + (1,) * len(tail)), value, x)
 
 
-def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
+def _setitem_by_tensor(x: Tensor, index: tuple, value, distinct: bool = False) -> Tensor:
     """`x[index] = value` where integer Tensors (and ints beside them, as numpy counts them)
     pick along some axes: which elements they name is known only when the graph runs. Those
     axes move to the front as one axis of their combined size S and the indices become one flat
     index f of K entries; each write that a later one overwrites is dropped (a K x K
-    comparison), and a scatter-add of the survivors' order numbers tells each of the S
-    positions its writer (0: none). Positions gather their writer's value; the slices on the
-    other axes pick the region that changes."""
+    comparison, skipped when the caller knows the writes are `distinct`), so is each write out
+    of range (an index list of the example's batch, in an export run at a smaller one), and a
+    scatter-add of the survivors' order numbers tells each of the S positions its writer (0:
+    none). Positions gather their writer's value; the slices on the other axes pick the region
+    that changes."""
     real = [i for i in index if i is not None]
     picked_axes = [a for a, i in enumerate(real) if not isinstance(i, slice)]
     others = [a for a in range(x.ndim) if a not in picked_axes]
     sizes = [x.shape[a] for a in picked_axes]
-    flat, shape = _flat_index([_wrapped(real[a], x, a) for a in picked_axes], x, picked_axes)
+    wrapped = [_wrapped(real[a], x, a) for a in picked_axes]
+    flat, shape = _flat_index(wrapped, x, picked_axes)
     count, total = math.prod(shape), math.prod(sizes)
     flat = reshape(flat, (count,))
+    inside = None   # [K]: the write's indices are in range (an int beside them was checked)
+    for w, a in zip(wrapped, picked_axes):
+        if isinstance(real[a], Tensor):
+            ok = logical_and(greater_equal(w, 0), less(w, element_count(x, a, w.dtype)))
+            inside = ok if inside is None else logical_and(inside, ok)
+    if inside is not None:
+        inside = reshape(broadcast_to(inside, shape), (count,))
     # The values, laid out as [K, the other axes' slices...]: x[index] puts the broadcast index
     # shape where the first array stood when the arrays are adjacent in the index, else in front.
     written_shape = _indexed_shape(x.shape, index)
@@ -906,9 +991,14 @@ def _setitem_by_tensor(x: Tensor, index: tuple, value) -> Tensor:
     # numbers 1..K are a cumsum, not a constant: K follows the batch when the index does.
     from .sorting import cumsum_p
     order = cumsum_p.bind(ones_like(flat, mstype.float32), axis=0, reverse=False)
-    later = less(expand_dims(order, 1), expand_dims(order, 0))
-    repeated = any(logical_and(equal(expand_dims(flat, 1), expand_dims(flat, 0)), later), 1)
-    order = select(repeated, Tensor(0, mstype.float32), order)
+    if not distinct:
+        later = less(expand_dims(order, 1), expand_dims(order, 0))
+        if inside is not None:    # a write out of range overwrites nothing
+            later = logical_and(later, expand_dims(inside, 0))
+        repeated = any(logical_and(equal(expand_dims(flat, 1), expand_dims(flat, 0)), later), 1)
+        order = select(repeated, Tensor(0, mstype.float32), order)
+    if inside is not None:
+        order = select(inside, order, Tensor(0, mstype.float32))
     writer = shape_ops.scatter_add.bind(broadcast_to(Tensor(0, mstype.float32), (total,)), flat, order, axis=0)
     writer = stop_gradient(cast(writer, mstype.int32))                    # [S]: writer's order, or 0
     moved = reshape(transpose(x, picked_axes + others), (total,) + tuple(x.shape[a] for a in others))
