@@ -172,12 +172,67 @@ def test_cummax_cummin_as_measured():
     check(lambda t: ops.cummin(t, 0), ([3, 1, 1, 1, 0, 0], np.array([0, 1, 1, 3, 4, 4], np.int32)), down)
     check(lambda t: ops.cummax(t, 0), ([1, NAN, NAN, NAN], np.array([0, 1, 1, 1], I64)),
           np.array([1.0, NAN, 2.0, 3.0], np.float32))
+    # Measured on MindSpore 2.10: a later NaN takes the index over, as a later tie does; -0.0 and
+    # 0.0 tie (cummin keeps the later zero's sign).
+    nans = np.array([1.0, 3.0, 3.0, 2.0, NAN, 5.0, NAN, 0.0, -0.0], np.float32)
+    check(lambda t: ops.cummax(t, 0), ([1, 3, 3, 3] + [NAN] * 5, np.array([0, 1, 2, 2, 4, 4, 6, 6, 6], I64)), nans)
+    check(lambda t: ops.cummin(t, 0), ([1, 1, 1, 1] + [NAN] * 5, np.array([0, 0, 0, 0, 4, 4, 6, 6, 6], np.int32)),
+          nans)
+    zeros = np.array([0.0, -0.0, 0.0, 2.0, 2.0, 1.0, 2.0], np.float32)
+    check(lambda t: ops.cummin(t, 0), ([0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0], np.array([0, 1, 2, 2, 2, 2, 2], np.int32)),
+          zeros)
+    check(lambda t: ops.cummax(t, 0), ([0.0, -0.0, 0.0, 2, 2, 2, 2], np.array([0, 1, 2, 3, 4, 4, 6], I64)), zeros)
     a = RNG.integers(-3, 4, (3, 6)).astype(np.int32)
     v, i = torch.cummax(torch.tensor(a), 1)    # torch: the last index of ties too
     check(lambda t: ops.cummax(t, 1), (v.numpy(), i.numpy()), a)
     v, i = torch.cummin(torch.tensor(a), 0)
     check(lambda t: ops.cummin(t, 0), (v.numpy(), i.numpy().astype(np.int32)), a)
     check.run()
+
+
+def _running_extreme(a, better):
+    """Running extremes and their indices along the last axis, element by element: a later tie
+    or a NaN takes over."""
+    values, index = a.copy(), np.zeros(a.shape, np.int64)
+    for row in np.ndindex(a.shape[:-1]):
+        best, at = a[row][0], 0
+        for j, v in enumerate(a[row]):
+            if np.isnan(v) or (not np.isnan(best) and (v == best or better(v, best))):
+                best, at = v, j
+            values[row][j], index[row][j] = best, at
+    return values, index
+
+
+def test_scans_on_a_long_axis_match_numpy():
+    """cummax, cummin and logcumsumexp are log-step scans: 10 steps over 1000 elements, ties,
+    NaNs and infinities included, and their gradients reach the elements picked. Under jit only
+    (XLA and onnxruntime, one program each): eagerly each step's ops compile on their own."""
+    n = 1000
+    ints = RNG.integers(-40, 40, (2, n)).astype(np.int32)
+    floats = np.round(RNG.standard_normal((2, n)) * 30).astype(np.float32) / 4
+    floats[0, [17, 500, 503]] = NAN
+    floats[1, [3, 900]] = [np.inf, -np.inf]
+    x = (RNG.standard_normal((2, n)) * 20).astype(np.float32)
+    x[0, 5:8] = -np.inf   # (leading -infs have no gradient to speak of: every prefix is -inf)
+    want = [*_running_extreme(ints, np.greater)]
+    v, i = _running_extreme(floats, np.less)
+    want += [v, i.astype(np.int32), np.logaddexp.accumulate(x.astype(np.float64), 1).astype(np.float32)]
+    # gradients: cummax's to the elements picked (each once per position that picks it);
+    # logcumsumexp's against jax's (whose gradient is NaN at -inf: -1e30 there instead)
+    picked = _running_extreme(floats[1:], np.greater)[1][0]
+    want += [np.bincount(picked, minlength=n)[None].astype(np.float32),
+             np.asarray(jax.grad(lambda t: jax.lax.cumlogsumexp(t, 1).sum())(np.maximum(x, -1e30)))]
+
+    scans = [(lambda i: ops.cummax(i, 1), [ints]), (lambda f: ops.cummin(f, 1), [floats]),
+             (lambda y: ops.logcumsumexp(y, 1), [x]), (ms.grad(lambda f: ops.cummax(f, 1)[0].sum()), [floats[1:]]),
+             (ms.grad(lambda y: ops.logcumsumexp(y, 1).sum()), [x])]
+    for backend in ("xla", "onnx"):     # one program each: XLA compiles a few small ones faster than one big
+        got = [out for fn, arrays in scans for out in _outputs(call(fn, arrays, backend))]
+        same(tuple(got), tuple(want), tol=3e-5)
+
+
+def _outputs(out):
+    return out if isinstance(out, tuple) else (out,)
 
 
 def test_logcumsumexp_and_diff():
