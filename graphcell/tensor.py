@@ -342,6 +342,9 @@ class Tensor:
     def gather_elements(self, dim, index):
         return _ops().gather_elements(self, dim, index)
 
+    def gather_nd(self, indices):
+        return _ops().gather_nd(self, indices)
+
     def index_select(self, axis, index):
         return _ops().index_select(self, axis, index)
 

@@ -209,6 +209,8 @@ MEASURED_NUMBERS = [   # (op, arguments, MindSpore 2.10's output): where its cla
     (P.PReLU(), [np.array([[-1., 2.], [3., -4.]], f32), np.array([0.1, 0.5], f32)], [[-0.1, 2.0], [3.0, -2.0]]),
     (P.SeLU(), [np.array([-1.0, 1.0], f32)], [-1.1113307, 1.050701]),
     (P.FastGeLU(), [np.array([-1., 1.], f32)], [-0.1542042, 0.8457958]),
+    (P.TensorScatterMax(), [np.array([1., 2.], f32), np.array([[0]], i32), np.array([5.], f32)], [5.0, 2.0]),
+    (P.GatherNd(), [np.array([[1., 2.], [3., 4.]], f32), np.array([[1, 0]], i32)], [3.0]),
 ]
 
 
