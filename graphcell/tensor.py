@@ -503,6 +503,8 @@ class Tensor:
     def ldexp(self, other): return _ops().ldexp(self, other)
     def erfc(self): return _ops().erfc(self)
     def erfinv(self): return _ops().erfinv(self)
+    def lgamma(self): return _ops().lgamma(self)
+    def digamma(self): return _ops().digamma(self)
     def frac(self): return _ops().frac(self)
     def copysign(self, other): return _ops().copysign(self, other)
     def heaviside(self, values): return _ops().heaviside(self, values)

@@ -41,6 +41,8 @@ UNARY = {
     "acosh": (np.arccosh, (1, 10)), "atanh": (np.arctanh, (-0.99, 0.99)),
     "erfc": (lambda x: np.vectorize(math.erfc)(x).astype(x.dtype), (-3, 9)),
     "erfinv": (lambda x: torch.special.erfinv(torch.from_numpy(x)).numpy(), (-0.999, 0.999)),
+    "lgamma": (lambda x: torch.lgamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
+    "digamma": (lambda x: torch.digamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
@@ -338,6 +340,16 @@ def test_activations_with_alpha_against_torch(name, torch_fn, dtype, jit):
     close(run(name, [x], {"alpha": 0.3}, jit), torch_fn(torch.from_numpy(x), 0.3).numpy(), dtype)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_polygamma_against_torch(dtype, jit):
+    x = rand((3, 4), dtype, -4.9, 9)
+    for n in (0, 1, 4):
+        want = torch.polygamma(n, torch.from_numpy(x.astype(np.float64))).numpy().astype(dtype)
+        tol = 2e-5 if dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(run("polygamma", [x], {"n": n}, jit), want, rtol=tol)
+
+
 def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
@@ -345,7 +357,7 @@ def test_every_primitive_is_covered_here():
         "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
-        "cumsum", "cumprod", "sort", "top_k",
+        "cumsum", "cumprod", "sort", "top_k", "polygamma",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py

@@ -82,6 +82,7 @@ RECORDS.update({
     "cumprod": ([((3, 4), F32)], {"axis": 1, "reverse": True}),
     "sort": ([((2, 5), F32)], {"axis": 1, "descending": False, "index_dtype": ms.int32}),
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
+    "polygamma": ([((2, 3), F32)], {"n": 2}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",
