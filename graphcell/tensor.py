@@ -396,6 +396,9 @@ class Tensor:
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         return _ops().norm(self, ord, dim, keepdim, dtype=dtype)
 
+    def svd(self, full_matrices=False, compute_uv=True):
+        return _ops().svd(self, full_matrices, compute_uv)
+
     def matmul(self, tensor2):
         return _ops().matmul(self, tensor2)
 

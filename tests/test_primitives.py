@@ -350,6 +350,16 @@ def test_polygamma_against_torch(dtype, jit):
         np.testing.assert_allclose(run("polygamma", [x], {"n": n}, jit), want, rtol=tol)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_svd_against_numpy(jit):
+    x = rand((2, 4, 3), np.float64)
+    s, u, v = run("svd", [x], {"full_matrices": False, "compute_uv": True}, jit)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-12)
+    np.testing.assert_allclose(u @ (s[..., None] * np.swapaxes(v, -1, -2)), x, atol=1e-12)
+    (s,) = run("svd", [x.astype(np.float32)], {"full_matrices": True, "compute_uv": False}, jit)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-5)
+
+
 def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
@@ -357,7 +367,7 @@ def test_every_primitive_is_covered_here():
         "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
-        "cumsum", "cumprod", "sort", "top_k", "polygamma",
+        "cumsum", "cumprod", "sort", "top_k", "polygamma", "svd",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py

@@ -4,7 +4,7 @@
 (`prim.onnx_rule`). Primitives with no single ONNX op are decomposed here: lhs-dilated and
 batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
 clipping gathers, the threefry random primitives (in `onnx_random`) and the gamma family (in
-`onnx_special`).
+`onnx_special`). A primitive with no rule here (svd) makes export fail, naming it.
 """
 from __future__ import annotations
 

@@ -328,6 +328,24 @@ Diag = _simple("Diag", CP.diag, "a diagonal matrix from a vector")
 
 
 @_export
+class Svd(Operator):
+    """(s, u, v) of the matrices in the last two axes: input = u @ diag(s) @ v^T. With
+    compute_uv=False, (s, zeros(1), zeros(1)): MindSpore 2.10's class returns three outputs
+    either way (measured), where ops.svd returns s alone."""
+
+    def __init__(self, full_matrices=False, compute_uv=True):
+        super().__init__(full_matrices=check_bool("Svd", "full_matrices", full_matrices),
+                         compute_uv=check_bool("Svd", "compute_uv", compute_uv))
+
+    def __call__(self, input):  # noqa: A002
+        from .linalg_ops import svd
+        out = svd(input, self.full_matrices, self.compute_uv)
+        if self.compute_uv:
+            return out
+        return out, F.zeros((1,), out.dtype), F.zeros((1,), out.dtype)
+
+
+@_export
 class Cross(Operator):
     """The cross product along `dim` (MindSpore's default -65530: the first axis of size 3)."""
 
