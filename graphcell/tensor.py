@@ -351,6 +351,9 @@ class Tensor:
     def gather_elements(self, dim, index):
         return _ops().gather_elements(self, dim, index)
 
+    def gather_nd(self, indices):
+        return _ops().gather_nd(self, indices)
+
     def index_select(self, axis, index):
         return _ops().index_select(self, axis, index)
 
@@ -401,6 +404,9 @@ class Tensor:
 
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         return _ops().norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def svd(self, full_matrices=False, compute_uv=True):
+        return _ops().svd(self, full_matrices, compute_uv)
 
     def matmul(self, tensor2):
         return _ops().matmul(self, tensor2)
@@ -509,6 +515,8 @@ class Tensor:
     def ldexp(self, other): return _ops().ldexp(self, other)
     def erfc(self): return _ops().erfc(self)
     def erfinv(self): return _ops().erfinv(self)
+    def lgamma(self): return _ops().lgamma(self)
+    def digamma(self): return _ops().digamma(self)
     def frac(self): return _ops().frac(self)
     def copysign(self, other): return _ops().copysign(self, other)
     def heaviside(self, values): return _ops().heaviside(self, values)

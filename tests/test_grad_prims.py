@@ -65,6 +65,13 @@ for op in ["sinh", "cosh", "tan", "atan", "asinh", "erfc"]:
 for op in ["asin", "acos", "atanh", "erfinv"]:
     add(op, [f32(3, 4, low=-0.95, high=0.95)])
 add("acosh", [f32(3, 4, low=1.05, high=4.0)])
+# the gamma family, negative non-integers too (the reflection's own gradient; jax's gradient of
+# its polygamma is NaN at integers)
+for op, attrs in [("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("polygamma", {"n": 3})]:
+    add(op, [np.array([[0.3, 1.7, 4.5, 8.6], [-0.4, -1.3, -2.75, 0.05]], np.float32)], 1e-4, **attrs)
+# svd: the singular values' gradient u diag(gs) v^T (test_svd_vjp_through_u_and_v has u's and v's)
+add("svd", [f32(4, 3).astype(np.float64)], 1e-9, full_matrices=False, compute_uv=False)
+add("svd", [f32(2, 3, 5).astype(np.float64)], 1e-9, full_matrices=True, compute_uv=True)
 add("atan2", [f32(3, 4), f32(4)])
 add("atan2", [f32(3, 1), np.array([[1.0, -2.0, 0.0, -0.5]], np.float32)])   # on the y axis too
 add("pow", [pos(3, 4), np.float32(2.0) * np.ones((), np.float32)])
@@ -145,6 +152,8 @@ add("top_k", [np.array([[1.0, 1.0, 2.0, 1.0]], np.float32)], k=2, axis=1, larges
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
 # identity; jax's own barrier gives the zero cotangent).
 REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
+             # the singular values alone: jax has no jvp for a full_matrices decomposition at all
+             "svd": lambda x, full_matrices, compute_uv: (jax.numpy.linalg.svd(x, compute_uv=False),),
              # |x|' = sign(x), 0 at 0, as MindSpore's AbsGrad and torch (jax.grad of abs gives 1)
              "abs": lambda x: x * jax.lax.stop_gradient(jax.numpy.sign(x)),
              # MindSpore 2.10's gradients at the kinks, measured: ReLU6Grad is 1 at x = 6 (jax
@@ -223,3 +232,28 @@ def test_second_order_max_pool_with_overlap_says_so():
     (out,) = tracer.add_node(prim, (x, c), attrs)
     with pytest.raises(NotImplementedError, match="non-overlapping"):
         gg(tracer.build([out]), [1])
+
+
+@pytest.mark.parametrize("shape,full", [((3, 3), False), ((4, 2), False), ((2, 4), False), ((2, 3, 2), False),
+                                        ((3, 3), True)])
+def test_svd_vjp_through_u_and_v(shape, full):
+    """Cotangents on s, u and v at once (distinct singular values) against jax.vjp of the same
+    decomposition (jax's has no vjp through u and v of a non-square full_matrices one)."""
+    a = rng.standard_normal(shape)
+    prim = PRIMITIVES["svd"]
+    tracer = Tracer("svd")
+    x = tracer.add_input(TensorType(shape, to_dtype("float64")), "x")
+    outs = tracer.add_node(prim, (x,), {"full_matrices": full, "compute_uv": True})
+    g = grad_graph(tracer.build(list(outs)), [0], outputs=(0, 1, 2), with_sens=True)
+    cts = [rng.standard_normal(o.shape) for o in outs]
+    got = graph_to_jax(g)(a, *cts)[-1]
+    _, vjp = jax.vjp(lambda t: prim.impl(t, full_matrices=full, compute_uv=True), a)
+    np.testing.assert_allclose(got, vjp(tuple(cts))[0], rtol=1e-9, atol=1e-9)
+
+
+def test_svd_vjp_through_u_of_a_wide_full_decomposition_says_so():
+    tracer = Tracer("svd")
+    x = tracer.add_input(TensorType((2, 3), to_dtype("float64")), "x")
+    outs = tracer.add_node(PRIMITIVES["svd"], (x,), {"full_matrices": True, "compute_uv": True})
+    with pytest.raises(NotImplementedError, match="full_matrices=True needs a square"):
+        grad_graph(tracer.build(list(outs)), [0], outputs=(1,))

@@ -91,6 +91,15 @@ RECORDS = [
         id="erfc-edges"),
     rec("erfinv", [np.array([0.0, -0.0, 0.5, 0.999, -0.99999, 1.0, -1.0, 1.5, np.nan], F32)], tol=1e-5,
         id="erfinv-edges"),
+    # the gamma family: float64 series here, jax's float32 functions (~1e-6 relative) there
+    *[rec(n, [r(2, 3, 4, lo=-6, hi=9)], 2e-5, id=f"{n}-f32", **a) for n, a in [
+        ("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("polygamma", {"n": 2}), ("polygamma", {"n": 5})]],
+    *[rec(n, [r(2, 5, dtype=F64, lo=-6, hi=9)], 1e-12, id=f"{n}-f64", **a) for n, a in [
+        ("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 3})]],
+    *[rec(n, [np.array([0.0, -0.0, -1.0, -3.0, -2.5, 1e-20, 1.0, 2.0, 1e10, -1e10, 3e38, np.inf, -np.inf, np.nan],
+                       F32)], 2e-5, id=f"{n}-edges", **a) for n, a in [
+        ("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("polygamma", {"n": 4})]],
+    rec("lgamma", [r(6, dtype=np.float16, lo=0.5, hi=9)], 2e-3, id="lgamma-f16"),
     rec("atan2", [r(3, 4), r(4)]), rec("atan2", [r(3, dtype=F64), r(3, dtype=F64)], id="atan2-f64"),
     rec("atan2", [np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.inf, np.nan], F32),
                   np.array([0.0, 0.0, -0.0, -0.0, -np.inf, -np.inf, np.inf, np.inf, -np.inf, 1.0], F32)],
@@ -298,13 +307,26 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
         assert dims == list(v.shape)
 
 
+# Primitives ONNX cannot express: export refuses them, naming them.
+WITHOUT_ONNX = {"svd": [r(3, 2)]}
+
+
 def test_every_primitive_has_a_record():
-    covered = {p.values[0] for p in RECORDS} | set(CONTROL_FLOW)
+    covered = {p.values[0] for p in RECORDS} | set(CONTROL_FLOW) | set(WITHOUT_ONNX)
     # lowering-only primitives belong to the XLA pipeline's last pass, never to an ONNX graph;
     # backward_hook runs Python on the host and has no ONNX form (tests/test_backward_hooks.py
     # checks the error)
     assert sorted(name for name, p in PRIMITIVES.items()
                   if name not in covered and not p.lowering_only) == ["backward_hook"]
+
+
+@pytest.mark.parametrize("name", sorted(WITHOUT_ONNX))
+def test_a_primitive_without_a_rule_is_refused_by_name(name):
+    from graphcell.compiler.onnx import OnnxExportError
+    assert PRIMITIVES[name].onnx_rule is None
+    graph = single_node_graph(name, WITHOUT_ONNX[name], {"full_matrices": False, "compute_uv": True})
+    with pytest.raises(OnnxExportError, match=f"no ONNX lowering:\n  {name} in"):
+        lower(graph)
 
 
 @pytest.mark.parametrize("opset", [17, 18, 21])

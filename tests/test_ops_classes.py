@@ -209,6 +209,11 @@ MEASURED_NUMBERS = [   # (op, arguments, MindSpore 2.10's output): where its cla
     (P.PReLU(), [np.array([[-1., 2.], [3., -4.]], f32), np.array([0.1, 0.5], f32)], [[-0.1, 2.0], [3.0, -2.0]]),
     (P.SeLU(), [np.array([-1.0, 1.0], f32)], [-1.1113307, 1.050701]),
     (P.FastGeLU(), [np.array([-1., 1.], f32)], [-0.1542042, 0.8457958]),
+    (P.Lgamma(), [np.array([1.5, 2.5], f32)], [-0.12078223, 0.28468287]),
+    (P.Digamma(), [np.array([1.5, 2.5], f32)], [0.03648992, 0.70315677]),
+    (P.Polygamma(), [Tensor(np.int32(1)), np.array([1.5, 2.5], f32)], [0.93480223, 0.49035773]),   # a constant n
+    (P.TensorScatterMax(), [np.array([1., 2.], f32), np.array([[0]], i32), np.array([5.], f32)], [5.0, 2.0]),
+    (P.GatherNd(), [np.array([[1., 2.], [3., 4.]], f32), np.array([[1, 0]], i32)], [3.0]),
 ]
 
 

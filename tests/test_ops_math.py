@@ -280,7 +280,8 @@ def test_errors_say_what_is_expected():
 SIGNATURES = {
     **{n: "(input)" for n in ["sinh", "cosh", "tan", "asin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh",
                               "acosh", "arccosh", "atanh", "arctanh", "log2", "log10", "exp2", "sinc", "erfc",
-                              "erfinv", "signbit", "sgn", "absolute", "positive"]},
+                              "erfinv", "signbit", "sgn", "absolute", "positive", "lgamma", "digamma"]},
+    "polygamma": "(n, input)",
     **{n: "(x)" for n in ["arcsin", "frac", "deg2rad", "rad2deg"]},
     **{n: "(input, other)" for n in ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "fmax",
                                      "fmin", "gcd", "lcm"]},
@@ -293,7 +294,8 @@ SIGNATURES = {
 METHODS = {
     **{n: "()" for n in ["sinh", "cosh", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh",
                          "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "log2", "log10", "sinc", "frac",
-                         "deg2rad", "rad2deg", "erfc", "erfinv", "signbit", "sgn", "absolute", "positive"]},
+                         "deg2rad", "rad2deg", "erfc", "erfinv", "signbit", "sgn", "absolute", "positive", "lgamma",
+                         "digamma"]},
     **{n: "(other)" for n in ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign",
                               "float_power", "ldexp", "fmax", "fmin", "gcd", "lcm"]},
     "heaviside": "(values)", "logit": "(eps=None)", "lerp": "(end, weight)",
@@ -434,3 +436,96 @@ def test_grads_match_jax_grad(mode):
                 np.testing.assert_allclose(g.asnumpy(), w, rtol=2e-5, atol=1e-6, err_msg=name)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
+
+
+# -- the gamma family ----------------------------------------------------------------------------
+
+def _gamma_grid():
+    """Float32 points over a wide range: negative non-integers (near the poles too), tiny and
+    huge values (no denormals: XLA on CPU flushes them)."""
+    x = np.concatenate([np.linspace(-20.5, 30.0, 203), [-0.999, -1.001, -5.0001, -0.5, 1e-7, 1.0, 2.0, 1.4616321],
+                        np.geomspace(1e-30, 1e30, 31), -np.geomspace(1e-6, 25.0, 15)]).astype(F32)
+    return x[(x > 0) | (np.abs(x - np.round(x)) > 1e-5)]
+
+
+def _torch_gamma(x, n):
+    """lgamma (n None), or polygamma(n, .), in float64 by torch."""
+    t = torch.from_numpy(np.asarray(x, F64))
+    return (torch.lgamma(t) if n is None else torch.polygamma(n, t)).numpy()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gamma_family_matches_torch(mode):
+    """Against torch in float64: jax's float32 functions (eager, jit) are good to ~5e-6 relative,
+    the ONNX lowering's float64 series to float32 rounding."""
+    x = _gamma_grid()
+    orders = [None, 0, 1, 2, 3, 6]
+    got = call(lambda t: (ops.lgamma(t), ops.digamma(t), *[ops.polygamma(n, t) for n in orders[1:]]), mode, x)
+    tol = dict(rtol=2e-6, atol=2e-6) if mode == "onnx" else dict(rtol=1e-5, atol=1e-5)
+    for n, g in zip(orders + [0], [got[0], *got[2:], got[1]]):
+        with np.errstate(over="ignore"):
+            want = _torch_gamma(x, n).astype(F32)
+        assert g.dtype == F32
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(g[finite], want[finite], err_msg=f"{mode}: order {n}", **tol)
+        np.testing.assert_array_equal(g[~finite], want[~finite], err_msg=f"{mode}: order {n}")
+
+
+# Measured on MindSpore 2.10 (CPU): the poles, the signed zeros and the infinities.
+GAMMA_EDGES = np.array([-2.0, -1.0, -0.0, 0.0, 1.0, 2.0, INF, -INF, NAN], F32)
+GAMMA_MEASURED = {
+    "lgamma": [INF, INF, INF, INF, 0.0, 0.0, INF, INF, NAN],
+    "digamma": [NAN, NAN, INF, -INF, -0.5772159, 0.42278421, INF, NAN, NAN],
+    "polygamma1": [INF, INF, INF, INF, 1.6449341, 0.64493412, NAN, INF, NAN],
+    "polygamma2": [-INF, -INF, -INF, -INF, -2.404114, -0.40411383, NAN, -INF, NAN],
+    "polygamma3": [INF, INF, INF, INF, 6.4939404, 0.4939394, NAN, INF, NAN],
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gamma_family_edges_as_measured(mode):
+    got = call(lambda t: (ops.lgamma(t), ops.digamma(t), ops.polygamma(1, t), ops.polygamma(2, t),
+                          ops.polygamma(3, t)), mode, GAMMA_EDGES)
+    for (name, want), g in zip(GAMMA_MEASURED.items(), got):
+        np.testing.assert_allclose(g, np.array(want, F32), rtol=1e-5, atol=1e-6, err_msg=f"{name} ({mode})")
+
+
+def test_gamma_family_arguments():
+    x = ms.Tensor(np.array([1.5, 2.5], F32))
+    want = _torch_gamma([1.5, 2.5], 1).astype(F32)
+    for n in (1, ms.Tensor(np.int32(1)), ms.Tensor(np.int64(1))):   # MindSpore takes the Tensors only
+        np.testing.assert_allclose(ops.polygamma(n, x).asnumpy(), want, rtol=1e-5)
+    np.testing.assert_array_equal(ops.polygamma(-1, x).asnumpy(), [NAN, NAN])      # MindSpore's: NaN
+    # integers compute in float32 (MindSpore: lgamma does, digamma and polygamma refuse them)
+    for fn in (ops.lgamma, ops.digamma, lambda t: ops.polygamma(2, t)):
+        assert fn(ms.Tensor(np.array([1, 2], np.int32))).dtype == ms.float32
+    assert ops.lgamma(ms.Tensor(np.array([3.0], np.float16))).dtype == ms.float16
+    np.testing.assert_allclose(ms.Tensor(np.array([3.0], F64)).lgamma().asnumpy(), [math.log(2.0)], rtol=1e-14)
+    np.testing.assert_allclose(x.digamma().asnumpy(), _torch_gamma([1.5, 2.5], 0), rtol=1e-5)
+    with pytest.raises(TypeError, match="n must be an int32 or int64 Tensor"):
+        ops.polygamma(ms.Tensor(np.float32(1.0)), x)
+    with pytest.raises(ValueError, match="n must be a 0-d Tensor, got shape \\[1\\]"):
+        ops.polygamma(ms.Tensor(np.array([1], np.int32)), x)
+    with pytest.raises(TypeError, match="n must be an int or a 0-d integer Tensor, got float"):
+        ops.polygamma(1.0, x)
+    with pytest.raises(TypeError, match="n must be a constant"):
+        ms.jit(lambda n, t: ops.polygamma(n, t))(ms.Tensor(np.int32(1)), x)
+
+
+def test_gamma_family_gradients_match_torch():
+    """lgamma' = digamma, digamma' = polygamma(1, .), polygamma(n, .)' = polygamma(n + 1, .), in
+    float64, through two orders of grad, against torch's autograd."""
+    x = np.array([0.3, 1.7, 4.5, 12.25, -0.4, -1.3, -2.75, -7.6], F64)
+
+    def fn(t):
+        first = ms.grad(lambda u: ops.lgamma(u).sum())
+        return (first(t), ms.grad(lambda u: first(u).sum())(t), ms.grad(lambda u: ops.digamma(u).sum())(t),
+                ms.grad(lambda u: ops.polygamma(2, u).sum())(t))
+    t = torch.from_numpy(x).requires_grad_()
+    want = [torch.digamma(t), torch.polygamma(1, t), torch.polygamma(1, t), torch.polygamma(3, t)]
+    for g, w in zip(call(fn, "jit", x), want):
+        np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-9)   # (jax's float64 polygamma: ~4e-10)
+    # and against torch's own autograd of lgamma, on the onnxruntime path
+    (w,) = torch.autograd.grad(torch.lgamma(t).sum(), t)
+    np.testing.assert_allclose(call(lambda u: ms.grad(lambda v: ops.lgamma(v).sum())(u), "onnx", x), w.numpy(),
+                               rtol=1e-12)

@@ -172,12 +172,67 @@ def test_cummax_cummin_as_measured():
     check(lambda t: ops.cummin(t, 0), ([3, 1, 1, 1, 0, 0], np.array([0, 1, 1, 3, 4, 4], np.int32)), down)
     check(lambda t: ops.cummax(t, 0), ([1, NAN, NAN, NAN], np.array([0, 1, 1, 1], I64)),
           np.array([1.0, NAN, 2.0, 3.0], np.float32))
+    # Measured on MindSpore 2.10: a later NaN takes the index over, as a later tie does; -0.0 and
+    # 0.0 tie (cummin keeps the later zero's sign).
+    nans = np.array([1.0, 3.0, 3.0, 2.0, NAN, 5.0, NAN, 0.0, -0.0], np.float32)
+    check(lambda t: ops.cummax(t, 0), ([1, 3, 3, 3] + [NAN] * 5, np.array([0, 1, 2, 2, 4, 4, 6, 6, 6], I64)), nans)
+    check(lambda t: ops.cummin(t, 0), ([1, 1, 1, 1] + [NAN] * 5, np.array([0, 0, 0, 0, 4, 4, 6, 6, 6], np.int32)),
+          nans)
+    zeros = np.array([0.0, -0.0, 0.0, 2.0, 2.0, 1.0, 2.0], np.float32)
+    check(lambda t: ops.cummin(t, 0), ([0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0], np.array([0, 1, 2, 2, 2, 2, 2], np.int32)),
+          zeros)
+    check(lambda t: ops.cummax(t, 0), ([0.0, -0.0, 0.0, 2, 2, 2, 2], np.array([0, 1, 2, 3, 4, 4, 6], I64)), zeros)
     a = RNG.integers(-3, 4, (3, 6)).astype(np.int32)
     v, i = torch.cummax(torch.tensor(a), 1)    # torch: the last index of ties too
     check(lambda t: ops.cummax(t, 1), (v.numpy(), i.numpy()), a)
     v, i = torch.cummin(torch.tensor(a), 0)
     check(lambda t: ops.cummin(t, 0), (v.numpy(), i.numpy().astype(np.int32)), a)
     check.run()
+
+
+def _running_extreme(a, better):
+    """Running extremes and their indices along the last axis, element by element: a later tie
+    or a NaN takes over."""
+    values, index = a.copy(), np.zeros(a.shape, np.int64)
+    for row in np.ndindex(a.shape[:-1]):
+        best, at = a[row][0], 0
+        for j, v in enumerate(a[row]):
+            if np.isnan(v) or (not np.isnan(best) and (v == best or better(v, best))):
+                best, at = v, j
+            values[row][j], index[row][j] = best, at
+    return values, index
+
+
+def test_scans_on_a_long_axis_match_numpy():
+    """cummax, cummin and logcumsumexp are log-step scans: 10 steps over 1000 elements, ties,
+    NaNs and infinities included, and their gradients reach the elements picked. Under jit only
+    (XLA and onnxruntime, one program each): eagerly each step's ops compile on their own."""
+    n = 1000
+    ints = RNG.integers(-40, 40, (2, n)).astype(np.int32)
+    floats = np.round(RNG.standard_normal((2, n)) * 30).astype(np.float32) / 4
+    floats[0, [17, 500, 503]] = NAN
+    floats[1, [3, 900]] = [np.inf, -np.inf]
+    x = (RNG.standard_normal((2, n)) * 20).astype(np.float32)
+    x[0, 5:8] = -np.inf   # (leading -infs have no gradient to speak of: every prefix is -inf)
+    want = [*_running_extreme(ints, np.greater)]
+    v, i = _running_extreme(floats, np.less)
+    want += [v, i.astype(np.int32), np.logaddexp.accumulate(x.astype(np.float64), 1).astype(np.float32)]
+    # gradients: cummax's to the elements picked (each once per position that picks it);
+    # logcumsumexp's against jax's (whose gradient is NaN at -inf: -1e30 there instead)
+    picked = _running_extreme(floats[1:], np.greater)[1][0]
+    want += [np.bincount(picked, minlength=n)[None].astype(np.float32),
+             np.asarray(jax.grad(lambda t: jax.lax.cumlogsumexp(t, 1).sum())(np.maximum(x, -1e30)))]
+
+    scans = [(lambda i: ops.cummax(i, 1), [ints]), (lambda f: ops.cummin(f, 1), [floats]),
+             (lambda y: ops.logcumsumexp(y, 1), [x]), (ms.grad(lambda f: ops.cummax(f, 1)[0].sum()), [floats[1:]]),
+             (ms.grad(lambda y: ops.logcumsumexp(y, 1).sum()), [x])]
+    for backend in ("xla", "onnx"):     # one program each: XLA compiles a few small ones faster than one big
+        got = [out for fn, arrays in scans for out in _outputs(call(fn, arrays, backend))]
+        same(tuple(got), tuple(want), tol=3e-5)
+
+
+def _outputs(out):
+    return out if isinstance(out, tuple) else (out,)
 
 
 def test_logcumsumexp_and_diff():
@@ -191,6 +246,71 @@ def test_logcumsumexp_and_diff():
     with pytest.raises(TypeError, match="float tensor"):
         ops.logcumsumexp(Tensor(np.arange(3)), 0)
     check.run()
+
+
+# -- svd and the norms built on it (no ONNX lowering: ONNX has no SVD) ------------------------------
+
+def test_svd_against_numpy():
+    """s against numpy's; u and v orthonormal and u diag(s) v^T the input (their signs are
+    LAPACK's choice), in every shape and mode, eagerly and under jit and vmap."""
+    for shape in [(3, 3), (4, 2), (2, 5), (2, 3, 4)]:
+        a = rand(*shape).astype(np.float64)
+        for full in (False, True):
+            for run in (lambda f: f, ms.jit):
+                s, u, v = run(lambda t: ops.svd(t, full))(Tensor(a))
+                s, u, v = s.asnumpy(), u.asnumpy(), v.asnumpy()
+                k = min(shape[-2:])
+                np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+                assert u.shape[-1] == (shape[-2] if full else k) and v.shape[-1] == (shape[-1] if full else k)
+                for q in (u, v):
+                    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.eye(q.shape[-1]) + 0 * q[..., :1, :1],
+                                               atol=1e-12)
+                np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ np.swapaxes(v[..., :k], -1, -2), a,
+                                           atol=1e-12)
+    a = rand(3, 2, 4)
+    same(ops.svd(Tensor(a), compute_uv=False), np.linalg.svd(a, compute_uv=False).astype(np.float32), tol=1e-5)
+    same(ms.vmap(lambda t: ops.svd(t, compute_uv=False))(Tensor(a)), np.linalg.svd(a, compute_uv=False), tol=1e-5)
+    same(Tensor(a[0]).svd()[0], np.linalg.svd(a[0], compute_uv=False), tol=1e-5)
+    s, u, v = ops.Svd(compute_uv=False)(Tensor(a[0]))     # the class's three outputs (measured)
+    same(u, np.zeros(1, np.float32))
+    for bad, error, message in [(a[0].astype(np.float16), TypeError, "float32 or float64, got Float16"),
+                                (a[0].astype(np.int32), TypeError, "got Int32"), (a[0, 0], ValueError, "2 or more"),
+                                (np.zeros((0, 3), np.float32), ValueError, "must not be empty")]:
+        with pytest.raises(error, match=message):
+            ops.svd(Tensor(bad))
+    with pytest.raises(TypeError, match="full_matrices must be a bool"):
+        ops.svd(Tensor(a[0]), 1)
+
+
+def test_singular_value_norms_and_zero_gradients_as_measured():
+    """Norms 2, -2 and 'nuc' and their gradients, MindSpore 2.10's numbers (measured) on
+    a = [[1, 2, 3], [4, 5, 6.5]]; at an all-zero input the 2-norm and Frobenius gradients are 0
+    (MindSpore's norm with an int ord and dim gives 0, its ord=None and 'fro' NaN: not copied)."""
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]], np.float32)
+    measured = {2: (9.83886, [[0.15564065, 0.20527287, 0.27257314], [0.38470286, 0.50738072, 0.67372936]]),
+                -2: (0.66842, [[-0.79490232, -0.02940025, 0.47603437], [0.32159653, 0.01189457, -0.19259097]]),
+                "nuc": (10.50728, [[-0.63926166, 0.17587262, 0.74860752], [0.70629942, 0.51927531, 0.48113838]])}
+    for o, (value, grad) in measured.items():
+        same(ops.norm(Tensor(a), o), np.float32(value), tol=2e-5)
+        same(ops.matrix_norm(Tensor(a.astype(np.float64)), o), np.float32(value), tol=2e-5)   # float32 (measured)
+        same(ms.jit(ms.grad(lambda t: ops.norm(t, o)))(Tensor(a)), np.array(grad, np.float32), tol=2e-5)
+    z = Tensor(np.zeros((2, 3), np.float32))
+    zero_grads = {(None, None): 0.0, (2, 1): 0.0, ("fro", None): 0.0, (3.0, 1): 0.0,          # 0 everywhere
+                  (2, None): [[0.5, 0, 0], [0, 0.5, 0]], (-2, (0, 1)): [[0.5, 0, 0], [0, 0.5, 0]],  # measured
+                  ("nuc", None): [[1.0, 0, 0], [0, 1.0, 0]]}
+    for (o, dim), want in zero_grads.items():
+        got = ms.grad(lambda t: ops.norm(t, o, dim).sum())(z)
+        same(got, np.broadcast_to(np.array(want, np.float32), (2, 3)))
+    same(ms.grad(lambda t: ops.vector_norm(t).sum())(z), np.zeros((2, 3), np.float32))
+    same(ms.grad(lambda t: ops.cdist(t, t).sum())(z), np.zeros((2, 3), np.float32))
+    same(ops.norm(Tensor(np.array([[np.nan, 1.0]], np.float32)), None, 1), np.array([np.nan], np.float32))
+
+
+def test_onnx_refuses_svd_by_name():
+    from graphcell.compiler.onnx import OnnxExportError
+    for fn in (lambda t: ops.svd(t)[0], lambda t: ops.norm(t, "nuc"), lambda t: ops.matrix_norm(t, 2)):
+        with pytest.raises(OnnxExportError, match="no ONNX lowering:\n  svd in"):
+            ms.jit(fn, backend="onnx")(Tensor(X))
 
 
 # -- products and norms ------------------------------------------------------------------------
@@ -241,8 +361,6 @@ def test_norms_and_distances():
     same(ops.vector_norm(Tensor(np.array([3, 4], np.int32))), np.float32(5))
     for o in ("fro", 1, -1, math.inf, -math.inf):
         check(lambda t, o=o: ops.matrix_norm(t, o), torch.linalg.matrix_norm(ta, o).numpy(), a)
-    with pytest.raises(NotImplementedError, match="singular values"):
-        ops.matrix_norm(Tensor(a), "nuc")
     check(lambda t: ops.renorm(t, 2, 0, 2.0), torch.renorm(ta, 2, 0, 2.0).numpy(), a)
     check(lambda t: ops.renorm(t, 1, 1, 2.5), torch.renorm(ta, 1, 1, 2.5).numpy(), a)
     for p in (0.0, 1.0, 2.0, 3.0, math.inf):

@@ -1,12 +1,13 @@
-"""graphcell/ops/indexing.py: index_select, gather_d, scatter, tensor_scatter_elements,
-scatter_nd, tensor_scatter_update/add/sub and their Tensor methods, against a plain-loop numpy
-reference, torch, and values read off MindSpore 2.10.0 (CPU): eagerly, under jit (XLA and
-onnxruntime), under vmap (against a per-example loop) and under grad (against jax.grad, and a
-hand-written gradient where indices repeat).
+"""graphcell/ops/indexing.py: index_select, gather_d, gather_nd, scatter,
+tensor_scatter_elements, scatter_nd, tensor_scatter_update/add/sub/max/min/mul/div and their
+Tensor methods, against a plain-loop numpy reference, torch, and values read off MindSpore
+2.10.0 (CPU): eagerly, under jit (XLA and onnxruntime), under vmap (against a per-example loop)
+and under grad (against jax.grad, and a hand-written gradient where indices repeat).
 
 The semantics tested (MindSpore 2.10's where it defines them): negative indices count from the
-end; writes out of range are dropped; repeated indices add up under 'add', and the last write
-wins under an update.
+end; writes out of range are dropped (a gather clips them); repeated indices add up under
+'add', multiply under mul and div, and the last write wins under an update; max and min ignore
+NaN updates and keep NaN inputs.
 """
 import jax
 import jax.numpy as jnp
@@ -51,8 +52,34 @@ def ref_vectors(x, indices, updates, reduction="none"):
         if not all(0 <= v < s for v, s in zip(vec, x.shape)):
             continue
         target = tuple(vec) + (slice(None),) * (x.ndim - depth)
-        out[target] = out[target] + updates[pos] if reduction == "add" else updates[pos]
+        out[target] = _combine(out[target], updates[pos], reduction)
     return out
+
+
+def _combine(old, new, reduction):
+    """One write, as MindSpore's CPU kernels make it (measured)."""
+    if reduction == "add":
+        return old + new
+    if reduction == "max":
+        return np.where(new > old, new, old)     # a NaN update never wins, a NaN element stays
+    if reduction == "min":
+        return np.where(new < old, new, old)
+    if reduction == "mul":
+        return old * new
+    if reduction == "div":
+        if np.asarray(old).dtype.kind == "i":   # truncating toward zero
+            return (np.abs(old) // np.abs(new) * np.sign(old) * np.sign(new)).astype(old.dtype)
+        return old / new
+    return new
+
+
+def ref_gather_nd(x, indices):
+    """x at each index vector, negative ones counted from the end and each clipped to the axis."""
+    indices = indices.reshape(1) if indices.ndim == 0 else indices
+    depth = indices.shape[-1]
+    idx = [np.clip(np.where(indices[..., k] < 0, indices[..., k] + x.shape[k], indices[..., k]), 0, x.shape[k] - 1)
+           for k in range(depth)]
+    return x[tuple(idx)]
 
 
 X = RNG.uniform(-3, 3, (3, 4, 5)).astype(np.float32)
@@ -67,6 +94,13 @@ V_UPD = RNG.uniform(-3, 3, (3, 2, 5)).astype(np.float32)
 V_IDX1 = np.array([[2], [0], [2], [-3]], np.int64)             # rows: repeats, a negative
 V_UPD1 = RNG.uniform(-3, 3, (4, 4, 5)).astype(np.float32)
 SEL = np.array([3, -1, 0, 3], np.int32)
+G_IDX = np.array([[[2, -1, 0], [0, 3, 9]], [[-3, 0, -5], [1, 1, 4]]], np.int64)   # [2, 2, 3]: negatives, beyond
+XN = X[0].copy()
+XN[0, 2], XN[1, 1] = np.nan, np.nan                                                   # NaN elements
+V_UPDN = V_UPD[..., 0].copy()
+V_UPDN[0, 0], V_UPDN[2, 1] = np.nan, np.nan                                           # NaN updates
+TIES = np.round(X[0] * 2) / 2                                                         # ties with the updates
+V_TIES = np.round(V_UPD[..., 0] * 2) / 2
 
 CASES = {  # name: (fn, inputs, reference value)
     "index_select": (lambda x, i: ops.index_select(x, 1, i), [X, SEL], X[:, SEL]),
@@ -108,6 +142,18 @@ CASES = {  # name: (fn, inputs, reference value)
                   ref_vectors(X, V_IDX, V_UPD, "add")),
     "sub_pairs": (lambda x, i, u: ops.tensor_scatter_sub(x, i, u), [X, V_IDX, V_UPD],
                   ref_vectors(X, V_IDX, -V_UPD, "add")),
+    "gather_nd": (ops.gather_nd, [X, G_IDX], ref_gather_nd(X, G_IDX)),
+    "gather_nd_rows": (ops.gather_nd, [X, V_IDX1], ref_gather_nd(X, V_IDX1)),
+    "gather_nd_vector": (ops.gather_nd, [X, G_IDX[0, 0, :2].astype(np.int32)], ref_gather_nd(X, G_IDX[0, 0, :2])),
+    "gather_nd_int": (lambda x, i: x.gather_nd(i), [XI, V_IDX], ref_gather_nd(XI, V_IDX)),
+    **{f"{r}_{k}": (lambda x, i, u, r=r: getattr(ops, f"tensor_scatter_{r}")(x, i, u), [x, V_IDX, u],
+                    ref_vectors(x, V_IDX, u, r))
+       for r in ("max", "min", "mul", "div")
+       for k, (x, u) in {"rows": (X, V_UPD), "nan": (XN, V_UPDN), "ties": (TIES, V_TIES)}.items()},
+    **{f"{r}_int": (lambda x, i, u, r=r: getattr(ops, f"tensor_scatter_{r}")(x, i, u), [XI, V_IDX1, u],
+                    ref_vectors(XI, V_IDX1, u, r))
+       for r, u in [("max", XI[:1].repeat(4, 0) + 1), ("min", XI[:1].repeat(4, 0) - 1),
+                    ("mul", XI[:1].repeat(4, 0) % 3 + 1), ("div", np.where(XI[1:] == 0, 5, XI[1:]).repeat(2, 0)[:4])]},
     "scatter_nd": (lambda i, u: ops.scatter_nd(i, u, (3, 4, 5)), [V_IDX, V_UPD],
                    ref_vectors(np.zeros((3, 4, 5), np.float32), V_IDX, V_UPD, "add")),
     "scatter_nd_int": (lambda i, u: ops.scatter_nd(i, u, [4, 4, 5]), [V_IDX1, XI[:1].repeat(4, 0)],
@@ -116,7 +162,8 @@ CASES = {  # name: (fn, inputs, reference value)
 
 
 # Eagerly, each op once (each eager op compiles on its first call: the rest add time, not cover).
-EAGER = ("index_select", "gather_d", "scatter", "elements_add", "update_pairs", "add_rows", "sub_pairs", "scatter_nd")
+EAGER = ("index_select", "gather_d", "scatter", "elements_add", "update_pairs", "add_rows", "sub_pairs", "scatter_nd",
+         "gather_nd", "max_nan", "mul_rows", "div_int")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -195,6 +242,25 @@ MEASURED = [  # (a call on x = arange(12).reshape(3, 4), src = x + 100 and array
      [5, 6, 7, 8]),
     (lambda x, s, b, i, u: ops.tensor_scatter_elements(b, i, u, 1, "add"),
      [np.zeros((2, 2), np.bool_), i32([[1, 1]]), np.array([[True, True]])], [False, True, False, False]),
+    (lambda x, s, i: ops.gather_nd(x, i), [i32([[0, 1], [2, 3]])], [1, 11]),
+    (lambda x, s, i: ops.gather_nd(x, i), [i32([[2], [0]])], [8, 9, 10, 11, 0, 1, 2, 3]),
+    (lambda x, s, i: ops.gather_nd(x, i), [i32([1, 2])], [6]),
+    (lambda x, s, i: ops.gather_nd(x, i), [i32(1)], [4, 5, 6, 7]),
+    # [1, 2, 3, 4] with updates [5, -7, 0.5, 0] at rows [1, 1, 3, 0]
+    *[(lambda x, s, v, i, u, r=r: getattr(ops, f"tensor_scatter_{r}")(v, i, u),
+       [f32([1, 2, 3, 4]), i32([[1], [1], [3], [0]]), f32([5, -7, 0.5, 0])], want) for r, want in [
+        ("max", [1, 5, 3, 4]), ("min", [0, -7, 3, 0.5]), ("mul", [0, -70, 3, 2]),
+        ("div", [np.inf, np.float32(-0.05714285746216774), 3, 8])]],
+    # integers: [7, -7, 9, 1] with [2, 2, 4, 3, -2] at [0, 1, 2, 3, 3]; div truncates toward zero
+    *[(lambda x, s, v, i, u, r=r: getattr(ops, f"tensor_scatter_{r}")(v, i, u),
+       [i32([7, -7, 9, 1]), i32([[0], [1], [2], [3], [3]]), i32([2, 2, 4, 3, -2])], want) for r, want in [
+        ("max", [7, 2, 9, 3]), ("min", [2, -7, 4, -2]), ("mul", [14, -14, 36, -6]), ("div", [3, -3, 2, 0])]],
+    # NaN: [3, nan, 1] with [nan, 1, 1]: a NaN update never wins, a NaN element stays
+    *[(lambda x, s, v, i, u, r=r: getattr(ops, f"tensor_scatter_{r}")(v, i, u),
+       [f32([3, np.nan, 1]), i32([[0], [1], [2]]), f32([np.nan, 1, 1])], want) for r, want in [
+        ("max", [3, np.nan, 1]), ("min", [3, np.nan, 1]), ("mul", [np.nan, np.nan, 1]), ("div", [np.nan, np.nan, 1])]],
+    (lambda x, s, v, i, u: ops.tensor_scatter_div(v, i, u), [f32([3, -3, 0]), i32([[0], [1], [2]]), f32([0, 0, 0])],
+     [np.inf, -np.inf, np.nan]),
 ]
 
 
@@ -213,8 +279,8 @@ def test_values_measured_on_mindspore_2_10():
 
     gots = ms.jit(every_call)(Tensor(x), Tensor(x + 100), *[Tensor(a) for a in arrays])
     for got, (_, _, want) in zip(gots, MEASURED):
-        np.testing.assert_array_equal(got.asnumpy().ravel(), want)
-    assert gots[-1].dtype == ms.bool_
+        np.testing.assert_array_equal(got.asnumpy().ravel(), np.asarray(want, got.asnumpy().dtype))
+    assert gots[16].dtype == ms.bool_
 
 
 # -- the onnx graph, vmap, grad ------------------------------------------------------------------
@@ -240,6 +306,11 @@ VMAP_CASES = {  # name: (fn, batched inputs, in_axes)
                       [X, V_IDX, V_UPD[..., 0].copy()], 0),
     "unbatched_input": (lambda x, i, s: ops.scatter(x, 1, i, s), [X[0], E_IDX0[:3, :, :4] % 5, E_SRC0[:3, :, :4]],
                         (None, 0, 0)),
+    "reductions": (lambda x, i, u: (ops.tensor_scatter_max(x, i, u), ops.tensor_scatter_mul(x, i, u),
+                                    ops.tensor_scatter_div(x, i, u), ops.gather_nd(x, i)),
+                   [np.round(X * 2) / 2, V_IDX, np.round(V_UPD[..., 0] * 2) / 2], (0, 0, 0)),
+    "shared_reduction_index": (lambda x, u, i: (ops.tensor_scatter_min(x, i, u), ops.gather_nd(x, i)),
+                               [X, V_UPD1[:3], V_IDX1], (0, 0, None)),
 }
 
 
@@ -271,6 +342,12 @@ def _jnp_elements(x, axis, idx, src, add):
     return at.add(src) if add else at.set(src)
 
 
+def _jnp_product(rows, u):
+    """Each of 3 rows' product of the updates written to it (1 where none is)."""
+    written = rows[:, None] == np.arange(3)[None, :]                    # [writes, rows]
+    return jnp.prod(jnp.where(written[:, :, None, None], u[:, None], 1.0), axis=0)
+
+
 GRAD_CASES = {  # name: (graphcell fn of floats then indices, jax fn of the floats, float shapes, indices)
     "index_select": (lambda x, i: ops.index_select(x, 1, i), lambda x: jnp.take(x, SEL, 1, mode="wrap"),
                      [(3, 4, 5)], [SEL]),
@@ -289,6 +366,18 @@ GRAD_CASES = {  # name: (graphcell fn of floats then indices, jax fn of the floa
     "scatter_nd": (lambda u, i: ops.scatter_nd(i, u, (3, 4, 5)),
                    lambda u: jnp.zeros((3, 4, 5)).at[V_IDX[..., 0] % 3, V_IDX[..., 1] % 3].add(u), [(3, 2, 5)],
                    [V_IDX % 3]),
+    "gather_nd": (lambda x, i: ops.gather_nd(x, i), lambda x: x[V_IDX[..., 0] % 3, V_IDX[..., 1] % 3],
+                  [(3, 4, 5)], [V_IDX % 3]),
+    # repeated rows: max and min against jax's scatter (no ties here), mul and div against the
+    # product of every update written (jax's scatter_mul has no gradient with repeats)
+    "max": (lambda x, u, i: ops.tensor_scatter_max(x, i, u), lambda x, u: x.at[V_IDX1[:, 0]].max(u),
+            [(3, 4, 5), (4, 4, 5)], [V_IDX1 % 3]),
+    "min": (lambda x, u, i: ops.tensor_scatter_min(x, i, u), lambda x, u: x.at[V_IDX1[:, 0]].min(u),
+            [(3, 4, 5), (4, 4, 5)], [V_IDX1 % 3]),
+    "mul": (lambda x, u, i: ops.tensor_scatter_mul(x, i, u), lambda x, u: x * _jnp_product(V_IDX1[:, 0] % 3, u),
+            [(3, 4, 5), (4, 4, 5)], [V_IDX1 % 3]),
+    "div": (lambda x, u, i: ops.tensor_scatter_div(x, i, u), lambda x, u: x / _jnp_product(V_IDX1[:, 0] % 3, u),
+            [(3, 4, 5), (4, 4, 5)], [V_IDX1 % 3]),
     # An update writing one place several times: only the last write, the one left in the output,
     # gets a gradient (the reference writes just those, by hand); the overwritten input gets none.
     "repeats": (lambda x, s, i: ops.scatter(x, 1, i, s),
@@ -331,6 +420,33 @@ def test_grad_matches_jax():
         at += len(want)
 
 
+def test_max_and_min_share_ties_as_measured():
+    """The gradient of a tie is shared equally by the element and every update equal to the
+    result (MindSpore 2.10's, measured, and jax's): x = [1, 2, 3, 4], rows [1, 1, 3, 0, 2],
+    weights [1, 10, 100, 1000] on the output."""
+    x, rows, w = Tensor(f32([1, 2, 3, 4])), Tensor(i32([[1], [1], [3], [0], [2]])), Tensor(f32([1, 10, 100, 1000]))
+    cases = [("max", [2, 2, 4, 1, 0.5], [0.5, 10 / 3, 100, 500], [10 / 3, 10 / 3, 500, 0.5, 0]),
+             ("min", [2, 2, 4, 1, 0.5], [0.5, 10 / 3, 0, 500], [10 / 3, 10 / 3, 500, 0.5, 100]),
+             ("max", [5, -7, 0.5, 0, 3], [1, 0, 50, 1000], [10, 0, 0, 0, 50]),
+             ("min", [5, 5, 4, 1, 0.5], [0.5, 10, 0, 500], [0, 0, 500, 0.5, 100])]
+    for name, u, gx, gu in cases:
+        fn = getattr(ops, f"tensor_scatter_{name}")
+        for run in (lambda f: f, ms.jit):
+            got = run(ms.grad(lambda a, b: (fn(a, rows, b) * w).sum(), grad_position=(0, 1)))(x, Tensor(f32(u)))
+            np.testing.assert_allclose(got[0].asnumpy(), gx, rtol=1e-6, err_msg=name)
+            np.testing.assert_allclose(got[1].asnumpy(), gu, rtol=1e-6, err_msg=name)
+
+
+def test_operator_classes_run_the_functional_ops():
+    x, i, u = Tensor(X), Tensor(V_IDX), Tensor(V_UPD)
+    for name in ("update", "add", "sub", "max", "min", "mul", "div"):
+        cls = getattr(ops, f"TensorScatter{name.capitalize()}")
+        want = getattr(ops, f"tensor_scatter_{name}")(x, i, u).asnumpy()
+        np.testing.assert_array_equal(cls()(x, i, u).asnumpy(), want)
+    np.testing.assert_array_equal(ops.GatherNd()(x, Tensor(G_IDX)).asnumpy(), ref_gather_nd(X, G_IDX))
+    assert repr(ops.TensorScatterMax()) == "Prim[TensorScatterMax]"
+
+
 # -- Tensor methods and refusals -------------------------------------------------------------------
 
 def test_tensor_methods():
@@ -370,6 +486,14 @@ def test_tensor_methods():
      r"updates must have shape \[1, 4\]"),
     (lambda x: ops.scatter_nd(Tensor(np.zeros((1, 1), np.int32)), x[:1], 3), TypeError, "shape must be a tuple"),
     (lambda x: ops.gather_elements(x, 0, Tensor(np.zeros((1, 5), np.int32))), ValueError, "must not exceed"),
+    (lambda x: ops.gather_nd(x, Tensor(np.zeros((1, 3), np.int32))), ValueError,
+     r"indices.shape\[-1\] = 3 must not exceed the input's rank 2"),
+    (lambda x: ops.gather_nd(x, Tensor(np.zeros((1, 2), np.float32))), TypeError, "indices must be an int32"),
+    (lambda x: ops.tensor_scatter_max(x > 0, Tensor(np.zeros((1, 1), np.int32)), x[:1] > 0), TypeError,
+     "tensor_scatter_max: input_x must be a numeric tensor, got Bool"),
+    (lambda x: ops.tensor_scatter_div(x, Tensor(np.zeros((1, 1), np.int32)), x[:1].astype(ms.int32)), TypeError,
+     "the input's dtype Float32"),
+    (lambda x: ops.tensor_scatter_mul(x, Tensor(np.array([1], np.int32)), x[0]), ValueError, "rank 2 or more"),
 ])
 def test_bad_arguments_are_named(call, error, message):
     with pytest.raises(error, match=message):

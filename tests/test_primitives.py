@@ -41,6 +41,8 @@ UNARY = {
     "acosh": (np.arccosh, (1, 10)), "atanh": (np.arctanh, (-0.99, 0.99)),
     "erfc": (lambda x: np.vectorize(math.erfc)(x).astype(x.dtype), (-3, 9)),
     "erfinv": (lambda x: torch.special.erfinv(torch.from_numpy(x)).numpy(), (-0.999, 0.999)),
+    "lgamma": (lambda x: torch.lgamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
+    "digamma": (lambda x: torch.digamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
@@ -349,6 +351,26 @@ def test_shrink_against_torch(lambd, bias, torch_fn, dtype, jit):
     close(run("shrink", [x], {"lambd": lambd, "bias": bias}, jit), torch_fn(torch.from_numpy(x), lambd).numpy(), dtype)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_polygamma_against_torch(dtype, jit):
+    x = rand((3, 4), dtype, -4.9, 9)
+    for n in (0, 1, 4):
+        want = torch.polygamma(n, torch.from_numpy(x.astype(np.float64))).numpy().astype(dtype)
+        tol = 2e-5 if dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(run("polygamma", [x], {"n": n}, jit), want, rtol=tol)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_svd_against_numpy(jit):
+    x = rand((2, 4, 3), np.float64)
+    s, u, v = run("svd", [x], {"full_matrices": False, "compute_uv": True}, jit)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-12)
+    np.testing.assert_allclose(u @ (s[..., None] * np.swapaxes(v, -1, -2)), x, atol=1e-12)
+    (s,) = run("svd", [x.astype(np.float32)], {"full_matrices": True, "compute_uv": False}, jit)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-5)
+
+
 def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu", "shrink",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
@@ -356,11 +378,12 @@ def test_every_primitive_is_covered_here():
         "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
-        "cumsum", "cumprod", "sort", "top_k",
+        "cumsum", "cumprod", "sort", "top_k", "polygamma", "svd",
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
         "resize",  # values against MindSpore's measured numbers and torch in test_resize.py
+        "backward_hook", "backward_hook_enter", "backward_hook_exit",  # hooks: test_backward_hooks.py
         "tile_rows"}  # made by the XLA pipeline's last pass: values against the untiled graph in test_tile_rows.py
     assert set(PRIMITIVES) <= covered, f"untested primitives: {set(PRIMITIVES) - covered}"
 

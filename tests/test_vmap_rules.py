@@ -93,13 +93,16 @@ RECORDS.update({
     "cumprod": ([((3, 4), F32)], {"axis": 1, "reverse": True}),
     "sort": ([((2, 5), F32)], {"axis": 1, "descending": False, "index_dtype": ms.int32}),
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
+    "polygamma": ([((2, 3), F32)], {"n": 2}),
+    "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",
-           "top_k_ties": "top_k"}
+           "top_k_ties": "top_k", "svd_s_full": "svd"}
 # Integers in [0, 4): ties, which each member must order by index.
 RECORDS["sort_ties"] = ([((3, 6), I32)], {"axis": 0, "descending": True, "index_dtype": ms.int64})
 RECORDS["top_k_ties"] = ([((2, 7), I32)], {"k": 3, "axis": 1, "largest": False, "index_dtype": ms.int32})
+RECORDS["svd_s_full"] = ([((2, 4, 3), F32)], {"full_matrices": True, "compute_uv": False})
 # 2-D indices into a middle axis: per-member indices fold the members into that axis.
 RECORDS["scatter_add_rank2"] = ([((2, 5, 3), F32), ((2, 2), I32), ((2, 2, 2, 3), F32)], {"axis": 1})
 # The weight-gradient form of conv (batch_groups > 1) is batched member by member.

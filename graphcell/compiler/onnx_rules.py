@@ -3,7 +3,8 @@
 `RULES` is the backend's table; importing this module also stores each rule on its primitive
 (`prim.onnx_rule`). Primitives with no single ONNX op are decomposed here: lhs-dilated and
 batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
-clipping gathers, and the threefry random primitives (in `onnx_random`).
+clipping gathers, the threefry random primitives (in `onnx_random`) and the gamma family (in
+`onnx_special`). A primitive with no rule here (svd) makes export fail, naming it.
 """
 from __future__ import annotations
 
@@ -915,7 +916,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 
 # -- the table -----------------------------------------------------------------------------------------
 
-from . import onnx_random  # noqa: E402 - uses the helpers above
+from . import onnx_random, onnx_special  # noqa: E402 - onnx_random uses the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 
 RULES = {
@@ -938,6 +939,7 @@ RULES = {
     "asin": in_float32(unary("Asin")), "acos": in_float32(unary("Acos")), "atan": in_float32(unary("Atan")),
     "asinh": in_float32(unary("Asinh")), "acosh": in_float32(unary("Acosh")), "atanh": in_float32(unary("Atanh")),
     "erfc": in_float32_math(erfc), "erfinv": in_float32_math(erfinv), "atan2": in_float32_math(atan2),
+    "lgamma": onnx_special.lgamma, "digamma": onnx_special.digamma, "polygamma": onnx_special.polygamma,
     # elementwise binary
     "add": via(int32, binary("Add")), "sub": via(int32, binary("Sub")), "mul": via(int32, binary("Mul")),
     "div": div, "pow": binary("Pow"), "max": maximum, "min": via(int32, binary("Min")),

@@ -3,8 +3,8 @@
 
 Each is composed of functional-layer ops and the sorting primitives, so it works eagerly, under
 jit (XLA, onnxruntime), vmap and grad with no rules of its own. The scans that have no primitive
-(cummax, cummin, logcumsumexp) compare every pair along the axis: O(n^2) work and memory in
-the axis' length, fine for the short axes they are used on.
+(cummax, cummin, logcumsumexp) are log-step scans (`log_scan.py`): O(n log n) in the axis'
+length.
 """
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from ..tensor import Tensor
 from . import functional as F
 from . import reductions as red
 from .composite import _axis_list, flip, isnan
+from .log_scan import log_step_scan
+from .math_ops import logaddexp
 from .sorting import sort
 
 __all__ = [
@@ -288,23 +290,41 @@ def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
 
 # -- scans -----------------------------------------------------------------------------------
 
-def _pairwise(x: Tensor, axis: int):
-    """x with `axis` moved last and a [n, n] lower-triangle mask (j <= i), both broadcastable as
-    [..., i, j]. The mask compares positions (an export with `axis` dynamic builds it at run
-    time)."""
-    x = F.moveaxis(x, axis, -1)
-    n = x.shape[-1]
-    at = F._positions(x, -1)
-    lower = F.less_equal(F.reshape(at, (1, n)), F.reshape(at, (n, 1)))
-    return x, lower, n
-
-
-def _cum_extreme(name, input, axis, index_dtype, reduce, lowest):
+def _cum_extreme(name, input, axis, index_dtype, later_wins, reduce, lowest):
+    """(running extremes, their indices) along `axis`: a log-step scan of (value, index) pairs
+    in which the later pair wins where `later_wins(later value, earlier value)`. For
+    onnxruntime, every pair compared instead: the log-step scan's step count follows the axis'
+    length, so an export whose axis is dynamic could not hold it."""
     x = F.as_tensor(input)
     if x.ndim == 0:
         return x, Tensor(0, index_dtype)
     axis = F._axis(_int_arg(axis, f"{name}: axis"), x.ndim, f"{name}: axis")
-    xs, lower, n = _pairwise(x, axis)
+    from ..context import lowering_target
+    if lowering_target().startswith("onnx"):
+        return _cum_extreme_pairwise(x, axis, index_dtype, reduce, lowest)
+    n = x.shape[axis]
+    positions = F.broadcast_to(Tensor(np.arange(n, dtype=np.int32).reshape((n,) + (1,) * (x.ndim - 1 - axis))),
+                               x.shape)
+    floating = x.dtype.is_floating
+
+    def pick(earlier, later):
+        (v0, i0), (v1, i1) = earlier, later
+        wins = later_wins(v1, v0)
+        if floating:   # NaN beats every number, and a later NaN an earlier one (measured)
+            wins = F.logical_or(wins, isnan(v1))
+        return F.select(wins, v1, v0), F.select(wins, i1, i0)
+    _, idx = log_step_scan((F.stop_gradient(x), positions), axis, pick)
+    values = F.gather_elements(x, axis, idx)   # a gather: the gradient reaches the element picked
+    return values, F.cast(idx, index_dtype)
+
+
+def _cum_extreme_pairwise(x, axis, index_dtype, reduce, lowest):
+    """`_cum_extreme` as an [..., n, n] comparison of every position with every earlier one,
+    its mask built from positions as nodes (run-time sizes in an export). n^2: for ONNX."""
+    xs = F.moveaxis(x, axis, -1)
+    n = xs.shape[-1]
+    at = F._positions(xs, -1)
+    lower = F.less_equal(F.reshape(at, (1, n)), F.reshape(at, (n, 1)))          # [i, j]: j <= i
     prefix = F.broadcast_to(F.expand_dims(xs, -2), xs.shape[:-1] + (n, n))   # [..., i, j] = x_j
     floating = x.dtype.is_floating
     fill = float(lowest) if floating else (np.iinfo(x.dtype.np_dtype).min if lowest < 0
@@ -315,40 +335,37 @@ def _cum_extreme(name, input, axis, index_dtype, reduce, lowest):
     none = F.full_like(j, -1)
     # the last j <= i holding the running extreme: later equal values take over (measured)
     idx = F.reduce_max(F.select(F.logical_and(usable, F.equal(prefix, best)), j, none), -1)
-    if floating:   # NaN wins from its first appearance on, with its index (measured)
-        count = F.element_count(xs, -1, mstype.int32)   # n, as a node (the axis may be dynamic)
-        first_nan = F.reduce_min(F.select(F.logical_and(lower, isnan(prefix)), j, count), -1)
-        idx = F.select(F.less(first_nan, count), first_nan, idx)
+    if floating:   # NaN wins from its first appearance on, with its latest index (measured)
+        last_nan = F.reduce_max(F.select(F.logical_and(lower, isnan(prefix)), j, none), -1)
+        idx = F.select(F.greater_equal(last_nan, F.zeros_like(last_nan)), last_nan, idx)
     values = F.gather_elements(xs, -1, idx)   # a gather: the gradient reaches the element picked
     return F.moveaxis(values, -1, axis), F.cast(F.moveaxis(idx, -1, axis), index_dtype)
 
 
 def cummax(input, axis):  # noqa: A002
-    """(running maxima, their int64 indices) along `axis`; a tie takes the later index and NaN
-    propagates with the index of its first appearance (measured)."""
-    return _cum_extreme("cummax", input, axis, mstype.int64, F.reduce_max, -math.inf)
+    """(running maxima, their int64 indices) along `axis`; a tie takes the later index (-0.0
+    and 0.0 tie) and NaN wins with the index of its latest appearance (measured)."""
+    return _cum_extreme("cummax", input, axis, mstype.int64, F.greater_equal, F.reduce_max, -math.inf)
 
 
 def cummin(input, axis):  # noqa: A002
     """(running minima, their int32 indices: MindSpore 2.10's cummin differs from cummax here,
     measured) along `axis`; as `cummax`."""
-    return _cum_extreme("cummin", input, axis, mstype.int32, F.reduce_min, math.inf)
+    return _cum_extreme("cummin", input, axis, mstype.int32, F.less_equal, F.reduce_min, math.inf)
 
 
 def logcumsumexp(input, axis):  # noqa: A002
-    """log(cumsum(exp(input))) along `axis`, stable for large and very different values (each
-    output a masked logsumexp over the prefix: O(n^2) in the axis' length). Float inputs only
-    (measured)."""
+    """log(cumsum(exp(input))) along `axis`, stable for large and very different values: a
+    log-step scan of logaddexp. Float inputs only (measured). (MindSpore 2.10's CPU kernel gives
+    NaN after two -inf or two +inf and garbage after a NaN; this gives -inf, inf and NaN.)"""
     x = F.as_tensor(input)
     if not x.dtype.is_floating:
         raise TypeError(f"logcumsumexp: input must be a float tensor, got {x.dtype}")
     if x.ndim == 0:
         return x
     axis = F._axis(_int_arg(axis, "logcumsumexp: axis"), x.ndim, "logcumsumexp: axis")
-    xs, lower, n = _pairwise(x, axis)
-    prefix = F.select(lower, F.broadcast_to(F.expand_dims(xs, -2), xs.shape[:-1] + (n, n)),
-                      F.full_like(lower, -math.inf, x.dtype))
-    return F.moveaxis(F.logsumexp(prefix, -1), -1, axis)
+    (out,) = log_step_scan((x,), axis, lambda earlier, later: (logaddexp(earlier[0], later[0]),))
+    return out
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None):

@@ -484,9 +484,20 @@ def _as_float(x: Tensor) -> Tensor:
     return x if x.dtype.is_floating else F.cast(x, mstype.float32)
 
 
+def _root_of_sum(total: Tensor, p: float) -> Tensor:
+    """total ** (1/p) for p > 0, with a zero gradient where total is 0: an all-zero input's
+    2-norm has a zero gradient, as MindSpore 2.10's LpNorm (ops.norm with an int ord and dim)
+    and torch give (measured; its ord=None, 'fro' and vector_norm give NaN, from sqrt's infinite
+    slope at 0, which graphcell does not copy)."""
+    zero = F.equal(total, 0.0)
+    safe = F.select(zero, F.ones_like(total), total)
+    root = F.sqrt(safe) if p == 2.0 else F.pow(safe, 1.0 / p)
+    return F.select(zero, F.zeros_like(total), root)
+
+
 def _vector_norm(x: Tensor, ord, axes: tuple, keepdim: bool) -> Tensor:
     if ord is None or ord == 2:
-        return F.sqrt(F.reduce_sum(F.mul(x, x), axes, keepdim))
+        return _root_of_sum(F.reduce_sum(F.mul(x, x), axes, keepdim), 2.0)
     if ord == math.inf:
         return F.reduce_max(F.abs(x), axes, keepdim)
     if ord == -math.inf:
@@ -498,32 +509,49 @@ def _vector_norm(x: Tensor, ord, axes: tuple, keepdim: bool) -> Tensor:
     if isinstance(ord, str):
         raise ValueError(f"norm: ord {ord!r} is a matrix norm; give dim as a pair of axes")
     p = float(ord)
-    return F.pow(F.reduce_sum(F.pow(F.abs(x), p), axes, keepdim), 1.0 / p)
+    total = F.reduce_sum(F.pow(F.abs(x), p), axes, keepdim)
+    return _root_of_sum(total, p) if p > 0 else F.pow(total, 1.0 / p)
 
 
 def _matrix_norm(x: Tensor, ord, axes: tuple, keepdim: bool) -> Tensor:
     d0, d1 = axes
     if ord is None or ord == "fro":
-        out = F.sqrt(F.reduce_sum(F.mul(x, x), (d0, d1), True))
+        out = _root_of_sum(F.reduce_sum(F.mul(x, x), (d0, d1), True), 2.0)
     elif ord in (1, -1, math.inf, -math.inf):
         summed, over = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = F.reduce_sum(F.abs(x), summed, True)
         out = F.reduce_max(sums, over, True) if ord > 0 else F.reduce_min(sums, over, True)
     elif ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"norm: the matrix norm ord={ord!r} needs singular values, which graphcell "
-                                  "does not compute")
+        return _singular_value_norm(x, ord, axes, keepdim)
     else:
-        raise ValueError(f"norm: ord {ord!r} is not a matrix norm (use 'fro', 1, -1, inf or -inf)")
+        raise ValueError(f"norm: ord {ord!r} is not a matrix norm (use 'fro', 'nuc', 2, -2, 1, -1, inf or -inf)")
     return out if keepdim else F.squeeze(out, (d0, d1))
+
+
+def _singular_value_norm(x: Tensor, ord, axes: tuple, keepdim: bool) -> Tensor:
+    """'nuc' (the sum of the singular values), 2 (the largest) or -2 (the smallest), in float32
+    as MindSpore 2.10 gives them (measured, for float16 and float64 inputs too). The extreme is
+    a reduction, not s[0]: tied singular values share the gradient (a zero matrix's 2-norm
+    gradient is 0.5 on the diagonal, as MindSpore's)."""
+    from .linalg import svd
+    d0, d1 = axes
+    others = [a for a in range(x.ndim) if a not in axes]
+    matrices = F.transpose(F.cast(x, mstype.float32), tuple(others) + (d0, d1))
+    (s,) = svd.bind(matrices, full_matrices=False, compute_uv=False)
+    out = {"nuc": F.reduce_sum, 2: F.reduce_max, -2: F.reduce_min}[ord](s, -1)
+    if keepdim:
+        out = F.reshape(out, tuple(1 if a in axes else d for a, d in enumerate(x.shape)))
+    return out
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """MindSpore 2.x's ops.norm. dim an int: a vector norm over it; a pair: a matrix norm
     over those axes; None: with ord None the 2-norm of all elements, otherwise a vector norm of
     a 1-D or a matrix norm of a 2-D input. Vector ords: None/2, inf, -inf, 0 (the count of
-    nonzeros), any other p (sum |x|^p)^(1/p). Matrix ords: None/'fro', 1, -1, inf, -inf
-    ('nuc', 2 and -2 need an SVD and raise NotImplementedError). `dtype` casts the input
-    first; integer inputs compute in float32."""
+    nonzeros), any other p (sum |x|^p)^(1/p). Matrix ords: None/'fro', 'nuc', 2, -2, 1, -1,
+    inf, -inf ('nuc', 2 and -2 from the singular values, in float32 as MindSpore's). `dtype`
+    casts the input first; integer inputs compute in float32. The 2-norm's gradient at an
+    all-zero input is 0."""
     x = F.as_tensor(A)
     if dtype is not None:
         x = F.cast(x, to_dtype(dtype))

@@ -1,14 +1,15 @@
 """Indexing and scatter ops with MindSpore 2.10's names and semantics: `index_select`,
-`gather_d`, `scatter`, `tensor_scatter_elements`, `scatter_nd`, `tensor_scatter_update`,
-`tensor_scatter_add` and `tensor_scatter_sub`.
+`gather_d`, `gather_nd`, `scatter`, `tensor_scatter_elements`, `scatter_nd` and
+`tensor_scatter_update/add/sub/max/min/mul/div`.
 
 They are composed of existing primitives (take, scatter_add, sort, select), so each works
 eagerly, under jit (XLA and onnxruntime: Gather, ScatterND, TopK, Where), under vmap and under
 grad with no rules of its own. Every scatter comes down to one form: rows [S, R...] of the
 input (R empty for the elementwise scatters), updates [M, R...] and a flat row index [M]. 'add'
-is the scatter_add primitive; an update is a select between the input's rows and the updates
-gathered at each row's writer, found with a stable sort of the row indices (the last write to
-a row wins), so the gradient reaches the winning update only (jax's scatter gives the same).
+is the scatter_add primitive. The others sort the writes by row, stably: an update takes each
+row's last write (so the gradient reaches the winning update only, as jax's scatter gives);
+max, min and mul reduce each row's writes with a segmented log-step scan (`log_scan.py`) over
+the sorted updates and combine the result with the row (div divides by the product).
 
 Indices, as measured on MindSpore 2.10 (CPU):
 - negative indices count from the end (scatter, tensor_scatter_elements, index_select and
@@ -17,7 +18,14 @@ Indices, as measured on MindSpore 2.10 (CPU):
   MindSpore; the ND ops raise, which a compiled graph cannot); a gather clips an index out of
   range to the nearest end (MindSpore raises);
 - where indices repeat, 'add' accumulates and an update's last write wins (MindSpore's CPU
-  kernels do the same; its documents leave the winner unspecified).
+  kernels do the same; its documents leave the winner unspecified); mul multiplies by every
+  update and div divides by each (by their product: the same up to rounding, and integers
+  truncate toward zero either way); max and min take the extreme of the row and its updates,
+  a NaN update never winning and a NaN in the input staying (measured).
+- gradients: max and min share the cotangent equally among the row and the updates equal to
+  the result (MindSpore 2.10's and jax's rule); mul and div give each update its true share of
+  the product (MindSpore 2.10 gives each update the gradient it would have alone, wrong where
+  indices repeat: measured, not copied).
 """
 from __future__ import annotations
 
@@ -29,9 +37,12 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from . import functional as F, shape_ops, sorting
+from .composite import fmod, isnan
+from .log_scan import log_step_scan
 
-__all__ = ["index_select", "gather_d", "scatter", "tensor_scatter_elements", "scatter_nd",
-           "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub"]
+__all__ = ["index_select", "gather_d", "gather_nd", "scatter", "tensor_scatter_elements", "scatter_nd",
+           "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub", "tensor_scatter_max",
+           "tensor_scatter_min", "tensor_scatter_mul", "tensor_scatter_div"]
 
 # Writers are counted in float32 (the scatter_add that finds them must run in onnxruntime too):
 # exact up to 2**24 writes.
@@ -53,6 +64,31 @@ def index_select(input, axis, index):  # noqa: A002 - MindSpore's names
 def gather_d(x, dim, index):
     """MindSpore's ops.gather_d: ops.gather_elements under its older name."""
     return F.gather_elements(x, dim, index)
+
+
+def gather_nd(input_x, indices):
+    """input_x at the index vectors on the last axis of `indices` (MindSpore's ops.gather_nd):
+    out[...] = input_x[indices[..., 0], ..., indices[..., K-1]], of shape indices.shape[:-1] +
+    input_x.shape[K:]. A 0-d index is one vector of length 1; K = 0 repeats the whole input. A
+    negative index counts from the end; one out of range is clipped to the nearest end
+    (MindSpore raises for both)."""
+    x, indices = F.as_tensor(input_x), F.as_tensor(indices)
+    _check_index("gather_nd", indices)
+    if indices.ndim == 0:
+        indices = F.reshape(indices, (1,))
+    depth = indices.shape[-1]
+    if depth > x.ndim:
+        raise ValueError(f"gather_nd: the index vectors' length indices.shape[-1] = {depth} must not exceed the "
+                         f"input's rank {x.ndim}")
+    lead, rest = indices.shape[:-1], x.shape[depth:]
+    count = math.prod(lead)
+    vectors = F.reshape(indices, (count, depth))
+    flat = Tensor(np.zeros(count, np.int32))
+    for k in range(depth):
+        idx, _ = _wrapped(F.reshape(F.slice_axis(vectors, 1, k, k + 1), (count,)), x.shape[k], clip=True)
+        flat = F.add(flat, F.mul(idx, math.prod(x.shape[k + 1:depth])))
+    rows = F.reshape(x, (math.prod(x.shape[:depth]),) + rest)
+    return F.reshape(F.take_in_range(rows, flat, 0), lead + rest)
 
 
 # -- elementwise scatters along one axis -------------------------------------------------------
@@ -112,6 +148,31 @@ def tensor_scatter_sub(input_x, indices, updates):
     return _by_vectors("tensor_scatter_sub", input_x, indices, F.neg(F.as_tensor(updates)), "add")
 
 
+def tensor_scatter_max(input_x, indices, updates):
+    """`tensor_scatter_update`, keeping the larger of each element and the updates written to it
+    (a NaN update never wins; a NaN element stays). Not for bools."""
+    return _by_vectors("tensor_scatter_max", input_x, indices, updates, "max")
+
+
+def tensor_scatter_min(input_x, indices, updates):
+    """`tensor_scatter_update`, keeping the smaller of each element and the updates written to
+    it (a NaN update never wins; a NaN element stays). Not for bools."""
+    return _by_vectors("tensor_scatter_min", input_x, indices, updates, "min")
+
+
+def tensor_scatter_mul(input_x, indices, updates):
+    """`tensor_scatter_update`, multiplying each element by every update written to it. Not for
+    bools."""
+    return _by_vectors("tensor_scatter_mul", input_x, indices, updates, "mul")
+
+
+def tensor_scatter_div(input_x, indices, updates):
+    """`tensor_scatter_update`, dividing each element by every update written to it: integers
+    truncate toward zero, as MindSpore's; an integer divided by 0 is 0 (MindSpore 2.10's CPU
+    kernel dies of SIGFPE: measured). Not for bools."""
+    return _by_vectors("tensor_scatter_div", input_x, indices, updates, "div")
+
+
 def scatter_nd(indices, updates, shape):
     """Zeros of `shape` (updates' dtype) with `updates` added where `indices` point
     (MindSpore's ops.scatter_nd; repeated indices accumulate)."""
@@ -125,6 +186,8 @@ def scatter_nd(indices, updates, shape):
 def _by_vectors(name, x, indices, updates, reduction):
     x, indices = F.as_tensor(x), F.as_tensor(indices)
     _check_index(name, indices)
+    if reduction in ("max", "min", "mul", "div") and x.dtype is mstype.bool_:
+        raise TypeError(f"{name}: input_x must be a numeric tensor, got Bool")
     if indices.ndim < 2:
         raise ValueError(f"{name}: indices must have rank 2 or more (index vectors on the last axis), got "
                          f"shape {list(indices.shape)}")
@@ -168,45 +231,113 @@ def _updates(name, updates, x: Tensor, shape: tuple) -> Tensor:
     return updates
 
 
-def _wrapped(index: Tensor, size: int):
-    """int32 indices with negative ones counted from the end, and whether each is in range."""
+def _wrapped(index: Tensor, size: int, clip: bool = False):
+    """int32 indices with negative ones counted from the end, and whether each is in range.
+    Out of range ones become 0, or with `clip` the nearest end."""
     if index.dtype.np_dtype.kind == "i":
         index = F.select(F.less(index, 0), F.add(index, size), index)
     valid = F.logical_and(F.greater_equal(index, 0), F.less(index, size))
-    # Out-of-range entries are masked by `valid`; zeroing them first keeps int64 ones from
-    # wrapping into range when cast.
+    # Out-of-range entries are replaced before the cast, which would wrap int64 ones into range.
+    if clip:
+        return F.cast(F.clamp(index, 0, max(size - 1, 0)), mstype.int32), valid
     return F.cast(F.select(valid, index, 0), mstype.int32), valid
 
 
 def _rows_scatter(rows: Tensor, flat: Tensor, valid: Tensor, updates: Tensor, reduction: str) -> Tensor:
-    """rows [S, R...] with updates [M, R...] added ('add') or written ('none') at rows flat [M]
-    where valid [M]; of several writes to one row the last wins."""
-    count = flat.shape[0]
-    if rows.shape[0] >= 1 << 31:
-        raise ValueError(f"scatter: at most 2**31 - 1 positions can be scattered into, got {rows.shape[0]}")
+    """rows [S, R...] with updates [M, R...] added ('add'), written ('none': of several writes
+    to one row the last wins), or combined ('max', 'min', 'mul', 'div') at rows flat [M] where
+    valid [M]."""
+    count, size = flat.shape[0], rows.shape[0]
+    if size >= 1 << 31:
+        raise ValueError(f"scatter: at most 2**31 - 1 positions can be scattered into, got {size}")
     mask = F.reshape(valid, (count,) + (1,) * (updates.ndim - 1))
     if reduction == "add":
         if rows.dtype is mstype.bool_:      # a logical or, as MindSpore's bool 'add'
             summed = _rows_scatter(F.cast(rows, mstype.int32), flat, valid, F.cast(updates, mstype.int32), "add")
             return F.not_equal(summed, 0)
         return shape_ops.scatter_add.bind(rows, flat, F.select(mask, updates, 0), axis=0)
-    writer = _last_writers(flat, valid, rows.shape[0])                 # [S]: 1 + the writing update, or 0
-    taken = F.take_in_range(updates, F.maximum(F.sub(writer, 1), 0), 0)
-    written = F.reshape(F.greater(writer, 0), (rows.shape[0],) + (1,) * (rows.ndim - 1))
-    return F.select(written, taken, rows)
+    ordered, position, last = _sorted_writes(flat, valid, size)
+    if reduction == "none":
+        writer = _to_rows(ordered, last, F.cast(position, mstype.float32), size)  # 1 + the last write, or 0
+        taken = F.take_in_range(updates, F.maximum(F.sub(writer, 1), 0), 0)
+        return F.select(_row_mask(F.greater(writer, 0), rows), taken, rows)
+    slot = _to_rows(ordered, last, Tensor(np.arange(count, dtype=np.float32)), size)  # 1 + its last sorted write
+    written = _row_mask(F.greater(slot, 0), rows)
+
+    def reduced(values, combine):
+        """Each row's writes combined (in the order written), at the rows: [S, R...]."""
+        (runs,) = log_step_scan((F.take_in_range(values, position, 0),), 0, combine, keys=ordered)
+        return F.take_in_range(runs, F.maximum(F.sub(slot, 1), 0), 0)
+    if reduction in ("max", "min"):
+        return _extreme(rows, flat, valid, updates, written, reduced, F.greater if reduction == "max" else F.less)
+    product = reduced(updates, lambda earlier, later: (F.mul(earlier[0], later[0]),))
+    if reduction == "mul":
+        return F.select(written, F.mul(rows, product), rows)
+    return F.select(written, _divide(rows, product), rows)
 
 
-def _last_writers(flat: Tensor, valid: Tensor, size: int) -> Tensor:
-    """For each of `size` rows, 1 + the position in `flat` of the last valid write to it, or 0
-    where none writes. A stable sort brings each row's writes together in their order; the last
-    of each run adds its position (plus one) to its row, and only it: no sum of several."""
+def _extreme(rows, flat, valid, updates, written, reduced, better):
+    """The max (`better` F.greater) or min of each row and its updates; NaN updates never win,
+    NaN rows stay. The value is computed apart from the gradient, which the row and the updates
+    equal to the result share equally."""
+    r, u = F.stop_gradient(rows), F.stop_gradient(updates)
+    if r.dtype.is_floating:
+        worst = -math.inf if better is F.greater else math.inf
+        u = F.select(isnan(u), worst, u)
+    best = reduced(u, lambda earlier, later: (F.select(better(later[0], earlier[0]), later[0], earlier[0]),))
+    value = F.select(F.logical_and(written, better(best, r)), best, r)
+    if not r.dtype.is_floating:
+        return value
+    tied_rows = F.cast(F.equal(r, value), r.dtype)
+    at_writes = F.take_in_range(value, flat, 0)
+    tied_updates = F.cast(F.logical_and(F.equal(u, at_writes), _row_mask(valid, u)), r.dtype)
+    ties = F.maximum(shape_ops.scatter_add.bind(tied_rows, flat, tied_updates, axis=0), 1.0)   # per row
+    row_share = F.div(tied_rows, ties)
+    update_share = F.div(tied_updates, F.take_in_range(ties, flat, 0))
+    from_updates = F.mul(update_share, _detached_minus(updates))
+    pulled = F.add(F.mul(row_share, _detached_minus(rows)),
+                   shape_ops.scatter_add.bind(F.zeros_like(r), flat, from_updates, axis=0))
+    return F.sub(value, pulled)   # value - (+0.0): the value exactly (-0.0 too), with the shares' gradient
+
+
+def _detached_minus(x: Tensor) -> Tensor:
+    """0.0 whose gradient with respect to x is -1 where x is finite (0 elsewhere: inf - inf
+    and NaN would make the value NaN)."""
+    finite = F.select(F.isfinite(x), x, F.zeros_like(x))
+    return F.sub(F.stop_gradient(finite), finite)
+
+
+def _divide(x: Tensor, y: Tensor) -> Tensor:
+    """x / y; integers truncate toward zero (MindSpore's TensorScatterDiv) and give 0 for y = 0."""
+    if x.dtype.is_floating:
+        return F.div(x, y)
+    zero = F.equal(y, 0)
+    y = F.select(zero, F.ones_like(y), y)
+    exact = F.sub(x, fmod(x, y))                    # a multiple of y: the division has no remainder
+    return F.select(zero, F.zeros_like(x), F.floor_div(exact, y))
+
+
+def _row_mask(flags: Tensor, like: Tensor) -> Tensor:
+    """[S] flags shaped to broadcast over rows like `like` [S, R...]."""
+    return F.reshape(flags, (flags.shape[0],) + (1,) * (like.ndim - 1))
+
+
+def _sorted_writes(flat: Tensor, valid: Tensor, size: int):
+    """The writes sorted by row, stably (invalid ones after every row): (each sorted write's row,
+    its position among the writes, whether it is its row's last)."""
     count = flat.shape[0]
     if count >= _MAX_WRITES:
         raise ValueError(f"scatter: at most {_MAX_WRITES - 1} updates in one scatter, got {count}")
-    key = F.stop_gradient(F.select(valid, flat, size))                 # invalid writes sort after every row
+    key = F.stop_gradient(F.select(valid, flat, size))
     ordered, position = sorting.sort_p.bind(key, axis=0, descending=False, index_dtype=mstype.int32)
     following = F.concat([F.slice_axis(ordered, 0, 1, count), Tensor(np.array([size + 1], np.int32))])
     last = F.logical_and(F.not_equal(ordered, following), F.less(ordered, size))
-    mark = F.select(last, F.add(F.cast(position, mstype.float32), 1.0), 0.0)
-    writer = shape_ops.scatter_add.bind(F.broadcast_to(Tensor(0, mstype.float32), (size,)), ordered, mark, axis=0)
-    return F.stop_gradient(F.cast(writer, mstype.int32))
+    return ordered, position, last
+
+
+def _to_rows(ordered: Tensor, last: Tensor, marks: Tensor, size: int) -> Tensor:
+    """For each of `size` rows, 1 + the float32 `marks` of the last of its sorted writes, or 0
+    where none writes: the last of each run adds its mark (plus one) to its row, and only it."""
+    mark = F.select(last, F.add(marks, 1.0), 0.0)
+    out = shape_ops.scatter_add.bind(F.broadcast_to(Tensor(0, mstype.float32), (size,)), ordered, mark, axis=0)
+    return F.stop_gradient(F.cast(out, mstype.int32))

@@ -1,4 +1,4 @@
-"""dot_general: matrix products with explicit contracting and batch axes (lax's form).
+"""dot_general: matrix products with explicit contracting and batch axes (lax's form); svd.
 
 Output axes are the batch axes, then lhs free axes, then rhs free axes. The vmap pass only
 has to add a batch axis pair; matmul, Dense and einsum-like contractions are built on it.
@@ -6,9 +6,12 @@ has to add a batch axis pair; matmul, Dense and einsum-like contractions are bui
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
+from ..dtype import float32, float64
 from ..ir.core import TensorType
-from .batching import unbatched_axis
+from .batching import move, unbatched_axis
 from .ad_util import F
 from .primitive import Primitive, check, same_dtype
 
@@ -92,3 +95,84 @@ def _dot_vjp(ctx, cts, primals, outs, *, contract, batch):
     ct_x = _dot_transpose_lhs(ct, x.ndim, y, contract, batch) if ctx.needs[0] else None
     ct_y = _dot_transpose_lhs(ct, y.ndim, x, (rc, lc), (rb, lb), swap_ans=True) if ctx.needs[1] else None
     return ct_x, ct_y
+
+
+# -- svd: the singular value decomposition x = u diag(s) v^T over the last two axes, with
+# MindSpore's output order (s, u, v) and v, not v^T. Without compute_uv, s alone. ONNX has no
+# SVD and the backend has no rule: export names it (compiler/onnx.py).
+
+def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
+    check(x.ndim >= 2, f"svd needs a matrix (2 or more axes), got {x}")
+    check(x.dtype in (float32, float64), f"svd needs float32 or float64, got {x}")
+    *batch, m, n = x.shape
+    batch, k = tuple(batch), min(m, n)
+    s = TensorType(batch + (k,), x.dtype)
+    if not compute_uv:
+        return (s,)
+    return (s, TensorType(batch + (m, m if full_matrices else k), x.dtype),
+            TensorType(batch + (n, n if full_matrices else k), x.dtype))
+
+
+def _svd_impl(x, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return (jnp.linalg.svd(x, compute_uv=False),)
+    u, s, vh = jnp.linalg.svd(x, full_matrices=full_matrices)
+    return s, u, jnp.swapaxes(vh, -1, -2)
+
+
+svd = Primitive("svd", _svd_rule, _svd_impl, multiple_results=True)
+
+
+@svd.def_batch
+def _svd_batch(ctx, args, dims, **attrs):
+    (x,), (d,) = args, dims
+    outs = svd.bind(move(x, d, 0), **attrs)   # the leading axes are batch axes already
+    return list(outs), [0] * len(outs)
+
+
+def _mT(x):
+    return F.swapaxes(x, -1, -2)
+
+
+@svd.def_vjp
+def _svd_vjp(ctx, cts, primals, outs, *, full_matrices, compute_uv):
+    """The real case of torch's svd_backward (reduced u and v, k = min(m, n)):
+    gx = u [(skew(u^T gu) / E) S + S (skew(v^T gv) / E) + diag(gs)] v^T
+         + (I - u u^T) gu S^-1 v^T + u S^-1 gv^T (I - v v^T),
+    skew(a) = a - a^T, E[j, k] = s_k^2 - s_j^2 off the diagonal. Without u's and v's cotangents
+    only the diag(gs) term is built: singular values that repeat (a zero matrix's) divide by no
+    E, so the norms' gradients stay finite there."""
+    (x,) = primals
+    *_, m, n = x.shape
+    k = min(m, n)
+    gs = cts[0]
+    gu, gv = (cts[1], cts[2]) if compute_uv else (None, None)
+    if compute_uv:
+        s, u, v = outs
+    else:
+        s, u, v = svd.bind(x, full_matrices=False, compute_uv=True)
+    if full_matrices and m != n:
+        if gu is not None or gv is not None:
+            raise NotImplementedError("the gradient of svd through u or v with full_matrices=True needs a square "
+                                      f"matrix (got {m} x {n}): the extra columns are not unique")
+        u, v = F.slice_axis(u, -1, 0, k), F.slice_axis(v, -1, 0, k)
+    eye = F.Tensor(np.eye(k, dtype=x.dtype.np_dtype))
+    s_row, s_col = F.expand_dims(s, -2), F.expand_dims(s, -1)               # [.., 1, k], [.., k, 1]
+    inner = F.mul(F.expand_dims(gs if gs is not None else F.zeros_like(s), -1), eye)   # diag(gs)
+    if gu is not None or gv is not None:
+        squares = F.mul(s, s)
+        gaps = F.add(F.sub(F.expand_dims(squares, -2), F.expand_dims(squares, -1)), eye)   # (its diagonal unused)
+    if gu is not None:
+        utgu = F.matmul(_mT(u), gu)
+        inner = F.add(inner, F.mul(F.div(F.sub(utgu, _mT(utgu)), gaps), s_row))
+    if gv is not None:
+        vtgv = F.matmul(_mT(v), gv)
+        inner = F.add(inner, F.mul(s_col, F.div(F.sub(vtgv, _mT(vtgv)), gaps)))
+    gx = F.matmul(F.matmul(u, inner), _mT(v))
+    if gu is not None and m > k:      # u u^T is not the identity: the part of gu outside u's span
+        outside = F.sub(gu, F.matmul(u, utgu))
+        gx = F.add(gx, F.matmul(F.div(outside, s_row), _mT(v)))
+    if gv is not None and n > k:
+        outside = F.sub(gv, F.matmul(v, vtgv))
+        gx = F.add(gx, F.matmul(F.div(u, s_row), _mT(outside)))
+    return (gx,)

@@ -1,14 +1,15 @@
 """Linear-algebra-flavoured ops with MindSpore 2.10's names: products (mm, mv, t, kron, einsum),
-norms (vector_norm, matrix_norm, renorm), distances (cdist, dist, pdist, cosine_similarity) and
-trapz, vander, cov.
+the singular value decomposition (svd), norms (vector_norm, matrix_norm, renorm), distances
+(cdist, dist, pdist, cosine_similarity) and trapz, vander, cov.
 
-Each is composed of functional-layer ops, so it decomposes into existing primitives at trace
-time and works eagerly, under jit (XLA, onnxruntime), vmap and grad without rules of its own.
+Each but svd is composed of functional-layer ops, so it decomposes into existing primitives at
+trace time and works eagerly, under jit (XLA, onnxruntime), vmap and grad without rules of its
+own. svd is a primitive (ops/linalg.py) with jax's lowering and no ONNX one: ONNX has no SVD,
+so exporting it, or the matrix norms 2, -2 and 'nuc' built on it, fails naming svd.
 Integer inputs compute in float32 where MindSpore 2.10 does (measured).
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -17,10 +18,11 @@ from .. import dtype as mstype
 from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import functional as F
+from . import linalg
 from .composite import _as_float, _axis_list, _matrix_norm, _vector_norm
 
-__all__ = ["mm", "mv", "t", "kron", "einsum", "vector_norm", "matrix_norm", "renorm", "cdist", "dist", "pdist",
-           "cosine_similarity", "trapz", "vander", "cov"]
+__all__ = ["mm", "mv", "t", "kron", "einsum", "svd", "vector_norm", "matrix_norm", "renorm", "cdist", "dist",
+           "pdist", "cosine_similarity", "trapz", "vander", "cov"]
 
 
 # -- products --------------------------------------------------------------------------------
@@ -148,6 +150,31 @@ def _sum_away(x: Tensor, labels: str, needed: set) -> tuple[Tensor, str]:
     return F.reduce_sum(x, tuple(drop)), "".join(c for c in labels if c in needed)
 
 
+# -- decompositions ----------------------------------------------------------------------------
+
+def svd(input, full_matrices=False, compute_uv=True):  # noqa: A002
+    """The singular value decomposition of the matrices in input's last two axes [..., M, N]:
+    (s, u, v) with input = u @ diag(s) @ v^T (v, not v^T, as MindSpore), s descending [..., K]
+    (K = min(M, N)), u [..., M, K] and v [..., N, K], or [..., M, M] and [..., N, N] with
+    full_matrices. compute_uv=False returns s alone. float32 and float64 only, as MindSpore
+    2.10 (measured). The signs of u's and v's columns are LAPACK's. Its gradient through u or
+    v needs distinct singular values (jax's and torch's too), and a square input when
+    full_matrices is set."""
+    x = F.as_tensor(input)
+    for name, flag in (("full_matrices", full_matrices), ("compute_uv", compute_uv)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"svd: {name} must be a bool, got {type(flag).__name__}")
+    if x.dtype not in (mstype.float32, mstype.float64):
+        raise TypeError(f"svd: the dtype of input must be float32 or float64, got {x.dtype}")
+    if x.ndim < 2:
+        raise ValueError(f"svd: input must have 2 or more dimensions (matrices in the last two), got shape "
+                         f"{list(x.shape)}")
+    if x.size == 0:
+        raise ValueError(f"svd: input must not be empty, got shape {list(x.shape)}")
+    outs = linalg.svd.bind(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(outs) if compute_uv else outs[0]
+
+
 # -- norms -----------------------------------------------------------------------------------
 
 def _norm_input(x, dtype) -> Tensor:
@@ -168,8 +195,9 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):  # noqa: A0
 
 
 def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # noqa: A002
-    """The matrix norm over the two axes in `axis`: 'fro', 1, -1, inf, -inf. 'nuc', 2 and -2
-    need singular values, which graphcell does not compute: they raise NotImplementedError."""
+    """The matrix norm over the two axes in `axis`: 'fro', 'nuc' (the sum of the singular
+    values), 2 and -2 (the largest and the smallest), 1, -1, inf, -inf. 'nuc', 2 and -2 are
+    float32, whatever the input's dtype, as MindSpore 2.10's (measured)."""
     t = _norm_input(A, dtype)
     axes = _axis_list(axis, t.ndim, "matrix_norm: axis")
     if len(axes) != 2:
@@ -195,19 +223,11 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
 # -- distances -------------------------------------------------------------------------------
 
 def _p_norm_last(diff: Tensor, p) -> Tensor:
-    """The p-norm over the last axis, with a zero gradient where the distance is 0 (torch's):
-    the root of a sum is taken only where the sum is positive (a plain sqrt(0) gives NaN)."""
+    """The p-norm over the last axis, with a zero gradient where the distance is 0 (torch's)."""
     p = float(p)
     if p < 0:
         raise ValueError(f"the p-norm needs p >= 0, got {p}")
-    if p in (0.0, 1.0, math.inf):
-        return _vector_norm(diff, p, (diff.ndim - 1,), False)
-    last = diff.ndim - 1
-    total = F.reduce_sum(F.mul(diff, diff) if p == 2.0 else F.pow(F.abs(diff), p), last)
-    positive = F.greater(total, 0.0)
-    safe = F.select(positive, total, F.ones_like(total))
-    root = F.sqrt(safe) if p == 2.0 else F.pow(safe, 1.0 / p)
-    return F.select(positive, root, F.zeros_like(total))
+    return _vector_norm(diff, p, (diff.ndim - 1,), False)
 
 
 def cdist(x1, x2, p=2.0):

@@ -1,9 +1,10 @@
 """Elementwise math with MindSpore 2.10's names, parameter names and edge values (measured).
 
 The trigonometric and hyperbolic functions, atan2, erfc and erfinv bind primitives of their own
-(ops/elementwise.py: ONNX has most of them as ops, and their gradients are one rule each); the
-rest are compositions of existing ops, so they work eagerly, under jit (XLA and onnxruntime),
-under vmap and under grad with no rules of their own.
+(ops/elementwise.py: ONNX has most of them as ops, and their gradients are one rule each), and
+so do lgamma, digamma and polygamma (ops/special.py); the rest are compositions of existing
+ops, so they work eagerly, under jit (XLA and onnxruntime), under vmap and under grad with no
+rules of their own.
 
 Dtypes, as MindSpore 2.10 on CPU gives them where it computes a result:
 - float functions keep float16/32/64 and compute integer and bool inputs in float32;
@@ -42,6 +43,7 @@ from ..dtype import result_dtype
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import functional as F
+from . import special
 from .composite import fmod, isnan, trunc
 from .control_flow import while_loop
 
@@ -51,8 +53,8 @@ __all__ = [
     "acosh", "arccosh", "atanh", "arctanh", "atan2", "arctan2", "hypot", "sinc", "deg2rad", "rad2deg",
     # exponentials and logarithms
     "log2", "log10", "exp2", "logaddexp", "logaddexp2", "xlogy", "logit", "float_power", "ldexp",
-    # error function
-    "erfc", "erfinv",
+    # error function, the gamma family
+    "erfc", "erfinv", "lgamma", "digamma", "polygamma",
     # signs and parts
     "frac", "copysign", "heaviside", "signbit", "sgn", "absolute", "positive",
     # combinations
@@ -272,6 +274,46 @@ def erfinv(input):  # noqa: A002
     """The inverse of erf: +-inf at +-1, NaN beyond. (MindSpore 2.10's CPU kernel loses digits
     above 0.99: 2.436 for erfinv(0.999999), which is 3.459.)"""
     return ew.erfinv.bind(_float(input))
+
+
+# -- the gamma family ------------------------------------------------------------------------
+
+def lgamma(input):  # noqa: A002
+    """log |gamma(input)|: +inf at the poles 0, -1, -2, ... and at +-inf (measured)."""
+    return special.lgamma.bind(_float(input))
+
+
+def digamma(input):  # noqa: A002
+    """The logarithmic derivative of gamma: NaN at the poles -1, -2, ... and at -inf, -inf at
+    +0 and +inf at -0 (measured)."""
+    return special.digamma.bind(_float(input))
+
+
+def polygamma(n, input):  # noqa: A002
+    """The n-th derivative of digamma (n = 0: digamma). `n` is an int or a constant 0-d integer
+    Tensor (MindSpore 2.10 takes the Tensor only); a negative n gives NaN everywhere, as
+    MindSpore's. For n >= 1: +inf (n odd) or -inf (n even) at the poles 0, -1, -2, ... and at
+    -inf, NaN at +inf (measured)."""
+    order = _polygamma_order(n)
+    x = _float(input)
+    if order < 0:
+        return F.full_like(x, math.nan)
+    return special.polygamma.bind(x, n=order)
+
+
+def _polygamma_order(n) -> int:
+    if isinstance(n, Tensor):
+        if not n.dtype.is_integer:
+            raise TypeError(f"polygamma: n must be an int32 or int64 Tensor (or an int), got {n.dtype}")
+        if n.ndim != 0:
+            raise ValueError(f"polygamma: n must be a 0-d Tensor, got shape {list(n.shape)}")
+        if n.is_symbolic:
+            raise TypeError("polygamma: n must be a constant (an int, or a Tensor made outside the traced "
+                            "function): each order is a different function")
+        return int(n.asnumpy())
+    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
+        raise TypeError(f"polygamma: n must be an int or a 0-d integer Tensor, got {type(n).__name__}")
+    return int(n)
 
 
 # -- signs and parts ---------------------------------------------------------------------------

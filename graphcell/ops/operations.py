@@ -31,6 +31,7 @@ from .._tensor_repr import format_tensor
 from ..tensor import Parameter, Tensor
 from . import composite as CP
 from . import functional as F
+from . import indexing as IX
 from . import math_ops as M
 from . import random_prims, reductions as red, shape_ops, sorting
 from .dynamic_shape import masked_select, nonzero, unique
@@ -50,9 +51,12 @@ def _simple(name: str, fn, doc: str, arity: int = 1):
     if arity == 1:
         def call(self, x):
             return fn(x)
-    else:
+    elif arity == 2:
         def call(self, x, y):
             return fn(x, y)
+    else:
+        def call(self, x, y, z):
+            return fn(x, y, z)
     cls = type(name, (Operator,), {"__call__": call, "__doc__": doc, "__module__": __name__})
     return _export(cls)
 
@@ -124,6 +128,10 @@ Acosh = _simple("Acosh", M.acosh, "arccosh(x)")
 Atanh = _simple("Atanh", M.atanh, "arctanh(x)")
 Erfc = _simple("Erfc", M.erfc, "1 - erf(x)")
 Erfinv = _simple("Erfinv", M.erfinv, "the inverse error function")
+Lgamma = _simple("Lgamma", M.lgamma, "log |gamma(x)|")
+Digamma = _simple("Digamma", M.digamma, "the logarithmic derivative of gamma")
+Polygamma = _simple("Polygamma", M.polygamma, "polygamma(a, x): the a-th derivative of digamma (a a 0-d integer "
+                    "Tensor)", arity=2)
 Sinc = _simple("Sinc", M.sinc, "sin(pi x) / (pi x), 1 at 0")
 Atan2 = _simple("Atan2", M.atan2, "the angle of (x, y) = (other, input), by quadrant", arity=2)
 Hypot = _simple("Hypot", M.hypot, "sqrt(x ** 2 + y ** 2) without overflow", arity=2)
@@ -317,6 +325,24 @@ class BatchMatMul(Operator):
 
 Trace = _simple("Trace", CP.trace, "the sum of a matrix's diagonal")
 Diag = _simple("Diag", CP.diag, "a diagonal matrix from a vector")
+
+
+@_export
+class Svd(Operator):
+    """(s, u, v) of the matrices in the last two axes: input = u @ diag(s) @ v^T. With
+    compute_uv=False, (s, zeros(1), zeros(1)): MindSpore 2.10's class returns three outputs
+    either way (measured), where ops.svd returns s alone."""
+
+    def __init__(self, full_matrices=False, compute_uv=True):
+        super().__init__(full_matrices=check_bool("Svd", "full_matrices", full_matrices),
+                         compute_uv=check_bool("Svd", "compute_uv", compute_uv))
+
+    def __call__(self, input):  # noqa: A002
+        from .linalg_ops import svd
+        out = svd(input, self.full_matrices, self.compute_uv)
+        if self.compute_uv:
+            return out
+        return out, F.zeros((1,), out.dtype), F.zeros((1,), out.dtype)
 
 
 @_export
@@ -793,37 +819,22 @@ class GatherD(Operator):
         return F.gather_elements(x, dim, index)
 
 
-@_export
-class GatherNd(Operator):
-    """x at the index vectors in the last axis of `indices`: out[...] = x[indices[..., 0], ...,
-    indices[..., K-1]], with x's remaining axes after."""
-
-    def __call__(self, input_x, indices):
-        x, idx = F.as_tensor(input_x), F.as_tensor(indices)
-        if not idx.dtype.is_integer or idx.ndim == 0 or idx.shape[-1] > x.ndim:
-            raise ValueError(f"For 'GatherNd', the indices must be integers whose last dimension is at most the "
-                             f"input's rank {x.ndim}, but got {idx.dtype} of shape {list(idx.shape)}.")
-        k = idx.shape[-1]
-        strides = np.cumprod((x.shape[1:k] + (1,))[::-1])[::-1].astype(np.int64)
-        flat_idx = F.reduce_sum(F.mul(F.cast(idx, mstype.int64), Tensor(strides)), -1)
-        flat = F.reshape(x, (math.prod(x.shape[:k]),) + x.shape[k:])
-        return F.take_in_range(flat, flat_idx, 0)
-
-
-def _scatter_into(op: str, target: Tensor, indices, updates) -> Tensor:
-    """target with `updates` added at the index vectors in the last axis of `indices`
-    (ScatterNd's layout); repeated indices add up."""
-    idx, upd = F.as_tensor(indices), F.cast(F.as_tensor(updates), target.dtype)
-    k = idx.shape[-1] if idx.ndim else 0
-    if not idx.dtype.is_integer or idx.ndim == 0 or k > target.ndim or \
-            upd.shape != idx.shape[:-1] + target.shape[k:]:
-        raise ValueError(f"For '{op}', the indices must be integers [..., K] with K <= {target.ndim} and the updates "
-                         f"of shape indices.shape[:-1] + shape[K:], but got indices {idx.dtype}{list(idx.shape)}, "
-                         f"updates {list(upd.shape)} and shape {list(target.shape)}.")
-    strides = np.cumprod((target.shape[1:k] + (1,))[::-1])[::-1].astype(np.int64)
-    flat_idx = F.reduce_sum(F.mul(F.cast(idx, mstype.int64), Tensor(strides)), -1)
-    flat = F.reshape(target, (math.prod(target.shape[:k]),) + target.shape[k:])
-    return F.reshape(shape_ops.scatter_add.bind(flat, flat_idx, upd, axis=0), target.shape)
+GatherNd = _simple("GatherNd", IX.gather_nd, "input_x at the index vectors on the last axis of `indices`: out[...] = "
+                   "input_x[indices[..., 0], ..., indices[..., K-1]], with input_x's remaining axes after", arity=2)
+TensorScatterUpdate = _simple("TensorScatterUpdate", IX.tensor_scatter_update,
+                              "input_x with `updates` written at `indices` (index vectors on the last axis)", arity=3)
+TensorScatterAdd = _simple("TensorScatterAdd", IX.tensor_scatter_add,
+                           "input_x with `updates` added at `indices` (index vectors on the last axis)", arity=3)
+TensorScatterSub = _simple("TensorScatterSub", IX.tensor_scatter_sub, "input_x with `updates` subtracted at `indices`",
+                           arity=3)
+TensorScatterMax = _simple("TensorScatterMax", IX.tensor_scatter_max,
+                           "input_x with the larger of each element and the `updates` written to it", arity=3)
+TensorScatterMin = _simple("TensorScatterMin", IX.tensor_scatter_min,
+                           "input_x with the smaller of each element and the `updates` written to it", arity=3)
+TensorScatterMul = _simple("TensorScatterMul", IX.tensor_scatter_mul,
+                           "input_x with each element multiplied by the `updates` written to it", arity=3)
+TensorScatterDiv = _simple("TensorScatterDiv", IX.tensor_scatter_div,
+                           "input_x with each element divided by the `updates` written to it", arity=3)
 
 
 @_export
@@ -832,16 +843,7 @@ class ScatterNd(Operator):
     repeated indices add up, as MindSpore's."""
 
     def __call__(self, indices, updates, shape):
-        updates = F.as_tensor(updates)
-        return _scatter_into("ScatterNd", F.zeros(_shape("ScatterNd", shape), updates.dtype), indices, updates)
-
-
-@_export
-class TensorScatterAdd(Operator):
-    """input_x with `updates` added at `indices` (index vectors in the last axis)."""
-
-    def __call__(self, input_x, indices, updates):
-        return _scatter_into("TensorScatterAdd", F.as_tensor(input_x), indices, updates)
+        return IX.scatter_nd(indices, updates, _shape("ScatterNd", shape))
 
 
 @_export
