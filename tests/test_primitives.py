@@ -41,6 +41,8 @@ UNARY = {
     "acosh": (np.arccosh, (1, 10)), "atanh": (np.arctanh, (-0.99, 0.99)),
     "erfc": (lambda x: np.vectorize(math.erfc)(x).astype(x.dtype), (-3, 9)),
     "erfinv": (lambda x: torch.special.erfinv(torch.from_numpy(x)).numpy(), (-0.999, 0.999)),
+    "hard_sigmoid": (lambda x: np.clip(x + 3, 0, 6) / 6, (-5, 5)), "softsign": (lambda x: x / (1 + np.abs(x)), None),
+    "hard_swish": (lambda x: x * np.clip(x + 3, 0, 6) / 6, (-5, 5)),
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,

@@ -9,7 +9,7 @@ import numbers
 from .. import dtype as mstype
 from ..dtype import to_dtype
 from ..tensor import Tensor
-from . import functional as F
+from . import elementwise as ew, functional as F
 
 __all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin"]
 
@@ -27,9 +27,8 @@ def _float_tensor(x, op: str) -> Tensor:
 
 
 def softsign(x):
-    """x / (1 + |x|)."""
-    x = _float_tensor(x, "softsign")
-    return F.div(x, F.add(F.abs(x), 1.0))
+    """x / (1 + |x|); its gradient, 1 / (1 + |x|)^2, is 0 at +-inf (MindSpore's)."""
+    return ew.softsign.bind(_float_tensor(x, "softsign"))
 
 
 def logsigmoid(x):

@@ -154,7 +154,8 @@ class PReLU(Cell):
             w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))  # one slope per channel, axis 1
         elif self.w.shape[0] != 1:
             raise ValueError(f"For 'PReLU', a rank-{x.ndim} input takes channel=1 only")
-        return F.select(F.greater(x, 0), x, F.mul(w, x))
+        # x unless x <= 0: a NaN takes x's side, so its gradient is 1 (MindSpore 2.10's, measured)
+        return F.select(F.less_equal(x, 0), F.mul(w, x), x)
 
 
 class ELU(Cell):
