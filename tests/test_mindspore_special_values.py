@@ -27,6 +27,7 @@ FUNCTIONS = {
     "PReLU": nn.PReLU(), "softplus": ops.softplus, "logsigmoid": ops.logsigmoid, "sigmoid": ops.sigmoid,
     "gelu_tanh": lambda x: ops.gelu(x, "tanh"), "sqrt": ops.sqrt, "round": ops.round, "floor": ops.floor,
     "rsqrt": ops.rsqrt, "log": ops.log, "pow0": lambda x: ops.pow(x, 0.0), "div_self": lambda x: ops.div(x, x),
+    "Threshold": nn.Threshold(1.0, 20.0), "threshold": lambda x: ops.threshold(x, 0.5, -2.0),
 }
 
 # name: (values, gradients) over X32, measured on MindSpore 2.10
@@ -118,6 +119,12 @@ MINDSPORE_F32 = {
         [nan, nan, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, nan]),
     "div_self": ([nan, nan, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, nan, nan, nan],
         [inf, inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, nan]),
+    "Threshold": ([20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 3.0, 20.0, 6.0, 20.0, 20.0, 20.0, 10000.0, 20.0,
+                   inf, 20.0, 20.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
+    "threshold": ([-2.0, -2.0, -2.0, -2.0, -2.0, -2.0, 1.0, -2.0, 3.0, -2.0, 6.0, -2.0, 20.0, -2.0, 10000.0, -2.0,
+                   inf, -2.0, -2.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
 }
 
 # name: (values, gradients) over X16 in float16, measured on MindSpore 2.10

@@ -11,7 +11,7 @@ from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import elementwise as ew, functional as F
 
-__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin"]
+__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin", "threshold"]
 
 # SELU's constants (Klambauer et al.), as MindSpore's SeLU and torch
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -91,3 +91,10 @@ def softmin(x, axis=-1, *, dtype=None):
         x = F.cast(x, to_dtype(dtype))
     x = _float_tensor(x, "softmin")
     return F.softmax(F.neg(x), axis)
+
+
+def threshold(input, thr, value):  # noqa: A002 - MindSpore's names
+    """`input` where it is greater than `thr`, else `value` (NaN too); the gradient is 1 above
+    `thr` and 0 elsewhere (MindSpore 2.10's, measured). Integers stay integers."""
+    x = F.as_tensor(input)
+    return F.select(F.greater(x, thr), x, value)

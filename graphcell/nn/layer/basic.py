@@ -223,6 +223,17 @@ class CELU(Cell):
         return A.celu(x, self.alpha)
 
 
+class Threshold(Cell):
+    """x where x > threshold, else value (MindSpore's nn.Threshold)."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+    def construct(self, x):
+        return A.threshold(x, self.threshold, self.value)
+
+
 class Softmin(Cell):
     """softmax(-x) over `axis` (an int or a tuple of ints)."""
 
@@ -245,4 +256,4 @@ _ACTIVATIONS = {
 __all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "LogSoftmax", "Softsign", "LogSigmoid", "SeLU", "Tanhshrink", "Hardtanh", "CELU",
-           "Softmin", "get_activation", "ops"]
+           "Softmin", "Threshold", "get_activation", "ops"]
