@@ -139,12 +139,17 @@ class Tensor:
     def _concrete(self, what: str):
         p = self._payload
         if isinstance(p, Value):
+            # An eager grad's trace knows this call's values (MindSpore's PYNATIVE reads them)
+            from .frontend.concrete import array_of
+            known = array_of(self)
+            if known is not None:
+                return known
             from .frontend.tracer import GraphModeError, user_source
             src = user_source()
             raise GraphModeError(
                 f"{what} of a traced Tensor at {src.file}:{src.line}: in graph mode (jit, vmap, "
-                "grad) a Tensor has no value while the graph is built. Keep Python control flow "
-                "on Python values, or compute with graphcell.ops (ops.select for a tensor "
+                "grad inside jit) a Tensor has no value while the graph is built. Keep Python control "
+                "flow on Python values, or compute with graphcell.ops (ops.select for a tensor "
                 "condition).")
         return p
 

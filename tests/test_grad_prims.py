@@ -60,6 +60,10 @@ add("elu", [np.array([-2.0, 0.0, -0.0, 1.0], np.float32)], alpha=0.7)  # alpha a
 add("shrink", [f32(3, 4)], lambd=0.5, bias=0.5)
 add("shrink", [np.array([-0.5, 0.5, -0.3, 0.7, -1.0], np.float32)], lambd=0.5, bias=0.0)  # 0 at the thresholds
 add("pow", [pos(3, 4), f32(3, 4)])
+for op in ["hard_sigmoid", "hard_swish", "softsign"]:
+    add(op, [f32(3, 4) * 3.0])
+    add(op, [np.array([-4.0, -3.0, -1.0, 0.0, 3.0, 4.5], np.float32)])  # at the kinks (see REFERENCE)
+add("max", [np.array([1.0, np.nan, np.nan, 2.0], np.float32), np.array([np.nan, 0.0, np.nan, 2.0], np.float32)])
 for op in ["sinh", "cosh", "tan", "atan", "asinh", "erfc"]:
     add(op, [f32(3, 4, low=-1.5, high=1.5)])
 for op in ["asin", "acos", "atanh", "erfinv"]:
@@ -160,7 +164,19 @@ REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
              # and torch give 0), LeakyReLU's is (1 + alpha) / 2 at 0 (jax 1, torch alpha).
              "relu6": lambda x: _with_slope(jax.nn.relu6(x), x, (x > 0) & (x <= 6)),
              "leaky_relu": lambda x, alpha: _with_slope(
-                 jax.nn.leaky_relu(x, alpha), x, jax.numpy.where(x > 0, 1.0, jax.numpy.where(x < 0, alpha, (1 + alpha) / 2)))}
+                 jax.nn.leaky_relu(x, alpha), x, jax.numpy.where(x > 0, 1.0, jax.numpy.where(x < 0, alpha, (1 + alpha) / 2))),
+             # HSigmoidGrad: 1/6 strictly inside (-3, 3); HSwishGrad: (2x + 3) / 6 on [-3, 3]
+             "hard_sigmoid": lambda x: _with_slope(jax.nn.relu6(x + 3) / 6, x, jax.numpy.where(abs(x) < 3, 1 / 6, 0)),
+             "hard_swish": lambda x: _with_slope(x * jax.nn.relu6(x + 3) / 6, x, jax.numpy.where(
+                 x < -3, 0.0, jax.numpy.where(x > 3, 1.0, (2 * x + 3) / 6))),
+             # a NaN operand gets the whole cotangent, a tie half (MindSpore 2.10's Maximum, measured)
+             "max": lambda x, y: jax.numpy.maximum(*[jax.lax.stop_gradient(v) for v in (x, y)])
+             + _with_slope(0.0, x, _max_share(x, y)) + _with_slope(0.0, y, _max_share(y, x))}
+
+
+def _max_share(x, y):
+    jnp = jax.numpy
+    return jnp.where(x > y, 1.0, jnp.where(x < y, 0.0, jnp.where(x == y, 0.5, 1.0)))
 
 
 def _with_slope(value, x, slope):

@@ -55,7 +55,7 @@ def conv_attrs(nsp=2, strides=None, padding=None, lhs=None, rhs=None, groups=1, 
 
 KEY = np.array([7, 42], np.uint32)
 UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil",
-         "round", "expm1"]
+         "round", "expm1", "hard_sigmoid", "hard_swish", "softsign"]
 BINARY = ["add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"]
 
 RECORDS = [
@@ -71,6 +71,12 @@ RECORDS = [
     rec("abs", [r(6, dtype=I32)], id="abs-i32"),
     rec("relu", [r(6, dtype=I32)], id="relu-i32"),
     rec("relu6", [np.array([-1.0, 0.0, 3.0, 6.0, 7.5], F32)], id="relu6-f32-edges"),
+    *[rec(n, [np.array([-4.0, -3.0, -0.5, 0.0, 3.0, 7.5, np.inf], F32)], id=f"{n}-f32-edges")
+      for n in ["hard_sigmoid", "softsign"]],   # (hard_swish's -inf: onnxruntime's NaN, tests/test_mindspore_special_values.py)
+    *[rec(n, [r(2, 5, dtype=dt)], tol=1e-3 if dt == np.float16 else None, id=f"{n}-{np.dtype(dt).name}")
+      for n in ["hard_sigmoid", "hard_swish", "softsign"] for dt in (np.float16, F64)],   # (float16: computed in float32)
+    rec("sign", [np.array([np.nan, -0.0, 0.0, 2.0, -np.inf], F32)], id="sign-f32-nan"),
+    rec("sign", [np.array([np.nan, -0.0, 0.0, 2.0, -np.inf], np.float16)], id="sign-f16-nan"),
     rec("leaky_relu", [r(2, 3, 4)], alpha=0.3), rec("leaky_relu", [r(5, dtype=F64)], alpha=0.01, id="leaky_relu-f64"),
     rec("elu", [np.array([-3.0, -1e-3, -1e-8, 0.0, 2.0], F32)], tol=1e-7, alpha=0.7),
     rec("shrink", [np.array([-1.0, -0.5, -0.3, 0.0, 0.5, 0.7, np.nan, np.inf], F32)], tol=0, lambd=0.5, bias=0.5),

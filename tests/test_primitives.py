@@ -43,6 +43,8 @@ UNARY = {
     "erfinv": (lambda x: torch.special.erfinv(torch.from_numpy(x)).numpy(), (-0.999, 0.999)),
     "lgamma": (lambda x: torch.lgamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
     "digamma": (lambda x: torch.digamma(torch.from_numpy(x)).numpy(), (-4.9, 9)),
+    "hard_sigmoid": (lambda x: np.clip(x + 3, 0, 6) / 6, (-5, 5)), "softsign": (lambda x: x / (1 + np.abs(x)), None),
+    "hard_swish": (lambda x: x * np.clip(x + 3, 0, 6) / 6, (-5, 5)),
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,

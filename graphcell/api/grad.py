@@ -14,15 +14,17 @@ Result shapes (MINDSPORE_NOTES.md section 6):
 
 Implementation: `fn` is traced as a nested trace, `passes.grad.grad_graph` builds the
 forward-and-backward graph, and `frontend.trace.inline` runs it: when called eagerly, `fn`
-is traced on every call (Python values it reads are read anew, as in MindSpore's PYNATIVE)
-and the compiled backward graph is reused while that trace stays the same graph; inside
+is traced on every call (Python values it reads are read anew, as in MindSpore's PYNATIVE;
+the trace knows this call's values, so a tensor `if`/`while` takes this call's path and
+`x.item()` reads its value: frontend/concrete.py) and the compiled backward graph is reused
+while that trace stays the same graph; inside
 `jit`, `construct` or `vmap` it is appended to the enclosing trace. Parameter writes of `fn`
 (BatchNorm statistics) are applied.
 """
 from __future__ import annotations
 
 from ..frontend import pytree
-from ..frontend.trace import Traced, inline, trace
+from ..frontend.trace import Traced, inline, trace_with_values
 from ..frontend.tracer import current_tracer
 from ..ir.core import graph_signature
 from ..ops import functional as F
@@ -112,7 +114,7 @@ class _GradFunction:
             # Python values it reads (a closure's float, a list, an array turned into a
             # Tensor) are today's; the backward graph and its compiled program are reused
             # while the trace is the same graph over the same Parameters.
-            forward = trace(self.fn, *args)
+            forward = trace_with_values(self.fn, *args)
             key = (pytree.structure_key(structure), graph_signature(forward.graph),
                    tuple(map(id, forward.params)), tuple(map(id, forward.state_params)))
             entry = self.cache.pop(key, None) or self._build(args, positions, forward)
@@ -130,7 +132,7 @@ class _GradFunction:
 
     # -- building ----------------------------------------------------------------------
     def _build(self, args, positions, forward=None):
-        forward = forward if forward is not None else trace(self.fn, *args)
+        forward = forward if forward is not None else trace_with_values(self.fn, *args)
         graph = forward.graph
         leaves_per_arg = [len(pytree.flatten(a)[0]) for a in args]
         starts = [sum(leaves_per_arg[:i]) for i in range(len(args))]

@@ -36,7 +36,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
 # Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
 # along the Reshape's split axes).
 _UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Elu", "Softplus",
-          "Shrink"}
+          "Shrink", "HardSigmoid", "HardSwish", "Softsign"}
 _BINARY = {"Mul", "Add", "Sub", "Div"}
 
 

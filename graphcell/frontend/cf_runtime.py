@@ -1,7 +1,9 @@
 """Runtime helpers called by source-transformed code (see `ast_transform`).
 
 Each decides at trace time: a Python (or concrete) condition runs ordinary Python control
-flow; a traced Tensor condition builds a `cond` / `while_loop` node (`cf_build`). Transformed
+flow, and so does a traced Tensor condition whose value the trace knows (an eager grad's:
+`concrete.resolved`); any other traced Tensor condition builds a `cond` / `while_loop` node
+(`cf_build`). Transformed
 code reaches this module through a closure variable named `__gc`:
 
     x, y = __gc.if_stmt(x > 0, if_true, if_false, __gc.load(locals(), ('x', 'y')),
@@ -20,6 +22,7 @@ import types
 from ..tensor import Tensor
 from . import cf_build
 from .cf_build import UNSET, ControlFlowError, Undefined, Where, is_traced  # noqa: F401
+from .concrete import resolved
 
 
 def _where(what: str, where) -> Where:
@@ -32,6 +35,7 @@ def load(scope: dict, names: tuple) -> tuple:
 
 
 def if_stmt(test, true_fn, false_fn, values, names, live, where):
+    test = resolved(test)
     if not is_traced(test):
         return true_fn(*values) if test else false_fn(*values)
     return cf_build.cond(test, true_fn, false_fn, tuple(values), names=names, live=dict(live),
@@ -41,7 +45,7 @@ def if_stmt(test, true_fn, false_fn, values, names, live, where):
 def while_stmt(cond_fn, body_fn, values, names, live, where):
     values = tuple(values)
     while True:
-        test = _probe(cond_fn, values)
+        test = resolved(_probe(cond_fn, values))
         if is_traced(test):  # from here on the loop is a graph loop
             return cf_build.while_loop(cond_fn, body_fn, values, names=names, live=dict(live),
                                        where=_where("while", where))
@@ -56,7 +60,7 @@ def _probe(fn, values):
     from .tracer import Tracer, current_tracer
     if current_tracer() is None:
         return fn(*values)
-    with Tracer("probe"):
+    with Tracer("probe", concrete=True):  # (values it captures from an eager grad's trace resolve)
         return fn(*values)
 
 
@@ -69,7 +73,7 @@ def for_stmt(iterable, body_fn, test_fn, values, names, live, where):
         return iterable.loop(body_fn, test_fn, values, names, dict(live), _where("for", where))
     for item in iterable:
         if test_fn is not None:
-            go_on = test_fn(*values)
+            go_on = resolved(test_fn(*values))
             if is_traced(go_on):
                 values = cf_build.cond(go_on, lambda *v, item=item: body_fn(item, *v), lambda *v: v, values,
                                        names=names, live=dict(live), where=_where("for", where))
@@ -105,6 +109,7 @@ class TensorRange:
 
 def range_(*args):
     """`range(...)` in a transformed `for`: a Python range, or a TensorRange for traced bounds."""
+    args = [resolved(a) for a in args]
     if not any(is_traced(a) for a in args):
         return range(*[int(a) for a in args])
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
@@ -127,6 +132,7 @@ def _bool_tensor(x):
 
 
 def not_(x):
+    x = resolved(x)
     if is_traced(x):
         from ..ops import functional as F
         return F.logical_not(_bool_tensor(x))
@@ -134,15 +140,17 @@ def not_(x):
 
 
 def and_(a, b_thunk):
-    if is_traced(a):
+    truth = resolved(a)
+    if is_traced(truth):
         return _pick(a, b_thunk(), when_true="b")
-    return b_thunk() if a else a
+    return b_thunk() if truth else a
 
 
 def or_(a, b_thunk):
-    if is_traced(a):
+    truth = resolved(a)
+    if is_traced(truth):
         return _pick(a, b_thunk(), when_true="a")
-    return a if a else b_thunk()
+    return a if truth else b_thunk()
 
 
 def _pick(a, b, when_true: str):
@@ -159,6 +167,7 @@ def _pick(a, b, when_true: str):
 def not_any(*flags):
     """`not (f1 or f2 or ...)` over break/continue/return flags, Python where possible."""
     from ..ops import functional as F
+    flags = [resolved(f) for f in flags]
     traced = [f for f in flags if is_traced(f)]
     if any(f for f in flags if not is_traced(f)):
         return False
@@ -172,6 +181,7 @@ def not_any(*flags):
 
 def ifexp(test, true_thunk, false_thunk, where):
     """`a if test else b`."""
+    test = resolved(test)
     if not is_traced(test):
         return true_thunk() if test else false_thunk()
     return cf_build.cond(test, lambda: true_thunk(), lambda: false_thunk(), (), where=_where("if", where))
@@ -179,6 +189,7 @@ def ifexp(test, true_thunk, false_thunk, where):
 
 def comp_test(value, where):
     """The `if` filter of a comprehension: must be a Python value."""
+    value = resolved(value)
     if is_traced(value):
         raise ControlFlowError(
             f"{where[0]}:{where[1]}: a comprehension's `if` filter has a traced Tensor condition: the "
@@ -222,7 +233,7 @@ def retval(value, returned=True, falls_off=None):
     `falls_off` is (file, line, name) of a function that can end without a `return`: if
     whether it returned depends on a tensor, some inputs would give None and others a
     Tensor, which one graph cannot."""
-    if falls_off is not None and is_traced(returned):
+    if falls_off is not None and is_traced(resolved(returned)):
         file, line, name = falls_off
         raise ControlFlowError(
             f"{file}:{line}: {name!r} returns a value on some paths and falls off its end (returning "

@@ -122,18 +122,28 @@ def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
     """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
     everything else is a constant of the trace."""
     with paused_gc():
-        return _trace(fn, *args, name=name, **kwargs)
+        return _trace(fn, args, kwargs, name, concrete=False)
 
 
-def _trace(fn: Callable, *args, name: str | None, **kwargs) -> Traced:
+def trace_with_values(fn: Callable, *args) -> Traced:
+    """Traces `fn(*args)` for a call that runs now (an eager grad): the trace knows its
+    arguments' values, so tensor conditions take this call's branch and `x.item()` reads
+    this call's value (frontend/concrete.py), as MindSpore's PYNATIVE runs the Python."""
+    with paused_gc():
+        return _trace(fn, args, {}, None, concrete=True)
+
+
+def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: bool) -> Traced:
     leaves, structure = pytree.flatten((args, kwargs))
     counts = [len(pytree.flatten(a)[0]) for a in args]
     counts.append(len(leaves) - sum(counts))
     names = _arg_names(fn, counts[:-1]) + [f"kw{i}" for i in range(counts[-1])]
     if name is None:
         name = type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
-    tracer = Tracer(name)
+    tracer = Tracer(name, concrete=concrete)
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
+    if concrete:  # an argument's value: its array, or what its own trace works out
+        tracer.concrete.sources.update((s._payload, t) for s, t in zip(symbolic, leaves))
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
     with tracer:
         owner = getattr(fn, "__self__", None)

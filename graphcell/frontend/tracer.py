@@ -23,6 +23,7 @@ from ..ir.core import GraphBuilder, SourceInfo, TensorType, Value
 from ..ops.primitive import Primitive, ShapeError
 from ..tensor import Tensor
 from . import eager
+from .concrete import ConcreteValues
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,8 +76,10 @@ def user_source() -> SourceInfo:
 class Tracer(GraphBuilder):
     """A GraphBuilder that knows Tensors, Parameters and captured outer values."""
 
-    def __init__(self, name: str = "graph"):
+    def __init__(self, name: str = "graph", concrete: bool = False):
         super().__init__(name)
+        # Where its inputs' values are, for an eager grad's trace (frontend/concrete.py)
+        self.concrete = ConcreteValues() if concrete else None
         self.params: dict[int, tuple[Any, Value]] = {}      # id(Parameter) -> (param, input)
         self.captures: dict[int, tuple[Any, Value]] = {}    # id(outer Tensor) -> (tensor, input)
         self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
@@ -110,6 +113,8 @@ class Tracer(GraphBuilder):
         if entry is None:
             entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
             self.params[id(t)] = entry
+            if self.concrete is not None:
+                self.concrete.sources[entry[1]] = t
         return entry[1]
 
     def _capture(self, t) -> Value:
@@ -123,6 +128,8 @@ class Tracer(GraphBuilder):
             name = f"capture{len(self.captures)}"
             entry = (t, self.add_input(t._payload.type, name, "capture"))
             self.captures[id(t)] = entry
+            if self.concrete is not None:
+                self.concrete.sources[entry[1]] = t
         return entry[1]
 
     def constant(self, array) -> Value:

@@ -12,7 +12,8 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import functional as F
 
-__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin", "hardshrink", "softshrink"]
+__all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin", "hardshrink", "softshrink",
+           "threshold"]
 
 # SELU's constants (Klambauer et al.), as MindSpore's SeLU and torch
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -28,9 +29,8 @@ def _float_tensor(x, op: str) -> Tensor:
 
 
 def softsign(x):
-    """x / (1 + |x|)."""
-    x = _float_tensor(x, "softsign")
-    return F.div(x, F.add(F.abs(x), 1.0))
+    """x / (1 + |x|); its gradient, 1 / (1 + |x|)^2, is 0 at +-inf (MindSpore's)."""
+    return ew.softsign.bind(_float_tensor(x, "softsign"))
 
 
 def logsigmoid(x):
@@ -120,3 +120,10 @@ def softshrink(input, lambd=0.5):  # noqa: A002
         raise RuntimeError(f"For 'SoftShrink', the values for lambd should be greater or equal to 0, but found "
                            f"to be [{lambd:g}].")
     return ew.shrink.bind(x, lambd=lambd, bias=lambd)
+
+
+def threshold(input, thr, value):  # noqa: A002 - MindSpore's names
+    """`input` where it is greater than `thr`, else `value` (NaN too); the gradient is 1 above
+    `thr` and 0 elsewhere (MindSpore 2.10's, measured). Integers stay integers."""
+    x = F.as_tensor(input)
+    return F.select(F.greater(x, thr), x, value)

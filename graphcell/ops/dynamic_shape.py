@@ -3,8 +3,9 @@
 graphcell's graphs have static shapes (XLA compiles one program per shape, and the vmap and
 grad passes need them), so these run eagerly (PYNATIVE) only, on the host with numpy, as
 MindSpore 2.10 computes them (measured): int64 indices in row-major order, `unique` in the
-order of first occurrence. Inside `jit`, `vmap` or `grad` they raise a GraphModeError that
-names the op and a static-shape alternative.
+order of first occurrence. Inside `jit` or `vmap` they raise a GraphModeError that names the
+op and a static-shape alternative; an eager grad knows its values (frontend/concrete.py), and
+masked_select's and unique's values are then gathers of the input, which carry its gradient.
 """
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ def _host(op: str, x) -> np.ndarray:
             f"ops.{op} has an output shape that depends on the input's values, and graph mode "
             f"(jit, vmap, grad) builds graphs of static shapes; call it eagerly, or use "
             f"{_INSTEAD[op]}") from None
+
+
+def _picked(input, shape, flat_indices, values) -> Tensor:  # noqa: A002
+    """`values`, the elements of `input` (broadcast to `shape`) at `flat_indices`: a Tensor of
+    them, or, when `input` is traced in an eager grad (which knows its values), a gather of
+    them, so that the gradient reaches the picked elements as in MindSpore's PYNATIVE."""
+    x = F.as_tensor(input)
+    if not x.is_symbolic:
+        return Tensor(values, x.dtype)
+    flat = F.reshape(F.broadcast_to(x, shape), (-1,))
+    return F.take_in_range(flat, Tensor(np.asarray(flat_indices, np.int32)), 0)
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002 - MindSpore's names
@@ -68,7 +80,7 @@ def masked_select(input, mask):  # noqa: A002
     except ValueError:
         raise ValueError(f"ops.masked_select: the shapes of 'input' {list(value.shape)} and 'mask' "
                          f"{list(mask_value.shape)} do not broadcast") from None
-    return Tensor(value[mask_value], F.as_tensor(input).dtype)
+    return _picked(input, value.shape, np.flatnonzero(mask_value), value[mask_value])
 
 
 def unique(input):  # noqa: A002
@@ -83,5 +95,5 @@ def unique(input):  # noqa: A002
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     index_dtype = np.int64 if value.dtype in (np.int64, np.float64) else np.int32
-    return (Tensor(distinct[order], F.as_tensor(input).dtype),
+    return (_picked(input, value.shape, first[order], distinct[order]),
             Tensor(position[inverse.reshape(-1)].reshape(value.shape).astype(index_dtype)))

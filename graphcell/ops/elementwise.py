@@ -103,7 +103,17 @@ atanh = unary("atanh", jnp.arctanh, floats_only=True)
 erfc = unary("erfc", jax.lax.erfc, floats_only=True)
 erfinv = unary("erfinv", jax.lax.erf_inv, floats_only=True)
 abs_ = unary("abs", jnp.abs)
-sign = unary("sign", jnp.sign)
+
+
+def _sign(x):
+    """-1, 0 or 1 from two comparisons for floats: NaN (and -0.0) gives 0, MindSpore 2.10's
+    Sign (measured; jnp.sign keeps NaN and -0.0)."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.sign(x)
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+sign = unary("sign", _sign)
 floor = unary("floor", jnp.floor, floats_only=True)
 ceil = unary("ceil", jnp.ceil, floats_only=True)
 round_ = unary("round", jnp.round, floats_only=True)  # half to even, as numpy and ONNX
@@ -111,11 +121,35 @@ round_ = unary("round", jnp.round, floats_only=True)  # half to even, as numpy a
 # layer's logical_* cast to bool first.
 logical_not = unary("not", jnp.invert, bits_only=True)
 is_finite = unary("is_finite", jnp.isfinite, floats_only=True, out_dtype=bool_)
+
+
+def _relu(x):
+    """x where x > 0, else 0: NaN gives 0, as MindSpore 2.10's ReLU (measured; max(x, 0) keeps
+    NaN). onnxruntime's Relu keeps NaN, and its NaN-to-0 op (ThresholdedRelu) does not fuse into
+    the Conv or Gemm before it (LeNet5 ensembles 1.06-1.6x slower), so ONNX keeps Relu."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.maximum(x, 0)
+    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
+
+
 # Their own primitives, not max(x, 0) and a clamp: the gradient at the kinks is MindSpore's
 # ReluGrad's and ReLU6Grad's (measured on 2.10: 0 at x = 0, 1 at x = 6), where max's balanced
 # rule sends half, and the backward pass is a mask, not max's nine ops.
-relu = unary("relu", jax.nn.relu, numbers_only=True)
+relu = unary("relu", _relu, numbers_only=True)
 relu6 = unary("relu6", jax.nn.relu6, floats_only=True)
+
+
+def _hard_swish(x):
+    """x * relu6(x + 3) / 6, 0 from -3 down (-inf included: MindSpore 2.10's HSwish, measured)."""
+    return jnp.where(x <= -3, jnp.zeros((), x.dtype), x * (jnp.clip(x + 3, 0, 6) / 6))
+
+
+# HSigmoid, HSwish and Softsign: primitives for their gradients at the kinks and far out
+# (MindSpore 2.10's, measured below), and ONNX has each as one op (HardSigmoid, HardSwish,
+# Softsign; the compositions were 3-4 ops).
+hard_sigmoid = unary("hard_sigmoid", lambda x: jnp.clip(x + 3, 0, 6) / 6, floats_only=True)
+hard_swish = unary("hard_swish", _hard_swish, floats_only=True)
+softsign = unary("softsign", lambda x: x / (1 + jnp.abs(x)), floats_only=True)
 # So are LeakyReLU and ELU ({alpha=a}), which backends have as ops (ONNX LeakyRelu and Elu:
 # as selects they were onnxruntime's Where, ~8x slower than an elementwise op, and ELU's
 # expm1 a dozen ops more). ELU's gradient at 0 is alpha, as MindSpore's EluGrad and torch.
@@ -219,15 +253,52 @@ _unary_vjp(relu, lambda x, y: F.cast(F.greater(y, 0), y.dtype))
 _unary_vjp(relu6, lambda x, y: F.cast(F.logical_and(F.greater(x, 0), F.less_equal(x, 6)), y.dtype))
 
 
+def _shares(x, y, of_max: bool):
+    """The shares of max(x, y)'s (or min's) cotangent that go to x and to y, MindSpore 2.10's
+    rule (measured): 1 to the winner, 0 to the loser, 0.5 each at a tie, and 1 each where they
+    do not compare (a NaN). Made of comparison masks, so a NaN input never makes a NaN share,
+    in XLA or onnxruntime."""
+    half_tie = F.mul(F.cast(F.equal(x, y), x.dtype), 0.5)
+    x_above, y_above = F.cast(F.greater(x, y), x.dtype), F.cast(F.less(x, y), x.dtype)
+    x_loses, y_loses = (y_above, x_above) if of_max else (x_above, y_above)
+    return F.sub(F.sub(1.0, x_loses), half_tie), F.sub(F.sub(1.0, y_loses), half_tie)
+
+
 @leaky_relu.def_vjp
 def _leaky_relu_vjp(ctx, cts, primals, outs, *, alpha):
-    # 1 where x > 0, alpha below and (1 + alpha) / 2 at 0, as MindSpore 2.10's LeakyReLU
-    # (measured: 0.6 for alpha 0.2). Written as (1 - h) + alpha * h with h = 1, 0.5 or 0 from
-    # two masks: exact at h = 0 and 1, and no Where (see relu's vjp above).
-    (x,), dtype = primals, outs[0].dtype
-    h = F.mul(F.add(F.cast(F.less(x, 0), dtype), F.cast(F.less_equal(x, 0), dtype)), 0.5)
-    slope = F.add(F.sub(1.0, h), F.mul(h, alpha))
+    # MindSpore 2.10's LeakyReLU is max(alpha * x, x) (min for alpha > 1) and its gradient is
+    # max's (measured): 1 where x > 0, alpha below, (1 + alpha) / 2 at 0 and +-inf (ties of x and
+    # alpha * x), 1 + alpha at NaN (both operands get the cotangent).
+    (x,) = primals
+    to_x, to_scaled = _shares(x, F.mul(x, alpha), of_max=alpha <= 1)
+    slope = F.add(to_x, F.mul(to_scaled, alpha))
     return (F.mul(cts[0], slope),)
+
+
+@hard_sigmoid.def_vjp
+def _hard_sigmoid_vjp(ctx, cts, primals, outs):
+    # 1/6 strictly between -3 and 3, and at NaN; 0 at +-3 and beyond (MindSpore 2.10's
+    # HSigmoidGrad, measured; relu6(x + 3) / 6 gave 1/6 at 3).
+    (x,), dtype = primals, outs[0].dtype
+    outside = F.add(F.cast(F.less_equal(x, -3.0), dtype), F.cast(F.greater_equal(x, 3.0), dtype))
+    return (F.mul(cts[0], F.mul(F.sub(1.0, outside), 1.0 / 6.0)),)
+
+
+@hard_swish.def_vjp
+def _hard_swish_vjp(ctx, cts, primals, outs):
+    # (2x + 3) / 6 from -3 to 3, limits included (-0.5 at -3 and 1.5 at 3: MindSpore 2.10's
+    # HSwishGrad, measured), 0 below, 1 above, NaN at NaN. The middle formula sees x clamped to
+    # [-3, 3] (NaN stays NaN), so at +-inf it is finite and its mask zeroes it.
+    (x,), dtype = primals, outs[0].dtype
+    below, above = F.cast(F.less(x, -3.0), dtype), F.cast(F.greater(x, 3.0), dtype)
+    inner = F.add(F.mul(F.minimum(F.maximum(x, -3.0), 3.0), 1.0 / 3.0), 0.5)
+    slope = F.add(above, F.mul(F.sub(F.sub(1.0, below), above), inner))
+    return (F.mul(cts[0], slope),)
+
+
+# 1 / (1 + |x|)^2: 0 at +-inf (MindSpore 2.10's, measured; x / (1 + |x|)'s composed gradient
+# was inf / inf there).
+_unary_vjp(softsign, lambda x, y: F.square(F.reciprocal(F.add(F.abs(x), 1.0))))
 
 
 @elu.def_vjp
@@ -306,16 +377,18 @@ def _pow_vjp(ctx, cts, primals, outs):
     return unbroadcast(F.mul(ct, dx), x.shape), unbroadcast(F.mul(ct, dy), y.shape)
 
 
-def _minmax_vjp(ctx, cts, primals, outs):
-    # jax's balanced rule: a tie sends half the cotangent to each operand.
-    (x, y), (ct,), (out,) = primals, cts, outs
-    x_wins, y_wins = F.cast(F.equal(x, out), out.dtype), F.cast(F.equal(y, out), out.dtype)
-    share = F.div(ct, F.add(x_wins, y_wins))
-    return unbroadcast(F.mul(share, x_wins), x.shape), unbroadcast(F.mul(share, y_wins), y.shape)
+def _minmax_vjp(of_max: bool):
+    # MindSpore 2.10's rule (measured; `_shares`): a tie sends half the cotangent to each
+    # operand (jax's balanced rule too), a NaN the whole of it to both.
+    def rule(ctx, cts, primals, outs):
+        (x, y), (ct,) = primals, cts
+        to_x, to_y = _shares(x, y, of_max)
+        return unbroadcast(F.mul(ct, to_x), x.shape), unbroadcast(F.mul(ct, to_y), y.shape)
+    return rule
 
 
-maximum.def_vjp(_minmax_vjp)
-minimum.def_vjp(_minmax_vjp)
+maximum.def_vjp(_minmax_vjp(of_max=True))
+minimum.def_vjp(_minmax_vjp(of_max=False))
 
 
 @select.def_vjp

@@ -310,13 +310,15 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     is 1 from min to max, limits included, as MindSpore 2.10's clamp and Tensor.clip
     (measured); `clip_by_value` and hardtanh share it half and half at a limit instead."""
     x = as_tensor(input)
-    limited = limit(x, min, max, "clamp")
     if not x.dtype.is_floating:
-        return limited
+        return limit(x, min, max, "clamp")
     # x itself wherever it is within the limits, so its gradient there is 1 (a limit too);
     # outside them, the limit (where min > max that is max everywhere, as torch and MindSpore)
     inside = [greater_equal(x, min)] if min is not None else []
     inside += [less_equal(x, max)] if max is not None else []
+    # outside, the gradient is the limits' alone: x reaches `limited` through stop_gradient, so
+    # a NaN x (outside every limit) has MindSpore's gradient 0, not max's and min's 1
+    limited = limit(stop_gradient(x), min, max, "clamp")
     return select(inside[0] if len(inside) == 1 else logical_and(*inside), x, limited)
 
 
@@ -1355,9 +1357,16 @@ def gelu(input, approximate: str | bool = "none"):  # noqa: A002
     x = as_tensor(input)
     if approximate not in (True, False, "tanh", "none"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    if x.dtype is mstype.float16:
+        # computed in float32, as MindSpore's float16 kernels: in float16 x^3 overflowed from
+        # |x| = 40 (the tanh form's gradient was NaN there, MindSpore's 1 and 0), and rounding
+        # each step lost small differences (1 + erf, sigmoid's 1 - s) to 0.2-0.7%
+        return cast(gelu(cast(x, mstype.float32), approximate), mstype.float16)
     if approximate in (True, "tanh"):
-        inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), math.sqrt(2.0 / math.pi))
-        return mul(mul(x, 0.5), add(tanh(inner), 1.0))
+        # 0.5 x (1 + tanh(u)) written as x sigmoid(2u): the same function, without 1 + tanh's
+        # cancellation for negative x (gelu(-3) was 1e-5 off)
+        twice_u = mul(add(x, mul(pow(x, 3.0), 0.044715)), 2.0 * math.sqrt(2.0 / math.pi))
+        return mul(x, sigmoid(twice_u))
     return mul(mul(x, 0.5), add(erf(div(x, math.sqrt(2.0))), 1.0))
 
 
@@ -1381,7 +1390,11 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
     if x.dtype is mstype.float16:
         threshold = builtins.min(threshold, 10.0)   # float16's exp overflows above 11
     scaled = x if beta == 1 else mul(x, beta)
-    soft = log1p(exp(minimum(scaled, threshold)))
+    # exp's argument is capped just above the threshold, which only the unselected side
+    # reaches: at scaled == threshold the soft side is selected and min has no tie, whose
+    # half share gave a gradient of 0.5 there (MindSpore's is sigmoid(threshold), 1.0)
+    cap = float(np.nextafter(np.asarray(threshold, x.dtype.np_dtype), np.inf))
+    soft = log1p(exp(minimum(scaled, cap)))
     return select(greater(scaled, threshold), x, soft if beta == 1 else div(soft, beta))
 
 
@@ -1391,12 +1404,15 @@ def mish(x):
 
 
 def hardsigmoid(input):  # noqa: A002
-    return div(relu6(add(as_tensor(input), 3.0)), 6.0)
+    """relu6(x + 3) / 6; its gradient is 1/6 strictly between -3 and 3 (MindSpore's)."""
+    x = as_tensor(input)
+    return ew.hard_sigmoid.bind(x) if x.dtype.is_floating else div(relu6(add(x, 3.0)), 6.0)
 
 
 def hardswish(input):  # noqa: A002
+    """x * relu6(x + 3) / 6, 0 from -3 down (-inf included, as MindSpore's)."""
     x = as_tensor(input)
-    return mul(x, hardsigmoid(x))
+    return ew.hard_swish.bind(x) if x.dtype.is_floating else mul(x, hardsigmoid(x))
 
 
 def softmax(input, axis=-1, *, dtype=None):  # noqa: A002

@@ -1193,7 +1193,8 @@ class PReLU(Operator):
                              f"{list(x.shape)}) or a single one, but got shape {list(w.shape)}.")
         if x.ndim >= 2:
             w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))
-        return F.select(F.greater(x, 0), x, F.mul(w, x))
+        # x unless x <= 0: a NaN takes x's side, so its gradient is 1 (MindSpore 2.10's, measured)
+        return F.select(F.less_equal(x, 0), F.mul(w, x), x)
 
 
 _DATA_FORMATS = ("NCHW", "NHWC", "NCDHW")

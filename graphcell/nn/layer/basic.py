@@ -154,7 +154,8 @@ class PReLU(Cell):
             w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))  # one slope per channel, axis 1
         elif self.w.shape[0] != 1:
             raise ValueError(f"For 'PReLU', a rank-{x.ndim} input takes channel=1 only")
-        return F.select(F.greater(x, 0), x, F.mul(w, x))
+        # x unless x <= 0: a NaN takes x's side, so its gradient is 1 (MindSpore 2.10's, measured)
+        return F.select(F.less_equal(x, 0), F.mul(w, x), x)
 
 
 class ELU(Cell):
@@ -247,6 +248,17 @@ class SoftShrink(_Shrink):
     _fn = staticmethod(A.softshrink)
 
 
+class Threshold(Cell):
+    """x where x > threshold, else value (MindSpore's nn.Threshold)."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+    def construct(self, x):
+        return A.threshold(x, self.threshold, self.value)
+
+
 class Softmin(Cell):
     """softmax(-x) over `axis` (an int or a tuple of ints)."""
 
@@ -269,4 +281,4 @@ _ACTIVATIONS = {
 __all__ = ["Identity", "Flatten", "Dense", "Dropout", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus", "GELU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "LogSoftmax", "Softsign", "LogSigmoid", "SeLU", "Tanhshrink", "Hardtanh", "CELU",
-           "Softmin", "HShrink", "SoftShrink", "get_activation", "ops"]
+           "Softmin", "HShrink", "SoftShrink", "Threshold", "get_activation", "ops"]
