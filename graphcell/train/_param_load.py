@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dtype import bfloat16
-from ..tensor import Parameter, Tensor, host_to_device
+from ..tensor import Parameter, host_to_device
 
 __all__ = ["ParameterLoadError", "assign_all", "as_numpy"]
 
