@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import graphcell as ms
-from graphcell import Tensor, nn
+from graphcell import Tensor, nn, ops
 from graphcell.amp import DynamicLossScaler, StaticLossScaler, all_finite, auto_mixed_precision
 from tests.conftest import golden_array, load_lenet
 
@@ -270,3 +270,38 @@ def test_to_float_casts_inputs_and_keeps_float32_parameters():
 def test_loss_scalers_refuse_nan_and_infinite_settings(make):
     with pytest.raises(ValueError, match="finite"):
         make()
+
+
+def test_o1_white_list_is_mindspores_cells():
+    # MindSpore 2.10's amp.get_white_list(), measured: these Cells, then operator classes
+    # (Conv2D, MatMul, BatchMatMul, PReLU, ReLU, Ger, ...) that graphcell's O1 does not cast
+    assert [c.__name__ for c in ms.amp.get_white_list()] == [
+        "Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose", "Dense",
+        "LSTMCell", "RNNCell", "GRUCell"]
+
+
+class _ConvAndLSTMCell(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 3, 3, has_bias=True)
+        self.cell = nn.LSTMCell(3 * 8, 4)   # pad_mode "same": 8 positions
+
+    def construct(self, x):
+        y = ops.relu(self.conv(x))
+        h, c = self.cell(y.reshape(y.shape[0], -1), (ops.zeros((y.shape[0], 4)), ops.zeros((y.shape[0], 4))))
+        return h + c
+
+
+def test_o1_runs_conv1d_and_the_rnn_cells_in_low_precision():
+    ms.set_seed(3)
+    x = np.random.default_rng(0).normal(size=(2, 2, 8)).astype(np.float32)
+    reference = _ConvAndLSTMCell()
+    want = ms.jit(reference)(Tensor(x)).asnumpy()
+    net = auto_mixed_precision(reference, "O1")
+    got = ms.jit(net)(Tensor(x))
+    assert got.dtype == ms.float32
+    np.testing.assert_allclose(got.asnumpy(), want, atol=5e-3)
+    assert np.abs(got.asnumpy() - want).max() > 0   # it really ran in float16
+    kinds, _ = compute_dtypes(net, x)
+    assert kinds["conv"] == {"Float16"} and kinds["dot_general"] == {"Float16"}
+    assert kinds["relu"] == {"Float32"}
