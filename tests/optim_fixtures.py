@@ -1,6 +1,6 @@
-"""Shared by tests/test_weight_decay_schedule.py and tests/test_optim_lars.py: the weights,
-gradients and dynamic weight decay their MindSpore 2.10 measurements were made with, and a
-three-step optimizer run."""
+"""Shared by the optimizer tests: the weights, gradients and dynamic weight decay the MindSpore
+2.10 measurements of tests/test_weight_decay_schedule.py and tests/test_optim_lars.py were made
+with, a three-step optimizer run, and the ensemble-equals-its-members training check."""
 import numpy as np
 
 import graphcell as ms
@@ -36,3 +36,20 @@ def _run(make, steps=3):
     for grads in GRADS[:steps]:
         opt(tuple(T(g) for g in grads))
     return opt, params
+
+
+def assert_ensemble_steps_match_members(build, rng=None, steps=3):
+    """`build()` makes the same two TrainOneStepCells twice: the pair vmapped as one ensemble
+    trains to the losses and weights of each run on its own, step after step."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    x = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    y = rng.standard_normal((2, 4, 2)).astype(np.float32)
+    singles, batched = build(), build()
+    step = ms.vmap(nn.CellList(batched))
+    for _ in range(steps):
+        out = step(T(x), T(y)).asnumpy()
+        ref = [float(ms.jit(c)(T(x[k]), T(y[k])).asnumpy()) for k, c in enumerate(singles)]
+        np.testing.assert_allclose(out, ref, rtol=1e-5)
+    for a, b in zip(singles, batched):
+        for pa, pb in zip(a.get_parameters(), b.get_parameters()):
+            np.testing.assert_allclose(pa.asnumpy(), pb.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=pa.name)

@@ -9,6 +9,7 @@ from graphcell import nn
 from graphcell.train.ckpt_format import read_ckpt_file
 from tests.conftest import GOLDEN, golden_array, load_lenet
 from tests.models.train_step import TrainOneStepNet
+from tests.optim_fixtures import assert_ensemble_steps_match_members
 
 T = ms.Tensor
 rng = np.random.default_rng(0)
@@ -421,14 +422,4 @@ def test_every_optimizer_trains_per_model_learning_rates_under_vmap(make_opt):
             cells.append(nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), make_opt(net.trainable_params(), lr)))
         return cells
 
-    x = rng.standard_normal((2, 4, 3)).astype(np.float32)
-    y = rng.standard_normal((2, 4, 2)).astype(np.float32)
-    singles, batched = build(), build()
-    step = ms.vmap(nn.CellList(batched))
-    for _ in range(3):
-        out = step(T(x), T(y)).asnumpy()
-        ref = [float(ms.jit(c)(T(x[k]), T(y[k])).asnumpy()) for k, c in enumerate(singles)]
-        np.testing.assert_allclose(out, ref, rtol=1e-5)
-    for a, b in zip(singles, batched):
-        for pa, pb in zip(a.get_parameters(), b.get_parameters()):
-            np.testing.assert_allclose(pa.asnumpy(), pb.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=pa.name)
+    assert_ensemble_steps_match_members(build, rng)

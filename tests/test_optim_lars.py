@@ -13,7 +13,7 @@ import pytest
 import graphcell as ms
 from graphcell import nn
 
-from tests.optim_fixtures import B0, GRADS, W0, StepWeightDecay, T, _params, _run  # noqa: F401
+from tests.optim_fixtures import B0, GRADS, W0, StepWeightDecay, T, _params, _run, assert_ensemble_steps_match_members  # noqa: F401,E501
 
 
 def _momentum(p, **kw):
@@ -180,14 +180,4 @@ def test_lars_with_a_weight_decay_schedule_trains_an_ensemble_under_vmap():
             cells.append(nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.LARS(inner, coefficient=0.1)))
         return cells
 
-    rng = np.random.default_rng(0)
-    x, y = rng.standard_normal((2, 4, 3)).astype(np.float32), rng.standard_normal((2, 4, 2)).astype(np.float32)
-    singles, batched = build(), build()
-    step = ms.vmap(nn.CellList(batched))
-    for _ in range(3):
-        out = step(T(x), T(y)).asnumpy()
-        ref = [float(ms.jit(c)(T(x[k]), T(y[k])).asnumpy()) for k, c in enumerate(singles)]
-        np.testing.assert_allclose(out, ref, rtol=1e-5)
-    for a, b in zip(singles, batched):
-        for pa, pb in zip(a.get_parameters(), b.get_parameters()):
-            np.testing.assert_allclose(pa.asnumpy(), pb.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=pa.name)
+    assert_ensemble_steps_match_members(build)
