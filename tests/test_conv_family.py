@@ -22,21 +22,14 @@ from graphcell import Tensor, nn, ops
 from graphcell.common import initializer as I
 from graphcell.ops import nn_prims
 from graphcell.train import load_torch_state_dict
+from tests.modes import MODES, call
 
 DATA = Path(__file__).parent / "data" / "conv_family"
-MODES = ["eager", "jit", "onnx"]
 RNG = np.random.default_rng(7)
 
 
 def randn(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
-
-
-def run(fn, mode, *arrays):
-    if mode != "eager":
-        fn = ms.jit(fn, backend="onnx") if mode == "onnx" else ms.jit(fn)
-    out = fn(*[Tensor(a) for a in arrays])
-    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
 
 
 def t(a):
@@ -88,7 +81,7 @@ def test_parameters_are_mindspores_bit_for_bit_names_shapes_and_values():
 def test_outputs_match_mindspore(mode):
     data = np.load(DATA / "conv_family_outputs.npz")
     net = golden_net()
-    outs = run(net, mode, data["x1"], data["x2"])
+    outs = call(net, mode, data["x1"], data["x2"])
     for name, out in zip(["c1", "t2", "t1", "t2v"], outs):
         assert out.shape == data[name].shape, name
         np.testing.assert_allclose(out, data[name], atol=2e-6, rtol=1e-5, err_msg=name)
@@ -125,7 +118,7 @@ def test_a_torch_state_dict_loads_into_the_layers():
     x1, x2 = randn(2, 4, 7), randn(2, 4, 3, 4)
     with torch.no_grad():
         expected = (tnet["t1"](tnet["c1"](t(x1))).numpy(), tnet["t2"](t(x2)).numpy())
-    for got, e in zip(run(net, "onnx", x1, x2), expected):
+    for got, e in zip(call(net, "onnx", x1, x2), expected):
         np.testing.assert_allclose(got, e, atol=1e-5, rtol=1e-5)
 
 
@@ -211,7 +204,7 @@ TRANSPOSED_2D = [  # in, out, kernel, stride, pad_mode, padding, output_padding,
 
 def _all_at_once(fns, mode, inputs):
     """Every case in one program: one XLA compilation, one onnxruntime session."""
-    return run(lambda *xs: tuple(f(x) for f, x in zip(fns, xs)), mode, *inputs)
+    return call(lambda *xs: tuple(f(x) for f, x in zip(fns, xs)), mode, *inputs)
 
 
 @pytest.mark.parametrize("mode", ["jit", "onnx"])
@@ -294,10 +287,10 @@ def test_eager_calls_compute_what_jit_does():
     """One case of each op run op by op (the MindSpore-output test runs the layers eagerly)."""
     x, w, b = randn(2, 4, 5, 4), randn(4, 3, 3, 2), randn(6)
     fn = lambda a: ops.conv_transpose2d(a, Tensor(w), Tensor(b), 2, 1, 1, 2, (1, 2))  # noqa: E731
-    np.testing.assert_allclose(run(fn, "eager", x), run(fn, "jit", x), atol=1e-6)
+    np.testing.assert_allclose(call(fn, "eager", x), call(fn, "jit", x), atol=1e-6)
     x1, w1 = randn(2, 4, 9), randn(6, 2, 3)
     fn = lambda a: ops.conv1d(a, Tensor(w1), None, 2, "same", 0, 2, 2)  # noqa: E731
-    np.testing.assert_allclose(run(fn, "eager", x1), run(fn, "jit", x1), atol=1e-6)
+    np.testing.assert_allclose(call(fn, "eager", x1), call(fn, "jit", x1), atol=1e-6)
 
 
 def test_the_graph_is_one_conv_transpose_and_counts_its_forward_convolutions_flops():
@@ -373,7 +366,7 @@ def test_gradients_match_torch_autograd(mode):
     tf1 = lambda x, w, b: torch.nn.functional.conv1d(torch.nn.functional.pad(x, (2, 2)), w, b, 2, 0, 2, 2) * t(c1)  # noqa: E731
     for f, tf, arrays, c in [(f2, tf2, (x2, w2, b2), c2), (f1, tf1, (x1, w1, b1), c1)]:
         expected = _torch_grads(tf, *arrays)
-        got = run(ms.grad(f, grad_position=(0, 1, 2)), mode, *arrays, c)
+        got = call(ms.grad(f, grad_position=(0, 1, 2)), mode, *arrays, c)
         for e, g in zip(expected, got):
             np.testing.assert_allclose(g, e, atol=1e-4, rtol=1e-4)
 
@@ -423,7 +416,7 @@ def test_an_ensemble_matches_a_loop_over_its_members(mode, strategy):
     x, xs = randn(2, 4, 5, 4), randn(3, 2, 4, 5, 4)
     for in_axes, arr, expected in zip((None, 0), (x, xs), _loop(members, x, xs)):
         ens = ms.vmap(nn.CellList(members), in_axes=in_axes, conv_strategy=strategy)
-        got = run(ens, mode, arr)
+        got = call(ens, mode, arr)
         np.testing.assert_allclose(got, expected, atol=1e-5, rtol=1e-5, err_msg=f"in_axes={in_axes}")
 
 

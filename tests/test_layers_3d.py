@@ -23,22 +23,13 @@ import torch.nn.functional as TF
 import graphcell as ms
 from graphcell import Tensor, nn, ops
 from graphcell.ops import nn_prims
+from tests.modes import call
 
 RNG = np.random.default_rng(11)
 
 
 def randn(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
-
-
-def run(fn, mode, *arrays):
-    if mode != "eager":
-        fn = ms.jit(fn, backend="onnx") if mode == "onnx" else ms.jit(fn)
-    return _numpy(fn(*[Tensor(a) for a in arrays]))
-
-
-def _numpy(out):
-    return tuple(_numpy(o) for o in out) if isinstance(out, tuple) else out.asnumpy()
 
 
 def t(a):
@@ -176,7 +167,7 @@ def test_conv3d_layers_match_torch_with_mindspores_shapes(mode):
         for kernel, kwargs, shape in table:
             layers.append(cls(4, 6, kernel, bias_init="normal" if kwargs.get("has_bias") else None, **kwargs))
             shapes.append(shape)
-    got = run(lambda a: tuple(layer(a) for layer in layers), mode, x)
+    got = call(lambda a: tuple(layer(a) for layer in layers), mode, x)
     for layer, shape, out in zip(layers, shapes, got):
         assert out.shape == shape, layer
         np.testing.assert_allclose(out, _conv_reference(layer, x), atol=2e-5, rtol=1e-5, err_msg=str(layer))
@@ -192,7 +183,7 @@ def test_eager_calls_compute_what_jit_does():
     x = randn(1, 2, 4, 5, 4)
     as_tuple = lambda v: v if isinstance(v, tuple) else (v,)  # noqa: E731
     for f in fns:
-        for e, j in zip(as_tuple(run(f, "eager", x)), as_tuple(run(f, "jit", x))):
+        for e, j in zip(as_tuple(call(f, "eager", x)), as_tuple(call(f, "jit", x))):
             assert e.dtype == j.dtype
             np.testing.assert_allclose(e, j, atol=1e-6, err_msg=str(f))
 
@@ -228,7 +219,7 @@ def test_ops_conv3d_and_conv3d_transpose_match_torch(mode):
                 TF.conv_transpose3d(t(x), t(wt), None, (2, 3, 2), 1, (1, 2, 0), 1, (1, 2, 2)).numpy()]
     shapes = [(2, 6, 3, 5, 5), (2, 6, 3, 3, 4), (2, 6, 5, 5, 9), (2, 3, 7, 7, 9), (2, 3, 10, 12, 14),
               (2, 3, 10, 5, 14), None]   # MindSpore 2.10's
-    got = run(lambda a: tuple(f(a) for f in fns), mode, x)
+    got = call(lambda a: tuple(f(a) for f in fns), mode, x)
     for i, (g, e, shape) in enumerate(zip(got, expected, shapes)):
         assert shape is None or g.shape == shape, i
         np.testing.assert_allclose(g, e, atol=3e-5, rtol=1e-5, err_msg=str(i))
@@ -291,7 +282,7 @@ def test_gradients_match_torch_autograd(mode):
     tg = lambda x, w: TF.conv_transpose3d(x, w, None, (2, 3, 2), 1, (1, 2, 0)) * t(ct)  # noqa: E731
     for fn, tfn, arrays, cot in [(f, tf, (x, w, b), c), (g, tg, (xt, wt), ct)]:
         expected = _torch_grads(tfn, *arrays)
-        got = run(ms.grad(fn, grad_position=tuple(range(len(arrays)))), mode, *arrays, cot)
+        got = call(ms.grad(fn, grad_position=tuple(range(len(arrays)))), mode, *arrays, cot)
         for e, gv in zip(expected, got):
             np.testing.assert_allclose(gv, e, atol=1e-4, rtol=1e-4)
 
@@ -315,7 +306,7 @@ def test_an_ensemble_matches_a_loop_over_its_members(mode, strategy):
                 np.stack([m(Tensor(xs[i])).asnumpy() for i, m in enumerate(members)]))
     for in_axes, arr, e in zip((None, 0), (x, xs), expected):
         ens = ms.vmap(nn.CellList(members), in_axes=in_axes, conv_strategy=strategy)
-        np.testing.assert_allclose(run(ens, mode, arr), e, atol=1e-5, rtol=1e-5, err_msg=f"in_axes={in_axes}")
+        np.testing.assert_allclose(call(ens, mode, arr), e, atol=1e-5, rtol=1e-5, err_msg=f"in_axes={in_axes}")
 
 
 @pytest.mark.parametrize("strategy, axes", [("grouped", (1, 0)), ("wide", (None, 0)), ("unrolled", (0, 0)),
@@ -412,7 +403,7 @@ def pool_cases():
 def test_3d_pools_match_torch_with_mindspores_shapes(mode):
     x = randn(2, 3, 5, 6, 7)
     cases = pool_cases()
-    got = run(lambda a: tuple(layer(a) for layer, _, _ in cases), mode, x)
+    got = call(lambda a: tuple(layer(a) for layer, _, _ in cases), mode, x)
     for i, ((_, reference, shape), out) in enumerate(zip(cases, got)):
         expected = reference(x)
         outs, wants = (out, expected) if isinstance(expected, tuple) else ((out,), (expected,))
@@ -446,7 +437,7 @@ def test_ties_pick_the_first_maximum_in_window_order(mode):
            lambda a: ops.max_pool2d(a, (2, 3), (1, 2), 1, (2, 1), True)]
     expected = [TF.max_pool2d(t(x), 2, 1, return_indices=True), TF.max_pool2d(t(x), (2, 3), (1, 2), 1, (2, 1), False, True)]
     for f, (ev, ei) in zip(fns, expected):
-        v, i = run(f, mode, x)
+        v, i = call(f, mode, x)
         np.testing.assert_array_equal(v, ev.numpy())
         np.testing.assert_array_equal(i, ei.numpy())
 
@@ -473,7 +464,7 @@ POOLS_1D_2D = [
 @pytest.mark.parametrize("mode", ["jit", "onnx"])
 def test_1d_and_2d_max_pools_match_torch(mode):
     xs = [randn(*shape) for _, _, shape in POOLS_1D_2D]
-    got = run(lambda *a: tuple(f(v) for (f, _, _), v in zip(POOLS_1D_2D, a)), mode, *xs)
+    got = call(lambda *a: tuple(f(v) for (f, _, _), v in zip(POOLS_1D_2D, a)), mode, *xs)
     for i, ((_, reference, _), x, out) in enumerate(zip(POOLS_1D_2D, xs, got)):
         expected = reference(x)
         outs, wants = (out, expected) if isinstance(expected, tuple) else ((out,), (expected,))
@@ -496,7 +487,7 @@ def test_max_pool_gradients_match_torch_autograd(mode):
     for i, (f, tf, x) in enumerate(cases):
         c = randn(*tf(t(x)).shape)
         (expected,) = _torch_grads(lambda a: tf(a) * t(c), x)
-        got = run(ms.grad(lambda a, cot: (f(a) * cot).sum()), mode, x, c)
+        got = call(ms.grad(lambda a, cot: (f(a) * cot).sum()), mode, x, c)
         np.testing.assert_allclose(got, expected, atol=1e-5, err_msg=str(i))
 
 
@@ -507,8 +498,8 @@ def test_pools_under_vmap_match_a_loop(mode):
            lambda a: nn.MaxPool2d(2, pad_mode="pad", dilation=2, return_indices=True)(a[:, 0])]
     xs = randn(3, 2, 2, 5, 6, 5)
     for f in fns:
-        got = run(ms.vmap(f), mode, xs)
-        loop = [run(f, "eager", x) for x in xs]
+        got = call(ms.vmap(f), mode, xs)
+        loop = [call(f, "eager", x) for x in xs]
         for k, g in enumerate(got if isinstance(got, tuple) else (got,)):
             e = np.stack([o[k] if isinstance(o, tuple) else o for o in loop])
             np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7)
@@ -591,7 +582,7 @@ def test_batchnorm3d_is_mindspores_batchnorm2d_child(mode):
     assert [p.name for p in net.trainable_params()] == ["bn.bn2d.gamma", "bn.bn2d.beta"]
     x = randn(2, 3, 2, 3, 4) * 2 + 1
     net.set_train(True)
-    y = run(net, mode, x)
+    y = call(net, mode, x)
     axes = (0, 2, 3, 4)
     mean, var = x.mean(axes), x.var(axes)
     np.testing.assert_allclose(y, (x - mean[:, None, None, None]) / np.sqrt(var[:, None, None, None] + 1e-5), atol=1e-5)
@@ -600,8 +591,8 @@ def test_batchnorm3d_is_mindspores_batchnorm2d_child(mode):
     net.set_train(False)
     mm, mv = net.bn.bn2d.moving_mean.asnumpy(), net.bn.bn2d.moving_variance.asnumpy()
     expected = (x - mm[:, None, None, None]) / np.sqrt(mv[:, None, None, None] + 1e-5)
-    np.testing.assert_allclose(run(net, mode, x), expected, atol=1e-5)
-    np.testing.assert_allclose(run(net, "onnx", x), expected, atol=1e-5)
+    np.testing.assert_allclose(call(net, mode, x), expected, atol=1e-5)
+    np.testing.assert_allclose(call(net, "onnx", x), expected, atol=1e-5)
 
 
 def test_batchnorm3d_exports_with_a_dynamic_batch(tmp_path):
@@ -638,10 +629,10 @@ def test_shrinks_and_their_gradients_at_the_thresholds_are_mindspores(mode):
     torch_fns = [TF.hardshrink, TF.hardshrink, TF.softshrink, TF.softshrink, TF.hardshrink, TF.softshrink,
                  TF.hardshrink]
     measured = {0.5: [1, 0, 0, 0, 0, 0, 1, 1], 0.3: [1, 1, 0, 0, 0, 1, 1, 1]}
-    values = run(lambda a: tuple(f(a) for f in fns), mode, X_SHRINK)
+    values = call(lambda a: tuple(f(a) for f in fns), mode, X_SHRINK)
     for f, lambd, tf, v in zip(fns, lambds, torch_fns, values):
         np.testing.assert_array_equal(v, tf(t(X_SHRINK), lambd).numpy())
-        grad = run(ms.grad(lambda a, f=f: f(a).sum()), mode, X_SHRINK)
+        grad = call(ms.grad(lambda a, f=f: f(a).sum()), mode, X_SHRINK)
         np.testing.assert_array_equal(grad, measured[lambd])
 
 

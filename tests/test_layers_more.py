@@ -19,9 +19,9 @@ import torch.nn.functional as TF
 import graphcell as ms
 from graphcell import Tensor, nn, ops
 from graphcell.runtime import Session
+from tests.modes import MODES, call, compiled
 
 RNG = np.random.default_rng(23)
-MODES = ["eager", "jit", "onnx"]
 COMPILED = ["jit", "onnx"]   # gradients: an eager grad runs the same graph op by op
 
 
@@ -32,16 +32,6 @@ def sample(cases, mode, jit=1, eager=3):
     are the same for all three."""
     step = {"onnx": 1, "jit": jit, "eager": eager}[mode]
     return cases[step if isinstance(step, slice) else slice(None, None, step)]
-
-
-def compiled(fn, mode):
-    return fn if mode == "eager" else ms.jit(fn, backend="xla" if mode == "jit" else "onnx")
-
-
-def call(fn, mode, *arrays):
-    """fn over Tensors of `arrays` in `mode`; its outputs as numpy arrays (a tuple for several)."""
-    out = compiled(fn, mode)(*(Tensor(a) for a in arrays))
-    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
 
 
 def torch_grads(fn, *arrays):

@@ -19,9 +19,9 @@ import torch
 import graphcell as ms
 from graphcell import ops
 from graphcell.runtime import Session
+from tests.modes import MODES, call
 
 RNG = np.random.default_rng(7)
-MODES = ["eager", "jit", "onnx"]
 NAN, INF = np.nan, np.inf
 F32, F64 = np.float32, np.float64
 
@@ -30,17 +30,6 @@ EDGE = np.array([0.0, -0.0, 1.0, -1.0, 2.5, INF, -INF, NAN], F32)
 EX, EY = np.repeat(EDGE, 8), np.tile(EDGE, 8)
 UNIT = np.array([0.0, -0.0, 0.5, -0.5, 0.999, -0.9999, 1.0, -1.0, 1.5, 1e-30, INF, NAN], F32)
 WIDE = np.array([0.0, -0.0, 0.25, -2.5, 3.0, 80.0, -80.0, 1e-30, 1e30, INF, -INF, NAN], F32)
-
-
-def call(fn, mode, *arrays):
-    """fn over Tensors of `arrays`, in `mode`; its outputs as numpy arrays."""
-    tensors = [ms.Tensor(a) for a in arrays]
-    if mode == "jit":
-        fn = ms.jit(fn)
-    elif mode == "onnx":
-        fn = ms.jit(fn, backend="onnx")
-    out = fn(*tensors)
-    return tuple(o.asnumpy() for o in out) if isinstance(out, (tuple, list)) else out.asnumpy()
 
 
 def same(got, want, rtol=2e-6, atol=0.0, signed_zeros=True, err_msg=""):

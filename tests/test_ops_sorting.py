@@ -13,28 +13,17 @@ import pytest
 import graphcell as ms
 from graphcell import ops
 from graphcell.runtime import Session
+from tests.modes import MODES, call
 
 RNG = np.random.default_rng(11)
 # float16 under jit(backend="onnx") warns that onnxruntime computes it in float32 (known, wanted here)
 F16_ONNX = pytest.mark.filterwarnings("ignore:jit\\(backend='onnx'\\) of a float16 graph")
-MODES = ["eager", "jit", "onnx"]
 NAN, INF = np.nan, np.inf
 
 # Ties, NaNs, infinities and both zeros in one place.
 TRICKY = np.array([[3.0, 1.0, NAN, 1.0, -0.0, 0.0, -INF, 1.0],
                    [2.0, INF, 1.0, NAN, 0.0, -0.0, 2.0, NAN],
                    [0.5, 0.5, 0.5, -1.0, 0.5, -1.0, 7.0, 0.5]], np.float32)
-
-
-def call(fn, mode, *arrays):
-    """fn over Tensors of `arrays`, in `mode`; its outputs as numpy arrays (a tuple for several)."""
-    tensors = [ms.Tensor(a) for a in arrays]
-    if mode == "jit":
-        fn = ms.jit(fn)
-    elif mode == "onnx":
-        fn = ms.jit(fn, backend="onnx")
-    out = fn(*tensors)
-    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
 
 
 def ref_order(x, axis, descending):

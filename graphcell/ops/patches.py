@@ -105,15 +105,18 @@ def _window_slices(x, kernel: tuple, dilation: tuple, stride: tuple, out: tuple)
     return pieces
 
 
+def _block_args(kernel_size, dilation, padding, stride, op: str) -> tuple:
+    """unfold's and fold's sliding-block arguments, each an int or a pair, as four pairs."""
+    return (_pair(kernel_size, "kernel_size", op, 1), _pair(dilation, "dilation", op, 1),
+            _pair(padding, "padding", op, 0), _pair(stride, "stride", op, 1))
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     """im2col: [N, C, H, W] -> [N, C*kh*kw, L], each column one sliding block (zero padding
     `padding` on both sides of each spatial axis), channel-major then kernel row and column,
     blocks in row-major order (torch's and MindSpore's layout)."""
     _check_tensor(input, "unfold")
-    kernel = _pair(kernel_size, "kernel_size", "unfold", 1)
-    dil = _pair(dilation, "dilation", "unfold", 1)
-    pad = _pair(padding, "padding", "unfold", 0)
-    step = _pair(stride, "stride", "unfold", 1)
+    kernel, dil, pad, step = _block_args(kernel_size, dilation, padding, stride, "unfold")
     if input.ndim != 4:
         raise ValueError(f"For 'unfold', the dimension of input must be equal to 4, but got {input.ndim}.")
     n, c, h, w = input.shape
@@ -144,10 +147,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     each column's block added back in place (overlaps summed), then the padding cut off."""
     _check_tensor(input, "fold")
     size = _output_size(output_size)
-    kernel = _pair(kernel_size, "kernel_size", "fold", 1)
-    dil = _pair(dilation, "dilation", "fold", 1)
-    pad = _pair(padding, "padding", "fold", 0)
-    step = _pair(stride, "stride", "fold", 1)
+    kernel, dil, pad, step = _block_args(kernel_size, dilation, padding, stride, "fold")
     if input.ndim != 3:
         raise ValueError(f"For 'fold', the dimension of input must be equal to 3, but got {input.ndim}.")
     n, ck, length = input.shape

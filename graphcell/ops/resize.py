@@ -176,50 +176,32 @@ _METHOD = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "li
            "trilinear": "linear", "bicubic": "cubic"}
 
 
-def _sizes_arg(size, spatial: int) -> tuple:
-    op = "For 'interpolate'"
-    if isinstance(size, (tuple, list)):
-        sizes = tuple(size)
-        for i, n in enumerate(sizes):
-            if isinstance(n, bool):
-                raise TypeError(f"{op}, the 'size[{i}]' must be int and must > 0, but got '{n}' with type 'bool'.")
-            if not isinstance(n, int):
-                raise TypeError(f"{op}, the 'size[{i}]' must be int, but got '{type(n).__name__}'")
-            if n <= 0:
-                raise ValueError(f"{op}, the 'size[{i}]' must be int and must > 0, but got '{n}' with type 'int'.")
-    elif isinstance(size, int) and not isinstance(size, bool):
-        if size <= 0:
-            raise ValueError(f"{op}, the 'size' must be int and must > 0, but got '{size}' with type 'int'.")
-        sizes = (size,) * spatial
-    else:
-        raise TypeError(f"{op}, the 'size' must be int, but got '{type(size).__name__}'")
-    if len(sizes) != spatial:
-        raise ValueError(f"{op}, 'input' and 'size' must have the same spatial dimensions, but got 'input' is "
-                         f"{spatial}D, 'size' is {len(sizes)}D")
-    return sizes
+def _per_axis_arg(value, name: str, kind: type, spatial: int) -> tuple:
+    """interpolate's `size` (kind int) or `scale_factor` (kind float): one positive number, or
+    one per spatial axis, with MindSpore 2.10's messages (a bool inside a `size` tuple is
+    refused as not positive, a bool alone as not an int)."""
+    op, kind_name = "For 'interpolate'", kind.__name__
 
+    def check(v, label: str, element: bool):
+        if element and kind is int and isinstance(v, bool):
+            raise TypeError(f"{op}, the '{label}' must be int and must > 0, but got '{v}' with type 'bool'.")
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise TypeError(f"{op}, the '{label}' must be {kind_name}, but got '{type(v).__name__}'")
+        if not v > 0:
+            raise ValueError(f"{op}, the '{label}' must be {kind_name} and must > 0, but got '{v}' with type "
+                             f"'{kind_name}'.")
 
-def _scales_arg(scale_factor, spatial: int) -> tuple:
-    op = "For 'interpolate'"
-    if isinstance(scale_factor, (tuple, list)):
-        scales = tuple(scale_factor)
-        for i, s in enumerate(scales):
-            if not isinstance(s, float):
-                raise TypeError(f"{op}, the 'scale_factor[{i}]' must be float, but got '{type(s).__name__}'")
-            if not s > 0:
-                raise ValueError(f"{op}, the 'scale_factor[{i}]' must be float and must > 0, but got '{s}' with "
-                                 f"type 'float'.")
-    elif isinstance(scale_factor, float):
-        if not scale_factor > 0:
-            raise ValueError(f"{op}, the 'scale_factor' must be float and must > 0, but got '{scale_factor}' with "
-                             f"type 'float'.")
-        scales = (scale_factor,) * spatial
+    if isinstance(value, (tuple, list)):
+        values = tuple(value)
+        for i, v in enumerate(values):
+            check(v, f"{name}[{i}]", element=True)
     else:
-        raise TypeError(f"{op}, the 'scale_factor' must be float, but got '{type(scale_factor).__name__}'")
-    if len(scales) != spatial:
-        raise ValueError(f"{op}, 'input' and 'scale_factor' must have the same spatial dimensions, but got 'input' "
-                         f"is {spatial}D, 'scale_factor' is {len(scales)}D")
-    return scales
+        check(value, name, element=False)
+        values = (value,) * spatial
+    if len(values) != spatial:
+        raise ValueError(f"{op}, 'input' and '{name}' must have the same spatial dimensions, but got 'input' is "
+                         f"{spatial}D, '{name}' is {len(values)}D")
+    return values
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
@@ -253,9 +235,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if recompute_scale_factor:
             raise ValueError(f"{op}, it is incorrect to set 'recompute_scale_factor' to True after specifying an "
                              f"explicit 'size'.")
-        sizes, scales = _sizes_arg(size, spatial), None
+        sizes, scales = _per_axis_arg(size, "size", int, spatial), None
     else:
-        scales = _scales_arg(scale_factor, spatial)
+        scales = _per_axis_arg(scale_factor, "scale_factor", float, spatial)
         sizes = tuple(math.floor(n * s) for n, s in zip(input.shape[2:], scales))
         if not all(n > 0 for n in sizes):
             raise ValueError(f"{op}, the output size {sizes} from 'scale_factor' {scale_factor} for an input of "
