@@ -227,6 +227,7 @@ FUZZ = {   # name: (fn, example shape)
     "cumsum over batch": (lambda x: ops.cumsum(x, 0), (5, 3)),
     "cumprod over batch": (lambda x: ops.cumprod(x, 0), (5, 3)),
     "cummax over batch": (lambda x: ops.cummax(x, 0), (5, 3)),
+    "logcumsumexp over batch": (lambda x: ops.logcumsumexp(x, 0), (5, 3)),
     "median over batch": (lambda x: ops.median(x, 0), (5, 3)),
     "topk over batch": (lambda x: ops.topk(x, 1, dim=0), (5, 3)),
     "topk axis 1": (lambda x: ops.topk(x, 2, dim=1), (5, 3)),

@@ -364,8 +364,23 @@ def logcumsumexp(input, axis):  # noqa: A002
     if x.ndim == 0:
         return x
     axis = F._axis(_int_arg(axis, "logcumsumexp: axis"), x.ndim, "logcumsumexp: axis")
+    from ..context import lowering_target
+    if lowering_target().startswith("onnx"):   # as _cum_extreme: a step count can't follow a dynamic axis
+        return _logcumsumexp_pairwise(x, axis)
     (out,) = log_step_scan((x,), axis, lambda earlier, later: (logaddexp(earlier[0], later[0]),))
     return out
+
+
+def _logcumsumexp_pairwise(x, axis):
+    """logcumsumexp as a logsumexp over [..., i, j] = x_j for j <= i (-inf past i), its mask
+    built from positions as nodes so an exported axis may be dynamic. n^2: for ONNX."""
+    xs = F.moveaxis(x, axis, -1)
+    n = xs.shape[-1]
+    at = F._positions(xs, -1)
+    lower = F.less_equal(F.reshape(at, (1, n)), F.reshape(at, (n, 1)))          # [i, j]: j <= i
+    prefix = F.broadcast_to(F.expand_dims(xs, -2), xs.shape[:-1] + (n, n))   # [..., i, j] = x_j
+    masked = F.select(lower, prefix, F.full_like(prefix, -np.inf))
+    return F.moveaxis(F.logsumexp(masked, -1), -1, axis)
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None):
