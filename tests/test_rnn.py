@@ -10,6 +10,7 @@ jit(backend="onnx") and exported to ONNX.
 import pathlib
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 import torch
@@ -272,7 +273,6 @@ def test_export_keeps_batch_and_seq_len_dynamic(tmp_path):
     path = ms.export(net, Tensor(x), None, Tensor(seq), file_name=str(tmp_path / "lstm"),
                      dynamic_axes={"x": {0: "seq_len", 1: "batch"}, "seq_length": {0: "batch"}})
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    import onnx
     model = onnx.load(path)
     assert [n.op_type for n in model.graph.node].count("Scan") == 4
     twin = torch_twin(net)
@@ -310,6 +310,46 @@ def test_seq_first_export_with_an_initial_state_serves_other_batches_and_lengths
             th = tuple(torch.tensor(a) for a in hb) if lstm else torch.tensor(hb)
             close(got, tnp(torch_run(twin, xb, th, sb)), 1e-4)
         close(got, leaves(ms.jit(net)(Tensor(xb), as_tensors(hb), Tensor(sb))), 1e-4)
+
+
+class EmbeddedGRU(nn.Cell):
+    """Token ids [seq_len, batch] into a sequence-first GRU."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 3)
+        self.gru = nn.GRU(3, 4)
+
+    def construct(self, ids):
+        return self.gru(self.embed(ids))[0]
+
+
+def test_default_export_of_a_seq_first_rnn_makes_batch_and_seq_len_dynamic(tmp_path):
+    """dynamic_axes=None on a net holding a batch_first=False RNN: the batch is axis 1 of x and
+    hx and axis 0 of seq_length, and x's axis 0 the dynamic seq_len (axis 0 was taken for the
+    batch, so the file served any length at batch 2 only). An embedding's ids [seq_len, batch]
+    too. One file each, equal to XLA at other batches and lengths."""
+    ms.set_seed(8)
+    lstm = nn.LSTM(3, 4)
+    h = (Tensor(rand(1, 2, 4)), Tensor(rand(1, 2, 4)))
+    ids = lambda steps, batch: RNG.integers(0, 10, (steps, batch)).astype(np.int32)   # noqa: E731
+    cases = [(lstm, lambda steps, batch: [rand(steps, batch, 3), rand(1, batch, 4), rand(1, batch, 4),
+                                          RNG.integers(1, steps + 1, batch).astype(np.int32)],
+              (Tensor(rand(5, 2, 3)), h, Tensor(np.array([5, 3], np.int32)))),
+             (EmbeddedGRU(), lambda steps, batch: [ids(steps, batch)], (Tensor(ids(5, 2)),))]
+    for k, (net, make, example) in enumerate(cases):
+        path = ms.export(net, *example, file_name=str(tmp_path / f"net{k}"))
+        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        shapes = [[d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim]
+                  for i in onnx.load(path).graph.input]
+        assert shapes == ([["seq_len", "batch", 3], [1, "batch", 4], [1, "batch", 4], ["batch"]] if k == 0
+                          else [["seq_len", "batch"]])
+        for steps, batch in ((7, 3), (2, 1)):
+            arrays = make(steps, batch)
+            got = session.run(None, dict(zip([i.name for i in session.get_inputs()], arrays)))
+            args = ((Tensor(arrays[0]), (Tensor(arrays[1]), Tensor(arrays[2])), Tensor(arrays[3])) if k == 0
+                    else (Tensor(arrays[0]),))
+            close(got, leaves(ms.jit(net)(*args)), 1e-4)
 
 
 # -- dtypes, training mode -------------------------------------------------------------------------

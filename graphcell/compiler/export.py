@@ -418,16 +418,13 @@ def _trace_resized(fn, traced, leaves, structure, axes, sizes) -> Traced:
     return other
 
 
-def _auto_dynamic(fn, args, leaves, structure, names):
+def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = False):
     """Axis 0 of every input that shares the first input's axis-0 size; for an ensemble with
-    mapped inputs (axis 0 = members) that fails to trace, axis 1."""
+    mapped inputs (axis 0 = members) that fails to trace, axis 1. A net holding a sequence-first
+    RNN (batch_first=False) takes its batch on axis 1 of every input (x, hx, an embedding's
+    ids) and its sequence length on the first input's axis 0: both are tried first."""
     last_error = None
-    for axis in (0, 1):
-        tensors = [i for i, t in enumerate(leaves) if t.ndim > axis]
-        if not tensors:
-            continue
-        size = leaves[tensors[0]].shape[axis]
-        axes = {i: {axis: "batch"} for i in tensors if leaves[i].shape[axis] == size}
+    for axes in _batch_axis_candidates(leaves, sequence_first):
         try:
             return _trace_dynamic(fn, args, leaves, structure, axes, names)
         except Exception as e:  # noqa: BLE001 - any failure means "not this axis"
@@ -435,6 +432,34 @@ def _auto_dynamic(fn, args, leaves, structure, names):
     warnings.warn(f"export: no dynamic batch axis found ({last_error}); exporting static shapes",
                   RuntimeWarning, stacklevel=4)
     return trace(fn, *args, name=_name_of(fn)), None, {}, {}
+
+
+def _batch_axis_candidates(leaves, sequence_first: bool):
+    """The dynamic-axes specs `_auto_dynamic` tries, in order."""
+    def batch_on(axis):
+        tensors = [i for i, t in enumerate(leaves) if t.ndim > axis]
+        if not tensors:
+            return None
+        size = leaves[tensors[0]].shape[axis]
+        return {i: {axis: "batch"} for i in tensors if leaves[i].shape[axis] == size}
+
+    candidates = [batch_on(0), batch_on(1)]
+    if sequence_first and candidates[1]:
+        # RNN inputs: x [seq_len, batch, ...], hx [layers, batch, hidden], seq_length [batch]
+        first = min(candidates[1])
+        size = leaves[first].shape[1]
+        rnn_batch = {**candidates[1], **{i: {0: "batch"} for i, t in enumerate(leaves)
+                                         if t.ndim == 1 and t.shape[0] == size}}
+        with_sequence = {**rnn_batch, first: {0: "seq_len", 1: "batch"}}
+        candidates = [with_sequence, rnn_batch, *candidates]
+    return [c for c in candidates if c]
+
+
+def _holds_sequence_first_rnn(net) -> bool:
+    from ..nn.cell import Cell
+    from ..nn.layer.rnns import _RNNBase
+    return isinstance(net, Cell) and any(isinstance(cell, _RNNBase) and not cell.batch_first
+                                         for _, cell in net.cells_and_names())
 
 
 def _params_of(traced: Traced) -> dict:
@@ -528,7 +553,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
     axes = _normalize_axes(dynamic_axes, leaves, arg_names, tuple(output_names or ()))
     with lowering_for("onnx"):  # the vmap pass picks onnxruntime's lowerings
         if axes is None:
-            traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names)
+            traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names,
+                                                      _holds_sequence_first_rnn(net))
         else:
             traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
     t1 = time.perf_counter()
@@ -589,7 +615,8 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
       anything `graphcell.trace` can trace; `inputs` are example Tensors.
     - `file_name`: ".onnx" is appended when missing (as MindSpore does). Returns the path.
     - `dynamic_axes`: None finds the batch axis (axis 0 of the inputs, or axis 1 for inputs
-      mapped over ensemble members); False exports static shapes; or `{"x": {0: "batch"}}` /
+      mapped over ensemble members, or for a net holding a sequence-first RNN, whose first
+      input's axis 0 becomes the dynamic `seq_len`); False exports static shapes; or `{"x": {0: "batch"}}` /
       `{"x": [0]}` / `{0: [0]}` by input name or position.
     - `opset`: 18 by default, anything from 17 to the newest the installed onnx knows.
     - `reduce`: an ensemble head appended in the graph: "mean" (mean softmax probabilities),
