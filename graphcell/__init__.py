@@ -49,7 +49,13 @@ _LAZY = {
     # mindspore.LossMonitor etc.: MindSpore exports its stock callbacks at the top level too
     **{name: "graphcell.train" for name in (
         "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-        "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau")},
+        "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau",
+        # and its metrics (mindspore.train.metrics' __all__)
+        "Metric", "rearrange_inputs", "Accuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+        "TopKCategoricalAccuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1", "ConfusionMatrix",
+        "ConfusionMatrixMetric", "ROC", "auc", "BleuScore", "Perplexity", "OcclusionSensitivity", "Dice",
+        "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
+        "names")},
 }
 _LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir"}
 

@@ -22,9 +22,13 @@ _LAZY = {
     **dict.fromkeys(["TrainOneStepWithLossScaleCell", "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell"],
                     "graphcell.nn.loss_scale"),
     **dict.fromkeys(["DistributedGradReducer"], "graphcell.nn.grad_reducer"),
-    **dict.fromkeys(["Metric", "Accuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-                     "TopKCategoricalAccuracy", "Loss", "Precision", "Recall", "F1", "MAE", "MSE"],
-                    "graphcell.train.metrics"),
+    # mindspore.nn still exports the metrics (mindspore.train.metrics' __all__)
+    **dict.fromkeys(["Metric", "rearrange_inputs", "Accuracy", "Top1CategoricalAccuracy",
+                     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "Loss", "MAE", "MSE", "Precision",
+                     "Recall", "Fbeta", "F1", "ConfusionMatrix", "ConfusionMatrixMetric", "ROC", "auc", "BleuScore",
+                     "Perplexity", "OcclusionSensitivity", "Dice", "HausdorffDistance", "MeanSurfaceDistance",
+                     "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn", "names"],
+                    "graphcell.train"),
 }
 
 

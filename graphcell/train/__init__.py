@@ -12,7 +12,14 @@ from .callback import (Callback, CheckpointConfig, LossMonitor, ModelCheckpoint,
                        TimeMonitor)
 from .callback_extra import EarlyStopping, History, LambdaCallback, LearningRateScheduler, ReduceLROnPlateau
 from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
-                      Top5CategoricalAccuracy, TopKCategoricalAccuracy)
+                      Top5CategoricalAccuracy, TopKCategoricalAccuracy, rearrange_inputs)
+from .metrics_confusion import ConfusionMatrix, ConfusionMatrixMetric
+from .metrics_curves import ROC, auc
+from .metrics_language import BleuScore, Perplexity
+from .metrics_occlusion import OcclusionSensitivity
+from .metrics_segmentation import Dice, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
+from .metrics_similarity import CosineSimilarity
+from .metrics_registry import get_metric_fn, get_metrics, names
 from .model import Model
 from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .amp_train import build_train_network
@@ -22,5 +29,8 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_c
            "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
            "ProgressBar", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau",
            "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",
-           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "rearrange_inputs",
+           "ConfusionMatrix", "ConfusionMatrixMetric", "ROC", "auc", "BleuScore", "Perplexity", "OcclusionSensitivity",
+           "Dice", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity",
+           "get_metric_fn", "get_metrics", "names",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]

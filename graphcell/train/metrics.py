@@ -68,10 +68,29 @@ class Metric:
         """All entries 0/1 with exactly one 1 per row (MindSpore's one-hot label check)."""
         return y.ndim > 1 and bool(np.isin(y, (0, 1)).all()) and bool((y.sum(axis=-1) == 1).all())
 
-    def _check_inputs(self, inputs, count: int):
+    def _check_inputs(self, inputs, count: int, what: str | None = None):
         if len(inputs) != count:
-            raise ValueError(f"{type(self).__name__}.update needs {count} inputs "
-                             f"({'y_pred, y' if count == 2 else 'loss'}), got {len(inputs)}")
+            what = what or ("y_pred, y" if count == 2 else "loss")
+            raise ValueError(f"{type(self).__name__}.update needs {count} inputs ({what}), got {len(inputs)}")
+
+
+def _update_first() -> RuntimeError:
+    """MindSpore's error for eval() on metrics that keep their inputs rather than counts."""
+    return RuntimeError("Please call the 'update' method before calling 'eval' method.")
+
+
+def _check_type(name: str, value, types, type_names: str):
+    """MindSpore's argument type check and message (bool is not an int here)."""
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        raise TypeError(f"The type of '{name}' should be '{type_names}', but got type '{type(value).__name__}'.")
+    return value
+
+
+def _check_choice(name: str, value, choices):
+    if value not in choices:
+        raise ValueError(f"The '{name}' must be str and must be in '{list(choices)}', but got '{value}'.")
+    return value
 
 
 def _samples_zero(name: str) -> RuntimeError:

@@ -10,16 +10,13 @@ from __future__ import annotations
 from ..compiler.jit import jit
 from ..nn.cell import Cell
 from . import metrics as _metrics
+from .metrics_registry import get_metric_fn, names as _metric_names
 from .callback import Callback, ProgressBar, RunContext, TimeMonitor, new_cb_params
 
 __all__ = ["Model"]
 
-_METRIC_NAMES = {
-    "accuracy": _metrics.Accuracy, "acc": _metrics.Accuracy, "loss": _metrics.Loss,
-    "mae": _metrics.MAE, "mse": _metrics.MSE, "precision": _metrics.Precision,
-    "recall": _metrics.Recall, "f1": _metrics.F1,
-    "top_1_accuracy": _metrics.Top1CategoricalAccuracy, "top_5_accuracy": _metrics.Top5CategoricalAccuracy,
-}
+# MindSpore's metric names (get_metric_fn's), matched case-insensitively here ('f1' is 'F1')
+_METRIC_NAMES = {name.lower(): name for name in _metric_names()}
 
 
 def _build_metrics(metrics) -> dict:
@@ -38,7 +35,7 @@ def _build_metrics(metrics) -> dict:
         if isinstance(m, str):
             if m.lower() not in _METRIC_NAMES:
                 raise ValueError(f"Model: unknown metric name {m!r}; known: {sorted(_METRIC_NAMES)}")
-            m = _METRIC_NAMES[m.lower()]()
+            m = get_metric_fn(_METRIC_NAMES[m.lower()])
         if not isinstance(m, _metrics.Metric):
             raise TypeError(f"Model: metric {name!r} must be a graphcell Metric, got {type(m).__name__}")
         out[name] = m
