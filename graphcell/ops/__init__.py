@@ -13,6 +13,8 @@ from .losses import *  # noqa: F401,F403,E402 - loss functions
 from .activations import *  # noqa: F401,F403,E402 - newer activation functions
 from .indexing import *  # noqa: F401,F403,E402 - gathers and scatters with MindSpore's semantics
 from .scatter_inplace import *  # noqa: F401,F403,E402 - MindSpore's in-place scatters (Parameter or Tensor)
+from .scatter_copies import *  # noqa: F401,F403,E402 - index_fill, inplace_add/sub/update, slice/select/diagonal_scatter
+from .segment_ops import *  # noqa: F401,F403,E402 - unsorted_segment_*, sparse_segment_mean
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402

@@ -1,4 +1,4 @@
-"""MindSpore 2.10's in-place scatters: `scatter_add/sub/mul/div/max/min/update`,
+"""MindSpore 2.10's in-place scatters: `scatter_add/mul/div/max/min/update`,
 `scatter_nd_add/sub/mul/div/max/min/update`, `index_add` and `inplace_index_add`.
 
 Measured on MindSpore 2.10 (CPU), eagerly and under `ms.jit`: each writes its result into
@@ -33,7 +33,7 @@ from . import functional as F, indexing, shape_ops
 from .composite import isnan
 from .log_scan import log_step_scan
 
-__all__ = ["scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_max", "scatter_min",
+__all__ = ["scatter_add", "scatter_mul", "scatter_div", "scatter_max", "scatter_min",
            "scatter_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_mul", "scatter_nd_div",
            "scatter_nd_max", "scatter_nd_min", "scatter_nd_update", "index_add", "inplace_index_add"]
 
@@ -141,11 +141,6 @@ def scatter_add(input_x, indices, updates):
     (a Parameter or a Tensor: see the module's docstring), and returns the result. Repeated
     indices accumulate."""
     return _rows("add", input_x, indices, updates)
-
-
-def scatter_sub(input_x, indices, updates):
-    """`scatter_add`, subtracting."""
-    return _rows("sub", input_x, indices, updates)
 
 
 def scatter_mul(input_x, indices, updates):
