@@ -12,6 +12,10 @@ from .normalization import *  # noqa: F401,F403,E402 - group_norm
 from .losses import *  # noqa: F401,F403,E402 - loss functions
 from .activations import *  # noqa: F401,F403,E402 - newer activation functions
 from .indexing import *  # noqa: F401,F403,E402 - gathers and scatters with MindSpore's semantics
+from .scatter_inplace import *  # noqa: F401,F403,E402 - MindSpore's in-place scatters (Parameter or Tensor)
+from .scatter_copies import *  # noqa: F401,F403,E402 - index_fill, inplace_add/sub/update, slice/select/diagonal_scatter
+from .segment_ops import *  # noqa: F401,F403,E402 - unsorted_segment_*, sparse_segment_mean
+from .array_more import *  # noqa: F401,F403,E402 - reverse, msort, numel, slice, top_k, sequence_mask, truncate_div, ...
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402
@@ -21,6 +25,7 @@ from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpor
 from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (jax.lax.scan)
 from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups
 from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
+from .array_more import shape, size, slice  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
