@@ -104,7 +104,8 @@ def test_dump_vmap_grad_passes_writes_numbered_files_and_summary(tmp_path):
     out = tmp_path / "dumps"
     cli("dump", f"{TINY}:tiny_net", "--args", '{"hidden": 5}', "--input-shape", "batch,4", "--batch-size", 3,
         "--vmap", 3, "--in-axes", "0", "--grad", "--passes", "all", "-o", out, "--json")
-    names = ["00-trace", "01-vmap", "02-grad", "03-cse", "04-fold", "05-simplify", "06-cse", "07-dce", "08-tile_rows"]
+    names = ["00-trace", "01-vmap", "02-grad", "03-cse", "04-merge_scans", "05-fold", "06-simplify", "07-cse", "08-dce",
+             "09-tile_rows"]
     assert sorted(p.name for p in out.iterdir()) == sorted([f"{n}.ir" for n in names] + ["summary.json"])
     summary = json.loads((out / "summary.json").read_text())
     assert [f"{s['index']:02d}-{s['stage']}" for s in summary] == names

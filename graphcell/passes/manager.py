@@ -21,6 +21,7 @@ from .cse import cse
 from .dce import dce
 from .fold import FoldConstants
 from .fuse import fuse
+from .merge_scans import merge_scans
 from .simplify import simplify
 from .tile_rows import tile_rows
 
@@ -30,6 +31,9 @@ PIPELINES: dict[str, list] = {
         # Merge the duplicates that tracing, grad and vmap emit (repeated casts, constants,
         # broadcasts), so every later pass sees each value once.
         ("cse", cse),
+        # A scan's vjp replays the forward loop for its carries: one loop does both (needs the
+        # operands cse made identical).
+        ("merge_scans", merge_scans),
         # Evaluate constant subexpressions next, so simplify sees their values (a select on a
         # computed predicate, a multiplication by computed ones).
         ("fold", FoldConstants(max_elements=100_000)),
@@ -47,6 +51,7 @@ PIPELINES: dict[str, list] = {
     "onnx": [
         # As for XLA; see above for why each pass sits where it does.
         ("cse", cse),
+        ("merge_scans", merge_scans),
         # A smaller limit: folded constants become initializers in the model file, and
         # onnxruntime folds what is left at session creation anyway.
         ("fold", FoldConstants(max_elements=4096)),
