@@ -190,7 +190,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     n_classes = input.shape[1]
     _check_target_values(op, target, n_classes, 0)
     hot = F.one_hot(target, n_classes, dtype=input.dtype)
-    picked = F.reduce_sum(F.mul(hot, input), 1, keep_dims=True)
+    picked = F.expand_dims(F.reduce_sum(F.mul(hot, input), 1), 1)
     hinge = F.relu(F.add(F.sub(input, picked), float(margin)))
     if p == 2:
         hinge = F.square(hinge)
