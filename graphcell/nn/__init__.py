@@ -5,6 +5,9 @@ from .layer import *  # noqa: F401,F403
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,  # noqa: F401
                    KLDivLoss, L1Loss, LossBase, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss,
                    SoftmaxCrossEntropyWithLogits)
+from .more_losses import (CTCLoss, DiceLoss, FocalLoss, GaussianNLLLoss, HingeEmbeddingLoss, L1LossExt,  # noqa: F401
+                          MAELoss, MultiClassDiceLoss, MultiLabelSoftMarginLoss, MultilabelMarginLoss, MultiMarginLoss,
+                          PoissonNLLLoss, RMSELoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .wrap import WithEvalCell, WithLossCell  # noqa: F401
 
 # Names whose modules load on first use: name -> module.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import dtype as mstype
 from ..ops import functional as F
+from ..ops import classification_losses as CL
 from ..ops import losses as L
 from ..tensor import Tensor
 from .cell import Cell
@@ -66,39 +67,12 @@ class CrossEntropyLoss(LossBase):
         self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
 
     def construct(self, logits, labels):
-        n_classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
-        class_axis = 1 if logits.ndim > 1 else 0
-        logp = F.log_softmax(logits, class_axis)
-        weight = F.cast(self.weight, logits.dtype) if self.weight is not None else None
-        eps = self.label_smoothing
         if labels.dtype.is_integer:
             if labels.dtype is not mstype.int32:
                 raise TypeError(f"For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
                                 f"'mindspore.{labels.dtype.name}'.")
-            self.check_indices(labels, n_classes, "labels", ignore=self.ignore_index)
-            valid = F.not_equal(labels, self.ignore_index)
-            safe = F.select(valid, labels, 0)
-            hot = F.moveaxis(F.one_hot(safe, n_classes, dtype=logits.dtype), -1, class_axis)
-            nll = F.neg(F.reduce_sum(F.mul(hot, logp), class_axis))
-            w_y = F.reduce_sum(F.mul(hot, _bcast(weight, class_axis, logp.ndim)), class_axis) \
-                if weight is not None else F.cast(F.ones_like(nll), logits.dtype)
-            w_y = F.mul(w_y, F.cast(valid, logits.dtype))
-            loss = F.mul(nll, w_y)
-            if eps > 0:
-                wl = F.mul(logp, _bcast(weight, class_axis, logp.ndim)) if weight is not None else logp
-                smooth = F.mul(F.neg(F.reduce_sum(wl, class_axis)), F.cast(valid, logits.dtype))
-                loss = F.add(F.mul(loss, 1 - eps), F.mul(smooth, eps / n_classes))
-            if self.reduction == "mean":
-                return F.div(F.reduce_sum(loss), F.reduce_sum(w_y))
-            return F.reduce_sum(loss) if self.reduction == "sum" else loss
-        target = F.add(F.mul(labels, 1 - eps), eps / n_classes) if eps > 0 else labels
-        wl = F.mul(logp, _bcast(weight, class_axis, logp.ndim)) if weight is not None else logp
-        loss = F.neg(F.reduce_sum(F.mul(target, wl), class_axis))
-        return self.get_loss(loss)
-
-
-def _bcast(weight, class_axis, ndim):
-    return F.reshape(weight, tuple(-1 if a == class_axis else 1 for a in range(ndim)))
+            self.check_indices(labels, logits.shape[CL.class_axis(logits)], "labels", ignore=self.ignore_index)
+        return CL.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
 
 
 class NLLLoss(LossBase):
@@ -107,17 +81,8 @@ class NLLLoss(LossBase):
         self.weight, self.ignore_index = weight, ignore_index
 
     def construct(self, logits, labels):
-        n_classes = logits.shape[1]
-        self.check_indices(labels, n_classes, "labels", ignore=self.ignore_index)
-        valid = F.not_equal(labels, self.ignore_index)
-        hot = F.moveaxis(F.one_hot(F.select(valid, labels, 0), n_classes, dtype=logits.dtype), -1, 1)
-        w = F.cast(valid, logits.dtype)
-        if self.weight is not None:
-            w = F.mul(w, F.reduce_sum(F.mul(hot, _bcast(F.cast(self.weight, logits.dtype), 1, logits.ndim)), 1))
-        loss = F.mul(F.neg(F.reduce_sum(F.mul(hot, logits), 1)), w)
-        if self.reduction == "mean":
-            return F.div(F.reduce_sum(loss), F.reduce_sum(w))
-        return F.reduce_sum(loss) if self.reduction == "sum" else loss
+        self.check_indices(labels, logits.shape[CL.class_axis(logits)], "labels", ignore=self.ignore_index)
+        return CL.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
 
 
 class BCEWithLogitsLoss(LossBase):
@@ -130,16 +95,7 @@ class BCEWithLogitsLoss(LossBase):
         self.weight, self.pos_weight = weight, pos_weight
 
     def construct(self, logits, labels):
-        # softplus(x) - x*y: stable for large |x| (log1p(exp(-|x|)) never overflows).
-        soft_plus = F.add(F.relu(logits), F.log1p(F.exp(F.neg(F.abs(logits)))))    # -log(1 - sigmoid(x))
-        if self.pos_weight is None:
-            loss = F.sub(soft_plus, F.mul(logits, labels))
-        else:   # pos_weight*y*softplus(-x) + (1-y)*softplus(x), softplus(-x) = softplus(x) - x
-            pw = F.cast(self.pos_weight, logits.dtype)
-            loss = F.add(F.mul(F.mul(pw, labels), F.sub(soft_plus, logits)), F.mul(F.sub(1.0, labels), soft_plus))
-        if self.weight is not None:
-            loss = F.mul(loss, F.cast(self.weight, logits.dtype))
-        return self.get_loss(loss)
+        return CL.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight, self.reduction)
 
 
 class SmoothL1Loss(LossBase):

@@ -10,6 +10,9 @@ from .composite import *  # noqa: F401,F403,E402 - ops composed of other ops
 from .pooling import *  # noqa: F401,F403,E402 - adaptive and 1-D pooling
 from .normalization import *  # noqa: F401,F403,E402 - group_norm
 from .losses import *  # noqa: F401,F403,E402 - loss functions
+from .classification_losses import *  # noqa: F401,F403,E402 - cross_entropy, nll_loss, margin losses over classes
+from .regression_losses import *  # noqa: F401,F403,E402 - mse, l1, gaussian_nll, hinge, soft margin, triplet
+from .ctc import ctc_loss  # noqa: F401,E402 - a scan over time
 from .activations import *  # noqa: F401,F403,E402 - newer activation functions
 from .indexing import *  # noqa: F401,F403,E402 - gathers and scatters with MindSpore's semantics
 from .scatter_inplace import *  # noqa: F401,F403,E402 - MindSpore's in-place scatters (Parameter or Tensor)
