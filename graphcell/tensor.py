@@ -718,9 +718,9 @@ class Tensor(TensorMethods):
 
 
 def _check_writable_here(t: "Tensor", what: str) -> None:
-    """Inside a trace, `x[i] = v` (or an in-place method, `what`) may not rebind a value of an enclosing trace (a variable a
-    branch function closes over): it would be left holding a value of the inner trace once
-    that ends. (A concrete Tensor becomes a value of the trace, as `zeros` filled in place.)"""
+    """Inside a trace, `x[i] = v` (or an in-place method, `what`) may not rebind a value of an
+    enclosing trace (a variable a branch function closes over): it would be left holding a
+    value of the inner trace once that ends. (A concrete Tensor becomes a value of the trace, as `zeros` filled in place.)"""
     from .frontend.tracer import current_tracer
     tracer, payload = current_tracer(), t._payload
     if tracer is not None and isinstance(payload, Value) and payload.tracer is not tracer:

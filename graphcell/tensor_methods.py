@@ -151,13 +151,15 @@ class TensorMethods:
     def select(self, *args, **kwargs):
         """MindSpore 2.10's two forms: select(dim, index), the slice at `index` along `dim`
         (an axis fewer); and select(condition, y), as `where`."""
-        if "condition" in kwargs or (args and _is_tensor(args[0])):
-            condition, y = (list(args) + [kwargs.get("condition"), kwargs.get("y")][len(args):])[:2]
-            return _ops().select(condition, self, y)
-        dim, index = (list(args) + [kwargs.get("dim"), kwargs.get("index")][len(args):])[:2]
-        if dim is None or index is None:
-            raise TypeError("Tensor.select takes (dim, index) or (condition, y)")
-        return _ops().getitem(self, (slice(None),) * (dim % self.ndim) + (index,))
+        tensor_form = "condition" in kwargs or (args and _is_tensor(args[0]))
+        names = ("condition", "y") if tensor_form else ("dim", "index")
+        given = dict(zip(names, args), **kwargs)
+        if len(args) > 2 or set(given) != set(names):
+            raise TypeError(f"Tensor.select takes (dim, index) or (condition, y), got {len(args)} arguments "
+                            f"and keywords {sorted(kwargs)}")
+        if tensor_form:
+            return _ops().select(given["condition"], self, given["y"])
+        return _ops().getitem(self, (slice(None),) * (given["dim"] % self.ndim) + (given["index"],))
 
     def take(self, indices=None, axis=None, mode="clip", *, index=None):
         """numpy's take along `axis` (the flattened Tensor when None). mode 'clip' (MindSpore's
@@ -365,9 +367,7 @@ class TensorMethods:
     def diagflat(self, offset=0):
         """The flattened Tensor on diagonal `offset` of a square matrix, zeros elsewhere."""
         ops = _ops()
-        flat = ops.reshape(self, (-1,))
-        n, k = flat.shape[0], abs(offset)
-        square = ops.diag(flat)
+        square, k = ops.diag(ops.reshape(self, (-1,))), abs(offset)
         pad = ((0, k), (k, 0)) if offset > 0 else ((k, 0), (0, k))
         return ops.pad(square, tuple(p for axis in reversed(pad) for p in axis)) if k else square
 
@@ -412,10 +412,10 @@ class TensorMethods:
     def kthvalue(self, k, dim=-1, keepdim=False):
         """(the k-th smallest along `dim`, its int64 index), k counting from 1."""
         ops = _ops()
-        if not 1 <= k <= (self.shape[dim] if self.ndim else 1):
-            raise ValueError(f"Tensor.kthvalue: k must be in [1, {self.shape[dim] if self.ndim else 1}], got {k}")
+        if not 1 <= k <= self.shape[dim]:
+            raise ValueError(f"Tensor.kthvalue: k must be in [1, {self.shape[dim]}], got {k}")
         values, indices = ops.sort(self, dim)
-        at = (slice(None),) * (dim % max(self.ndim, 1)) + (slice(k - 1, k) if keepdim else k - 1,)
+        at = (slice(None),) * (dim % self.ndim) + (slice(k - 1, k) if keepdim else k - 1,)
         return values[at], ops.cast(indices[at], mstype.int64)
 
     def nanmedian(self, axis=-1, keepdims=False):
@@ -440,7 +440,7 @@ class TensorMethods:
 
     # -- in place: each computes the new value, then writes it (Tensor._write) -------------
     def add_(self, other, *, alpha=1):
-        return self._write(_ops().add(self, _ops().mul(other, alpha) if alpha != 1 else other), "add_")
+        return self._write(_ops().subtract(self, other, alpha=-alpha), "add_")   # self + alpha * other
 
     def sub_(self, other, *, alpha=1):
         return self._write(_ops().subtract(self, other, alpha=alpha), "sub_")
