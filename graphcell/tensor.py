@@ -13,6 +13,7 @@ import numpy as np
 from . import dtype as mstype
 from .dtype import DType, to_dtype
 from .ir.core import TensorType, Value
+from .tensor_methods import TensorMethods, _ops, check_in_place
 
 
 def _default_dtype(data) -> DType:
@@ -67,8 +68,9 @@ def host_array(data, dtype: DType) -> np.ndarray:
                          "or a float") from None
 
 
-class Tensor:
-    """A multi-dimensional array, eager or symbolic.
+class Tensor(TensorMethods):
+    """A multi-dimensional array, eager or symbolic (more of MindSpore's methods, the in-place
+    ones among them, come from `TensorMethods` in tensor_methods.py).
 
     >>> Tensor([1.0, 2.0])
     Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00])
@@ -669,14 +671,14 @@ class Tensor:
         """`x[index] = value`, as MindSpore and numpy do it: this Tensor holds the new values
         from now on (in a trace, its later uses read the new value); a Parameter's write is a
         state update (ops.assign)."""
-        ops = _ops()
-        if not isinstance(self, Parameter):
-            _check_writable_here(self)
-        updated = ops.setitem(self, index, value)
-        if isinstance(self, Parameter):
-            ops.assign(self, updated)
-        else:
-            self._payload = updated._payload
+        self._write(_ops().setitem(self, index, value), "x[index] = value")
+
+    def _write(self, value, what: str) -> "Tensor":
+        """In-place methods' write: this Tensor holds `value` (cast to its dtype, of its shape)
+        from now on; in a trace its later uses read the new value. Returns the Tensor."""
+        _check_writable_here(self, what)
+        self._payload = check_in_place(self, value, what)._payload
+        return self
 
     # -- operators ----------------------------------------------------------------------
     def __add__(self, o): return _ops().add(self, o)
@@ -715,28 +717,16 @@ class Tensor:
     def __ge__(self, o): return _ops().greater_equal(self, o)
 
 
-_OPS = None
-
-
-def _ops():
-    """The graphcell.ops package, imported on first use (it imports this module)."""
-    global _OPS
-    if _OPS is None:
-        from . import ops
-        _OPS = ops
-    return _OPS
-
-
-def _check_writable_here(t: "Tensor") -> None:
-    """Inside a trace, `x[i] = v` may not rebind a value of an enclosing trace (a variable a
-    branch function closes over): it would be left holding a value of the inner trace once
-    that ends. (A concrete Tensor becomes a value of the trace, as `zeros` filled in place.)"""
+def _check_writable_here(t: "Tensor", what: str) -> None:
+    """Inside a trace, `x[i] = v` (or an in-place method, `what`) may not rebind a value of an
+    enclosing trace (a variable a branch function closes over): it would be left holding a
+    value of the inner trace once that ends. (A concrete Tensor becomes a value of the trace, as `zeros` filled in place.)"""
     from .frontend.tracer import current_tracer
     tracer, payload = current_tracer(), t._payload
     if tracer is not None and isinstance(payload, Value) and payload.tracer is not tracer:
         raise RuntimeError(
-            "x[index] = value inside a traced function, branch or loop body writes a Tensor made "
-            "outside it; write a copy made inside it (y = x * 1; y[i] = v) and return it")
+            f"{what} inside a traced function, branch or loop body writes a Tensor made outside it; "
+            "write a copy made inside it (y = x * 1; y[i] = v) and return it")
 
 
 PARAMETER_NAME_DEFAULT = "Parameter"
@@ -783,6 +773,16 @@ class Parameter(Tensor):
         if not isinstance(value, bool):
             raise TypeError(f"Parameter {self._name!r}: requires_grad must be a bool, got {type(value).__name__}")
         self._requires_grad = value
+
+    def _write(self, value, what: str) -> "Parameter":
+        """A Parameter's in-place write is a state update (ops.assign): at once eagerly, the
+        Parameter's new value in a trace (MindSpore's graph mode, measured)."""
+        _ops().assign(self, check_in_place(self, value, what))
+        return self
+
+    def requires_grad_(self, requires_grad=True) -> "Parameter":
+        self.requires_grad = requires_grad
+        return self
 
     def value(self) -> Tensor:
         """The value as a plain Tensor (MindSpore's Parameter.value())."""

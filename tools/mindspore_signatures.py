@@ -105,7 +105,9 @@ def graphcell_names() -> dict:
     candidates = set(dir(ops)) | set(getattr(ops, "_TRANSFORMS", ()))
     functions = [name for name in candidates if not name.startswith("_") and callable(getattr(ops, name))
                  and not inspect.ismodule(getattr(ops, name)) and not inspect.isclass(getattr(ops, name))]
-    methods = [name for name, obj in vars(Tensor).items() if not name.startswith("_") and inspect.isfunction(obj)]
+    # Tensor's own methods and those it inherits (graphcell.tensor_methods.TensorMethods)
+    members = {name: obj for cls in reversed(Tensor.__mro__[:-1]) for name, obj in vars(cls).items()}
+    methods = [name for name, obj in members.items() if not name.startswith("_") and inspect.isfunction(obj)]
     return {"ops": sorted(functions), "tensor_methods": sorted(methods)}
 
 
