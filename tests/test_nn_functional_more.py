@@ -220,10 +220,11 @@ def test_gumbel_softmax_soft_and_hard():
     hard = ops.gumbel_softmax(logits, 0.5, True, 0).asnumpy()
     assert set(np.unique(hard)) <= {0.0, 1.0} and (hard.sum(0) == 1).all()
     # straight-through: the hard sample's gradient is the soft one's, for one shared draw
+    weights = Tensor(np.arange(5.0, dtype=np.float32))
     ms.set_seed(1)
-    g_hard = ms.grad(lambda z: ops.reduce_sum(ops.mul(ops.gumbel_softmax(z, 1.0, True), Tensor(np.arange(5.0, dtype=np.float32)))))(logits)
+    g_hard = ms.grad(lambda z: ops.reduce_sum(ops.mul(ops.gumbel_softmax(z, 1.0, True), weights)))(logits)
     ms.set_seed(1)
-    g_soft = ms.grad(lambda z: ops.reduce_sum(ops.mul(ops.gumbel_softmax(z, 1.0, False), Tensor(np.arange(5.0, dtype=np.float32)))))(logits)
+    g_soft = ms.grad(lambda z: ops.reduce_sum(ops.mul(ops.gumbel_softmax(z, 1.0, False), weights)))(logits)
     np.testing.assert_allclose(g_hard.asnumpy(), g_soft.asnumpy(), atol=1e-6)
     with pytest.raises(TypeError, match="'tau' should be 'float'"):
         ops.gumbel_softmax(logits, 1)

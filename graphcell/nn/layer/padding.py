@@ -156,8 +156,8 @@ class Pad(Cell):
             raise ValueError(f"For 'Pad', each entry of 'paddings' must be a pair of non-negative ints, but got "
                              f"{paddings}.")
         if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
-            raise ValueError(f"For 'Pad', the 'mode' must be str and must be in '['CONSTANT', 'REFLECT', 'SYMMETRIC']', "
-                             f"but got '{mode}'.")
+            raise ValueError(f"For 'Pad', the 'mode' must be str and must be in "
+                             f"'['CONSTANT', 'REFLECT', 'SYMMETRIC']', but got '{mode}'.")
         self.paddings, self.mode = paddings, mode
 
     def construct(self, x):
