@@ -33,6 +33,9 @@ from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
+from .grid_sampling import *  # noqa: F401,F403,E402 - grid_sample, affine_grid
+from .channel_ops import *  # noqa: F401,F403,E402 - channel-wise dropouts, channel_shuffle
+from .unpooling import *  # noqa: F401,F403,E402 - max_unpool1d/2d/3d
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 

@@ -13,7 +13,7 @@ from . import elementwise as ew
 from . import functional as F
 
 __all__ = ["softsign", "logsigmoid", "hardtanh", "selu", "celu", "tanhshrink", "softmin", "hardshrink", "softshrink",
-           "threshold"]
+           "threshold", "prelu", "glu", "swiglu", "rrelu", "gumbel_softmax"]
 
 # SELU's constants (Klambauer et al.), as MindSpore's SeLU and torch
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -127,3 +127,106 @@ def threshold(input, thr, value):  # noqa: A002 - MindSpore's names
     `thr` and 0 elsewhere (MindSpore 2.10's, measured). Integers stay integers."""
     x = F.as_tensor(input)
     return F.select(F.greater(x, thr), x, value)
+
+
+def prelu(input, weight):  # noqa: A002 - MindSpore's names
+    """x where x > 0, else weight * x, `weight` a 1-D Tensor of one slope or one per channel
+    (axis 1; a 1-D input's only axis counts as its channels)."""
+    x = F.as_tensor(input)
+    if x.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For primitive[PReLU], the input argument[x] must be a type of {{Float16, Float32}}, but got "
+                        f"{x.dtype}.")
+    w = F.as_tensor(weight)
+    if w.ndim != 1:
+        raise ValueError("The dimension of 'weight' must be 1" if w.ndim == 0 else
+                         "The dimension of 'weight' must be less than or equal to 1")
+    channels = x.shape[1] if x.ndim >= 2 else (x.shape[0] if x.ndim == 1 else 1)
+    if w.shape[0] not in (1, channels):
+        raise ValueError(f"For 'Prelu', the length of 'weight' must be equal to number of channels: {channels}, but "
+                         f"got {list(w.shape)}.")
+    if x.ndim >= 2:
+        w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))
+    w = F.cast(w, x.dtype)
+    return F.select(F.greater(x, 0), x, F.mul(x, w))
+
+
+def _halves(x, axis, op: str):
+    x = F.as_tensor(x)
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"For '{op}', the 'axis' must be an int, but got {type(axis).__name__}.")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim}), but got {axis})")
+    if x.shape[axis] % 2:
+        raise ValueError(f"For 'Split', x_shape[{axis % x.ndim}] must be divisible by output_num = 2, but got "
+                         f"{x.shape[axis]}")
+    return F.split(x, x.shape[axis] // 2, axis)
+
+
+def glu(x, axis=-1):
+    """a * sigmoid(b), a and b the halves of `x` along `axis` (whose size must be even)."""
+    x = _float_tensor(x, "glu")
+    a, b = _halves(x, axis, "glu")
+    return F.mul(a, F.sigmoid(b))
+
+
+def swiglu(input, dim=-1):  # noqa: A002
+    """silu(a) * b, a and b the halves of `input` along `dim`. MindSpore 2.10 runs it on Ascend
+    only; this is its documented formula."""
+    x = _float_tensor(input, "swiglu")
+    a, b = _halves(x, dim, "swiglu")
+    return F.mul(F.silu(a), b)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
+    """x where x >= 0, else x times a slope drawn uniformly from [lower, upper) for each element
+    (MindSpore 2.10 draws in every call: its ops.rrelu has no training flag). Draws come from
+    graphcell's random state; an integer input is computed in float32 and truncated back."""
+    for name, value in (("lower", lower), ("upper", upper)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"For 'rrelu', '{name}' must be an int or a float, but got {type(value)}")
+    if lower > upper:
+        raise ValueError(f"For 'rrelu', the value of 'upper' must be greater than or equal to 'lower', but got "
+                         f"upper: {upper}, lower: {lower}. ")
+    x = F.as_tensor(input)
+    wide = x if x.dtype.is_floating else F.cast(x, mstype.float32)
+    slope = F.uniform(wide.shape, float(lower), float(upper), dtype=wide.dtype)
+    out = F.select(F.greater_equal(wide, 0), wide, F.mul(wide, slope))
+    return out if out.dtype is x.dtype else F.cast(out, x.dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
+    """softmax((logits + g) / tau) over `dim`, g drawn from Gumbel(0, 1) (graphcell's random
+    state). With hard, the one-hot of its maximum, whose gradient is the soft sample's
+    (straight-through)."""
+    x = F.as_tensor(logits)
+    if x.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For 'gumbel_softmax', the 'logits' should be one of [mindspore.float16, mindspore.float32], "
+                        f"but got 'mindspore.{str(x.dtype).lower()}'.")
+    if not isinstance(tau, float):
+        raise TypeError(f"For 'gumbel_softmax', the type of 'tau' should be 'float', but got type "
+                        f"'{type(tau).__name__}'.")
+    if tau <= 0:
+        raise ValueError(f"For 'gumbel_softmax', the 'tau' must be float and must > 0, but got '{tau}' with type "
+                         f"'float'.")
+    if not isinstance(hard, bool):
+        raise TypeError(f"For 'gumbel_softmax', the type of 'hard' should be 'bool', but got type "
+                        f"'{type(hard).__name__}'.")
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -x.ndim <= dim < x.ndim:
+        raise ValueError(f"For 'gumbel_softmax', the 'dim' must be in range of [{-x.ndim}, {x.ndim}), but got {dim} "
+                         f"with type '{type(dim).__name__}'.")
+    # -log(-log(u)); u in (0, 1): the tiny floor keeps log finite where a draw is 0
+    u = F.uniform(x.shape, dtype=mstype.float32)
+    gumbel = F.neg(F.log(F.neg(F.log(F.maximum(u, 1e-20)))))
+    soft = F.softmax(F.div(F.add(F.cast(x, mstype.float32), gumbel), tau), dim)
+    if hard:
+        pick = F.argmax(soft, dim, keepdim=True)
+        one_hot = F.cast(F.equal(F.reshape(F.arange(x.shape[dim]), _along(x.ndim, dim)), pick), mstype.float32)
+        soft = F.add(F.sub(one_hot, F.stop_gradient(soft)), soft)
+    return F.cast(soft, x.dtype)
+
+
+def _along(ndim: int, axis: int) -> tuple:
+    """The shape that puts a vector on `axis` of an ndim-array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return tuple(shape)

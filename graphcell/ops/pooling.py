@@ -1,6 +1,6 @@
-"""Pooling ops with MindSpore 2.x's names: adaptive average and max pooling, 1-D average pooling,
-ops.max_pool2d, max_pool3d and avg_pool3d, and the window arithmetic that nn's pooling layers
-share.
+"""Pooling ops with MindSpore 2.x's names: adaptive average and max pooling (1-D to 3-D), 1-D and
+2-D average pooling, power-average (lp) pooling, ops.max_pool2d, max_pool3d and avg_pool3d, and
+the window arithmetic that nn's pooling layers share.
 
 Composite: written with the functional layer, so every backend, vmap and grad follow. An adaptive
 pool's windows are torch's and MindSpore's, [floor(i*L/O), ceil((i+1)*L/O)) on each axis. Where
@@ -18,8 +18,9 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from . import functional as F
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "avg_pool1d", "avg_pool3d", "max_pool2d", "max_pool3d"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "lp_pool1d",
+           "lp_pool2d", "max_pool2d", "max_pool3d"]
 
 
 # -- window arithmetic ------------------------------------------------------------------------
@@ -202,16 +203,22 @@ def _check_float(x, op: str):
 
 def _output_size_2d(output_size, shape, op: str) -> tuple:
     """MindSpore's 2-D output_size: an int, or a pair of ints or None (None keeps that axis)."""
+    return output_size_nd(output_size, shape, op, 2)
+
+
+def output_size_nd(output_size, shape, op: str, n: int) -> tuple:
+    """An adaptive pool's output_size: an int, or n ints or None (None keeps that axis)."""
     def bad_type():
-        return TypeError(f"For '{op}', the 'output_size' must be an int or a tuple of two ints or None, "
+        kind = "two" if n == 2 else "three"
+        return TypeError(f"For '{op}', the 'output_size' must be an int or a tuple of {kind} ints or None, "
                          f"but got {output_size!r}.")
     if isinstance(output_size, bool):
         raise bad_type()
     if isinstance(output_size, numbers.Integral):
-        sizes = (output_size, output_size)
+        sizes = (output_size,) * n
     elif isinstance(output_size, (tuple, list)):
-        if len(output_size) != 2:
-            raise ValueError(f"For '{op}', the 'output_size' must have 2 entries, but got {len(output_size)}.")
+        if len(output_size) != n:
+            raise ValueError(f"For '{op}', the 'output_size' must have {n} entries, but got {len(output_size)}.")
         sizes = tuple(output_size)
     else:
         raise bad_type()
@@ -252,21 +259,54 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
     return _adaptive(input, sizes, "max")
 
 
-def _max_with_indices(x, sizes):
-    """The adaptive maxima and their flat H*W indices: each output's window (padded by repeating
-    its last element, which never wins a tie) gathered from the flattened plane; argmax's first
-    maximum picks the value and, through a static table, the index."""
-    h, w = x.shape[-2:]
-    (hs, he), (ws, we) = adaptive_windows(h, sizes[0]), adaptive_windows(w, sizes[1])
-    cells = [[[r * w + c for r in range(a, b) for c in range(p, q)] for p, q in zip(ws, we)] for a, b in zip(hs, he)]
-    longest = max(len(cell) for row in cells for cell in row)
-    table = np.array([[cell + [cell[-1]] * (longest - len(cell)) for cell in row] for row in cells], np.int64)
-    flat = F.reshape(x, x.shape[:-2] + (h * w,))
-    picked = F.take_in_range(flat, Tensor(table.astype(np.int32)), flat.ndim - 1)   # [..., oh, ow, longest]
+def _check_3d(input, op: str):  # noqa: A002
+    _check_float(input, op)
+    if input.ndim not in (4, 5):
+        raise ValueError(f"For primitive[{op}], the the rank of x must be in [4,5], but got {input.ndim}.")
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    """The average of each adaptive window of the last three axes of [N, C, D, H, W] or
+    [C, D, H, W] (float). `output_size`: an int, or (d, h, w) where None keeps that axis."""
+    _check_3d(input, "AdaptiveAvgPool3D")
+    return _adaptive(input, output_size_nd(output_size, input.shape[-3:], "adaptive_avg_pool3d", 3), "avg")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
+    """The maximum of each adaptive window of the last three axes of [N, C, D, H, W] or
+    [C, D, H, W]; with return_indices also each maximum's index into the D*H*W volume (int32, as
+    MindSpore 2.10's; the first maximum in row-major order)."""
+    _check_3d(input, "AdaptiveMaxPool3D")
+    sizes = output_size_nd(output_size, input.shape[-3:], "adaptive_max_pool3d", 3)
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"For 'adaptive_max_pool3d', 'return_indices' must be a bool, but got {return_indices!r}.")
+    if return_indices:
+        return _max_with_indices(input, sizes, mstype.int32)
+    return _adaptive(input, sizes, "max")
+
+
+def _max_with_indices(x, sizes, index_dtype=mstype.int64):
+    """The adaptive maxima over the trailing len(sizes) axes and their flat indices into that
+    plane (H*W or D*H*W): each output's window (padded by repeating its last element, which never
+    wins a tie) gathered from the flattened plane; argmax's first maximum in row-major order picks
+    the value and, through a static table, the index."""
+    nsp = len(sizes)
+    plane = tuple(x.shape[-nsp:])
+    windows = [adaptive_windows(n, o) for n, o in zip(plane, sizes)]
+    cells = []
+    for out in np.ndindex(*sizes):
+        ranges = [np.arange(windows[a][0][i], windows[a][1][i]) for a, i in enumerate(out)]
+        cells.append(np.ravel_multi_index(np.meshgrid(*ranges, indexing="ij"), plane).reshape(-1))
+    longest = max(len(cell) for cell in cells)
+    table = np.stack([np.concatenate([cell, np.full(longest - len(cell), cell[-1])]) for cell in cells])
+    table = table.reshape(tuple(sizes) + (longest,))
+    flat = F.reshape(x, x.shape[:-nsp] + (int(np.prod(plane)),))
+    picked = F.take_in_range(flat, Tensor(table.astype(np.int32)), flat.ndim - 1)   # [..., outs..., longest]
     first = F.argmax(picked, -1, keepdim=True)
     values = F.squeeze(F.gather_elements(picked, picked.ndim - 1, first), -1)
-    where = F.take_in_range(Tensor(table.reshape(-1)), F.add(F.squeeze(first, -1), Tensor(
-        (np.arange(sizes[0] * sizes[1]) * longest).reshape(sizes).astype(np.int64))), 0)
+    offsets = (np.arange(int(np.prod(sizes))) * longest).reshape(sizes)
+    where = F.take_in_range(Tensor(table.reshape(-1).astype(index_dtype.np_dtype)),
+                            F.add(F.squeeze(first, -1), Tensor(offsets.astype(np.int64))), 0)
     return values, where
 
 
@@ -434,3 +474,71 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
         raise ValueError(f"For '{op}', the padded input {list(input_x.shape[2:])} is smaller than the kernel {kernel}.")
     counted = explicit if count_include_pad else ((0, 0),) * 3
     return avg_pool(input_x, kernel, strides, pads, counted, int(divisor_override) or None)
+
+
+def _avg_pool2d_ints(value, name: str, n_allowed: tuple) -> tuple:
+    """avg_pool2d's kernel_size, stride (2) or padding (4): an int or a tuple of that length."""
+    op = "avg_pool2d"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),) * n_allowed[0]
+    if isinstance(value, list):
+        raise TypeError(f"For '{op}', the '{name}' must be int, but got 'list'")
+    if isinstance(value, tuple) and len(value) in n_allowed:
+        return value
+    kind = TypeError if not isinstance(value, tuple) else ValueError
+    raise kind(f"For {op}, {name} should be int or tuple of length {n_allowed[-1]}.")
+
+
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0):
+    """MindSpore 2.10's ops.avg_pool2d over [N, C, H, W] (float): avg_pool3d's rules (as 2.10
+    computes it, with a depth of 1); `padding` an int or (top, bottom, left, right)."""
+    if not isinstance(input_x, Tensor):
+        raise TypeError(f"For 'avg_pool2d', the input must be a Tensor, but got {type(input_x).__name__}.")
+    if input_x.ndim != 4:
+        raise ValueError(f"For primitive[AvgPool3D], the x_rank must be equal to 5, but got {input_x.ndim + 1}.")
+    kernel = _avg_pool2d_ints(kernel_size, "kernel_size", (2,))
+    strides = _avg_pool2d_ints(stride, "stride", (2,))
+    pads = _avg_pool2d_ints(padding, "padding", (4,))
+    out = avg_pool3d(F.expand_dims(input_x, 2), (1,) + tuple(kernel), (1,) + tuple(strides), (0, 0) + tuple(pads),
+                     ceil_mode, count_include_pad, divisor_override)
+    return F.squeeze(out, 2)
+
+
+def _lp(x, norm_type, op: str):
+    if isinstance(norm_type, bool) or not isinstance(norm_type, numbers.Real):
+        raise TypeError(f"For {op}, the type of 'norm_type' must be int or float, but got {type(norm_type).__name__}.")
+    if norm_type == 0:
+        raise ValueError(f"For {op}, the value of 'norm_type' can not be 0.")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op}', the input must be a Tensor, but got {type(x).__name__}.")
+    return x if x.dtype.is_floating else F.cast(x, mstype.float32)
+
+
+def _lp_finish(avg, norm_type, window: int):
+    """torch's and MindSpore's (sign(a) * relu(|a|) * window)^(1/p) of the windows' average a of
+    x^p: a ceil_mode window's partial average is scaled by the full window (measured equal)."""
+    total = F.mul(F.mul(F.sign(avg), F.relu(F.abs(avg))), float(window))
+    return F.pow(total, 1.0 / norm_type)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p) along the last axis of [N, C, L] or [C, L]; stride
+    defaults to the kernel."""
+    x = _lp(x, norm_type, "lp_pool1d")
+    squeeze = x.ndim == 2
+    y = F.expand_dims(x, 0) if squeeze else x
+    step = kernel_size if stride is None else stride
+    avg = avg_pool1d(F.pow(y, float(norm_type)), kernel_size, step, 0, ceil_mode)
+    out = _lp_finish(avg, norm_type, kernel_size)
+    return F.squeeze(out, 0) if squeeze else out
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p) over the last two axes of [N, C, H, W]; stride
+    defaults to the kernel."""
+    x = _lp(x, norm_type, "lp_pool2d")
+    kernel = _avg_pool2d_ints(kernel_size, "kernel_size", (2,))
+    step = kernel if stride is None else stride
+    avg = avg_pool2d(F.pow(x, float(norm_type)), kernel, step, 0, ceil_mode)
+    return _lp_finish(avg, norm_type, int(np.prod(kernel)))

@@ -251,3 +251,9 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     """Over [N, C, H, W] inputs."""
     _rank = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Over [N, C, D, H, W] inputs (MindSpore 2.10's CPU build has no kernel for it; the
+    parameters are measured: mean, variance, gamma, beta)."""
+    _rank = 5

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 
+from ...ops import composite
 from ...ops import functional as F
 from ..cell import Cell
 
@@ -141,3 +142,39 @@ class ReplicationPad2d(_ModePadNd):
 class ReplicationPad3d(_ModePadNd):
     """Repeats the edges of the last three axes: [C, D, H, W] or [N, C, D, H, W]."""
     _axes, _mode = 3, "replicate"
+
+
+class Pad(Cell):
+    """MindSpore's nn.Pad: `paddings` a tuple of one (before, after) pair per input axis; mode
+    'CONSTANT' (zeros), 'REFLECT' (mirrored without the edge) or 'SYMMETRIC' (mirrored with it)."""
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if not isinstance(paddings, tuple):
+            raise TypeError(f"For 'Pad', the type of 'paddings' must be tuple, but got {type(paddings).__name__}.")
+        if not all(isinstance(p, tuple) and len(p) == 2 and all(_is_int(v) and v >= 0 for v in p) for p in paddings):
+            raise ValueError(f"For 'Pad', each entry of 'paddings' must be a pair of non-negative ints, but got "
+                             f"{paddings}.")
+        if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+            raise ValueError(f"For 'Pad', the 'mode' must be str and must be in "
+                             f"'['CONSTANT', 'REFLECT', 'SYMMETRIC']', but got '{mode}'.")
+        self.paddings, self.mode = paddings, mode
+
+    def construct(self, x):
+        if len(self.paddings) != x.ndim:
+            raise ValueError(f"For 'Pad', the length of 'paddings' must be equal to the rank of 'input_x', but got "
+                             f"{len(self.paddings)} vs {x.ndim}")
+        if self.mode != "SYMMETRIC":
+            return F.pad(x, self.paddings, "constant" if self.mode == "CONSTANT" else "reflect")
+        for axis, (lo, hi) in enumerate(self.paddings):
+            n = x.shape[axis]
+            if lo > n or hi > n:
+                raise ValueError(f"For 'Pad', a SYMMETRIC padding must be at most the axis' size {n}, but got "
+                                 f"{(lo, hi)} on axis {axis}.")
+            parts = [x]
+            if lo:
+                parts.insert(0, composite.flip(F.slice_axis(x, axis, 0, lo), (axis,)))
+            if hi:
+                parts.append(composite.flip(F.slice_axis(x, axis, n - hi, n), (axis,)))
+            x = F.concat(parts, axis) if len(parts) > 1 else x
+        return x
