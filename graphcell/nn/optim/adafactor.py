@@ -14,9 +14,9 @@ def _rms(x):
     return F.sqrt(F.mean(F.square(x)))
 
 
-def _state(params, prefix: str, shape_of, dtype=np.float32) -> ParameterTuple:
+def _state(params, prefix: str, shape_of, dtype_of=lambda p: np.float32) -> ParameterTuple:
     """One zero state Parameter per weight, named '<prefix><weight name>' (MindSpore's names)."""
-    return ParameterTuple(Parameter(np.zeros(shape_of(p), dtype), name=f"{prefix}{p.name}", requires_grad=False)
+    return ParameterTuple(Parameter(np.zeros(shape_of(p), dtype_of(p)), name=f"{prefix}{p.name}", requires_grad=False)
                           for p in params)
 
 
@@ -76,8 +76,10 @@ class AdaFactor(Optimizer):
                                      lambda p: p.shape[:-1] if _factored(p) else (1,))
         self.exp_avg_sq_col = _state(self.parameters, "exp_avg_sq_col_",
                                      lambda p: p.shape[:-2] + p.shape[-1:] if _factored(p) else (1,))
+        # compression stores the unfactored second moments in float16 (the [1] placeholders of
+        # factored weights stay float32, as in MindSpore 2.10's checkpoints)
         self.exp_avg_sq = _state(self.parameters, "exp_avg_sq_", lambda p: (1,) if _factored(p) else p.shape,
-                                 np.float16 if self.compression else np.float32)
+                                 lambda p: np.float16 if self.compression and not _factored(p) else np.float32)
         self.afactor_step = Parameter(np.zeros(1, np.float32), name="afactor_step", requires_grad=False)
 
     def prepare_gradients(self, gradients) -> tuple:
