@@ -13,7 +13,8 @@ from .wrap import WithEvalCell, WithLossCell  # noqa: F401
 # Names whose modules load on first use: name -> module.
 _LAZY = {
     **dict.fromkeys(["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "RMSProp",
-                     "Lamb", "FTRL", "LARS"],
+                     "Lamb", "FTRL", "LARS", "ASGD", "AdaMax", "Adadelta", "AdaFactor", "LazyAdam",
+                     "ProximalAdagrad", "Rprop"],
                     "graphcell.nn.optim"),
     **dict.fromkeys(["LearningRateSchedule", "CosineDecayLR", "ExponentialDecayLR", "WarmUpLR",
                      "PolynomialDecayLR", "NaturalExpDecayLR", "InverseDecayLR"],

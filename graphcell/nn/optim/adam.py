@@ -24,14 +24,16 @@ class Adam(Optimizer):
     State: `beta1_power`, `beta2_power` (scalars holding b^t), `moment1.<p>`, `moment2.<p>`
     and, with amsgrad, `vhat.<p>`."""
 
+    power_shape = ()   # LazyAdam's beta powers have shape [1]
+
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        _check_betas("Adam", beta1, beta2, eps)
+        _check_betas(type(self).__name__, beta1, beta2, eps)
         self.beta1, self.beta2, self.eps = float(beta1), float(beta2), float(eps)
         self.use_nesterov, self.use_amsgrad = bool(use_nesterov), bool(use_amsgrad)
-        self.beta1_power = Parameter(np.array(1.0, np.float32), name="beta1_power", requires_grad=False)
-        self.beta2_power = Parameter(np.array(1.0, np.float32), name="beta2_power", requires_grad=False)
+        self.beta1_power = Parameter(np.ones(self.power_shape, np.float32), name="beta1_power", requires_grad=False)
+        self.beta2_power = Parameter(np.ones(self.power_shape, np.float32), name="beta2_power", requires_grad=False)
         self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
         self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
         if self.use_amsgrad:
@@ -46,6 +48,7 @@ class Adam(Optimizer):
         F.assign(self.beta1_power, beta1_power)
         F.assign(self.beta2_power, beta2_power)
         alphas = {}   # lr * sqrt(1 - b2^t) / (1 - b1^t), once per distinct learning rate
+        beta1_power, beta2_power = F.reshape(beta1_power, ()), F.reshape(beta2_power, ())
         for lr in lrs:
             if id(lr) not in alphas:
                 alphas[id(lr)] = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))

@@ -63,6 +63,19 @@ def check_float(optimizer: str, arg: str, value, low: float, *, above: bool = Fa
     return check_hyperparameter(optimizer, arg, value, low, above=above)
 
 
+def check_float_in_range(optimizer: str, arg: str, value, low: float, high: float, *, closed: bool = False,
+                         bounds: str | None = None) -> float:
+    """A Python float in (low, high) (closed: [low, high]), with MindSpore's messages: the type
+    first (an int is a TypeError), then "must be in range of (0.0, 1.0)"."""
+    value = check_float(optimizer, arg, value, float("-inf"))
+    inside = low <= value <= high if closed else low < value < high
+    if not inside:
+        bounds = bounds or (f"[{low}, {high}]" if closed else f"({low}, {high})")
+        raise ValueError(f"For '{optimizer}', the '{arg}' must be in range of {bounds}, but got {value} with type "
+                         f"'float'.")
+    return value
+
+
 def check_bool(optimizer: str, arg: str, value) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"For '{optimizer}', the type of '{arg}' should be 'bool', but got type "
