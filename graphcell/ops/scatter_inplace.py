@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Parameter, Tensor, _check_writable_here
+from ..tensor import Tensor
 from . import functional as F, indexing, shape_ops
 from .composite import isnan
 from .log_scan import log_step_scan
@@ -46,11 +46,8 @@ _KERNELS = {"add": "ScatterAdd", "sub": "ScatterSub", "mul": "ScatterMul", "div"
 def write_back(name: str, x, new: Tensor) -> Tensor:
     """Makes `x` hold `new` (a Parameter through ops.assign, a Tensor by rebinding its value,
     as `x[i] = v` does) and returns `new`."""
-    if isinstance(x, Parameter):
-        F.assign(x, new)
-    elif isinstance(x, Tensor):
-        _check_writable_here(x)
-        x._payload = new._payload
+    if isinstance(x, Tensor):   # Tensor._write: a Parameter's is an ops.assign
+        x._write(new, name)
     return new
 
 
