@@ -76,6 +76,17 @@ for op, attrs in [("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("po
 # svd: the singular values' gradient u diag(gs) v^T (test_svd_vjp_through_u_and_v has u's and v's)
 add("svd", [f32(4, 3).astype(np.float64)], 1e-9, full_matrices=False, compute_uv=False)
 add("svd", [f32(2, 3, 5).astype(np.float64)], 1e-9, full_matrices=True, compute_uv=True)
+# matrices (ops/linalg_prims.py), in float64, well conditioned (a dominant diagonal); qr's and
+# slogdet's other outputs and every matrix primitive's full vjp: tests/test_linalg_more.py
+_dominant = f32(2, 3, 3).astype(np.float64) + 4 * np.eye(3)
+add("det", [_dominant], 1e-9)
+add("slogdet", [_dominant], 1e-9)
+add("matrix_inverse", [_dominant], 1e-9)
+add("cholesky", [_dominant @ np.swapaxes(_dominant, -1, -2)], 1e-9)
+add("qr", [f32(2, 4, 3).astype(np.float64)], 1e-9, full_matrices=False)
+add("matrix_exp", [f32(3, 3).astype(np.float64) * 0.5], 1e-9)
+add("triangular_solve", [_dominant, f32(2, 3, 2).astype(np.float64)], 1e-9, lower=False, transpose_a=False,
+    unit_diagonal=False)
 add("atan2", [f32(3, 4), f32(4)])
 add("atan2", [f32(3, 1), np.array([[1.0, -2.0, 0.0, -0.5]], np.float32)])   # on the y axis too
 add("pow", [pos(3, 4), np.float32(2.0) * np.ones((), np.float32)])

@@ -264,6 +264,16 @@ RECORDS = [
     rec("top_k", [np.round(r(6, 2))], k=4, axis=0, largest=False, index_dtype=mstype.int32, id="top_k-smallest"),
     rec("top_k", [np.array([1.0, np.nan, 5.0, np.nan, -2.0], F32)], k=2, axis=0, largest=False,
         index_dtype=mstype.int64, id="top_k-smallest-nan"),
+    # matrices: Det, and the unrolled Gauss-Jordan, Cholesky and substitution (compiler/onnx_linalg.py)
+    rec("det", [r(2, 3, 3) + 3 * np.eye(3, dtype=F32)], 1e-4),
+    rec("det", [r(2, 4, 4, dtype=F64) + 3 * np.eye(4)], 1e-10, id="det-f64"),
+    rec("slogdet", [r(2, 4, 4) + 3 * np.eye(4, dtype=F32)], 1e-5),
+    rec("matrix_inverse", [r(3, 4, 4) + 3 * np.eye(4, dtype=F32)], 1e-5),
+    rec("cholesky", [np.eye(4, dtype=F32) * 4 + np.full((4, 4), 0.5, F32)], 1e-5),
+    rec("triangular_solve", [r(2, 3, 3) + 3 * np.eye(3, dtype=F32), r(2, 3, 2)], 1e-5, lower=False,
+        transpose_a=True, unit_diagonal=False),
+    rec("triangular_solve", [r(3, 3, dtype=F64) + 3 * np.eye(3), r(3, 1, dtype=F64)], 1e-12, lower=True,
+        transpose_a=False, unit_diagonal=True, id="triangular_solve-unit"),
 ]
 
 
@@ -314,7 +324,8 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 
 # Primitives ONNX cannot express: export refuses them, naming them.
-WITHOUT_ONNX = {"svd": [r(3, 2)]}
+WITHOUT_ONNX = {"svd": ([r(3, 2)], {"full_matrices": False, "compute_uv": True}),
+                "qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {})}
 
 
 def test_every_primitive_has_a_record():
@@ -330,7 +341,7 @@ def test_every_primitive_has_a_record():
 def test_a_primitive_without_a_rule_is_refused_by_name(name):
     from graphcell.compiler.onnx import OnnxExportError
     assert PRIMITIVES[name].onnx_rule is None
-    graph = single_node_graph(name, WITHOUT_ONNX[name], {"full_matrices": False, "compute_uv": True})
+    graph = single_node_graph(name, *WITHOUT_ONNX[name])
     with pytest.raises(OnnxExportError, match=f"no ONNX lowering:\n  {name} in"):
         lower(graph)
 

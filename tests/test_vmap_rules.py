@@ -95,6 +95,13 @@ RECORDS.update({
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
     "polygamma": ([((2, 3), F32)], {"n": 2}),
     "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
+    # matrices (ops/linalg_prims.py), float64 so that ill-conditioned draws agree; cholesky's
+    # non-positive-definite draws are NaN on both sides (tests/test_linalg_more.py vmaps real ones)
+    "det": ([((2, 3, 3), np.float64)], {}), "slogdet": ([((3, 3), np.float64)], {}),
+    "matrix_inverse": ([((2, 3, 3), np.float64)], {}), "cholesky": ([((3, 3), np.float64)], {}),
+    "qr": ([((2, 4, 3), np.float64)], {"full_matrices": False}), "matrix_exp": ([((2, 3, 3), np.float64)], {}),
+    "triangular_solve": ([((3, 3), np.float64), ((3, 2), np.float64)],
+                         {"lower": True, "transpose_a": True, "unit_diagonal": False}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",

@@ -3,7 +3,7 @@ and MindSpore's operator classes (`ops.ReduceSum(keep_dims=True)`, `operations.p
 
 Importing this package registers every primitive (each family module declares its own).
 """
-from . import core_prims, elementwise, fused_prims, hooks, linalg, nn_prims, random_prims, reductions, shape_ops, sorting, special, tiling  # noqa: F401
+from . import core_prims, elementwise, fused_prims, hooks, linalg, linalg_prims, nn_prims, random_prims, reductions, shape_ops, sorting, special, tiling  # noqa: F401
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, pow, round, sum)  # noqa: F401,A004 - MindSpore's names
 from .composite import *  # noqa: F401,F403,E402 - ops composed of other ops
@@ -30,6 +30,8 @@ from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, dr
 from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's names
 from .array_more import shape, size, slice  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
+from .linalg_solvers import *  # noqa: F401,F403,E402 - det, inverse, cholesky, qr, lu, lstsq, pinv, matrix_exp
+from .matrix_builders import *  # noqa: F401,F403,E402 - band and diagonal matrices, combinations
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold

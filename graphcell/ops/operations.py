@@ -1640,3 +1640,10 @@ class MaskedSelect(Operator):
 
     def __call__(self, input, mask):  # noqa: A002
         return masked_select(input, mask)
+
+
+# == linear algebra (linalg_classes.py) ==========================================================
+
+from . import linalg_classes as _linalg_classes  # noqa: E402
+from .linalg_classes import *  # noqa: F401,F403,E402
+__all__ += _linalg_classes.__all__

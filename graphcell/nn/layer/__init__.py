@@ -1,4 +1,5 @@
 from .basic import *  # noqa: F401,F403
+from .linalg_layers import MatDet, MatInverse, MatrixDiag, MatrixDiagPart, MatrixSetDiag, Tril, Triu  # noqa: F401
 from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv3dTranspose  # noqa: F401
 from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,  # noqa: F401
                       ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad2d, Pad)
