@@ -33,7 +33,7 @@ class _HookOwner:   # the Cell a backward hook's markers name (ops/hooks.py)
 
 _HOOK_OWNER = _HookOwner()
 HOOK_SITE = HookSite(_HOOK_OWNER)
-POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh"}
+POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh", "igamma", "igamma_grad_a"}
 # name -> (operand (shape, dtype) list, attrs)
 RECORDS = {}
 for _name in ew.UNARY:
@@ -94,6 +94,7 @@ RECORDS.update({
     "sort": ([((2, 5), F32)], {"axis": 1, "descending": False, "index_dtype": ms.int32}),
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
     "polygamma": ([((2, 3), F32)], {"n": 2}),
+    "igamma": ([((2, 1, 3), F32), ((4, 3), F32)], {"upper": False}),
     "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).

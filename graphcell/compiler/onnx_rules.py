@@ -937,6 +937,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 
 from . import onnx_random, onnx_special  # noqa: E402 - onnx_random uses the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
+from . import onnx_bessel  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -991,6 +992,7 @@ RULES = {
     # random
     "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
     "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
+    **onnx_bessel.RULES,   # the Bessel functions, in float64
 }
 
 for _name, _rule in RULES.items():

@@ -25,6 +25,7 @@ from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
+from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, igamma, zeta, mvlgamma
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 

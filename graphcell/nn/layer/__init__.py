@@ -11,3 +11,4 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .rnns import GRU, LSTM, RNN  # noqa: F401
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
                           TransformerEncoder, TransformerEncoderLayer)
+from .gamma_cells import DiGamma, IGamma, LBeta, LGamma  # noqa: F401
