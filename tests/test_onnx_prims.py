@@ -318,8 +318,10 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 
 # Primitives ONNX cannot express: export refuses them, naming them.
-WITHOUT_ONNX = {"svd": [r(3, 2)], **{n: [pos(3), pos(3)] for n in ("igamma", "igamma_grad_a", "zeta")}}
-WITHOUT_ONNX_ATTRS = {"svd": {"full_matrices": False, "compute_uv": True}, "igamma": {"upper": False}}
+WITHOUT_ONNX = {"svd": [r(3, 2)], **{n: [pos(3), pos(3)] for n in ("igamma", "igamma_grad_a", "zeta")},
+                **{n: [KEY, pos(3)] for n in ("random_gamma_draw", "random_poisson_draw")}}
+WITHOUT_ONNX_ATTRS = {"svd": {"full_matrices": False, "compute_uv": True}, "igamma": {"upper": False},
+                      **dict.fromkeys(["random_gamma_draw", "random_poisson_draw"], {"shape": (2, 3), "dtype": mstype.float32})}
 
 
 def test_every_primitive_has_a_record():

@@ -383,6 +383,7 @@ def test_every_primitive_is_covered_here():
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
         "cumsum", "cumprod", "sort", "top_k", "polygamma", "svd",
         *BESSEL, "igamma", "igamma_grad_a", "zeta",  # against references in test_special_more.py
+        "random_gamma_draw", "random_poisson_draw",  # distributions in test_random_more.py
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py

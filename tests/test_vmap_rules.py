@@ -118,9 +118,10 @@ def test_every_primitive_has_a_batch_rule_and_a_record():
     # constant has no operands; cond/while_loop hold subgraphs (tests/test_control_flow.py), and
     # so does scan (tests/test_rnn.py); tile_rows is made by the XLA pipeline's last pass only
     # (tests/test_tile_rows.py); backward_hook calls Python on the host, which jax.vmap, the
-    # reference here, refuses (tests/test_backward_hooks.py vmaps it)
+    # reference here, refuses (tests/test_backward_hooks.py vmaps it); the gamma and Poisson draws
+    # fold the member index into an unbatched key, which jax.vmap does not (tests/test_random_more.py)
     untested = sorted(set(PRIMITIVES) - set(RECORDS) - {"constant", "cond", "while_loop", "scan", "tile_rows",
-                                                        "backward_hook"})
+                                                        "backward_hook", "random_gamma_draw", "random_poisson_draw"})
     assert not untested, f"primitives without a vmap test record: {untested}"
 
 

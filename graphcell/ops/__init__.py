@@ -26,6 +26,7 @@ from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
 from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, igamma, zeta, mvlgamma
+from .random_draws import *  # noqa: F401,F403,E402 - bernoulli, multinomial, gamma, poisson, ...
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 

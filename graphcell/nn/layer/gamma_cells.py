@@ -19,7 +19,8 @@ __all__ = ["DiGamma", "LGamma", "IGamma", "LBeta"]
 def _check(cell: str, name: str, x, allowed):
     x = F.as_tensor(x)
     if x.dtype not in allowed:
-        expected = allowed[0].ms_name if len(allowed) == 1 else "one of [" + ", ".join(f"mindspore.{d.name}" for d in allowed) + "]"
+        names = ", ".join(f"mindspore.{d.name}" for d in allowed)
+        expected = allowed[0].ms_name if len(allowed) == 1 else f"one of [{names}]"
         raise TypeError(f"For '{cell}', the '{name}' should be {expected}, but got 'mindspore.{x.dtype.name}'.")
     return x
 
