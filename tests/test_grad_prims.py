@@ -73,6 +73,11 @@ add("acosh", [f32(3, 4, low=1.05, high=4.0)])
 # its polygamma is NaN at integers)
 for op, attrs in [("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("polygamma", {"n": 3})]:
     add(op, [np.array([[0.3, 1.7, 4.5, 8.6], [-0.4, -1.3, -2.75, 0.05]], np.float32)], 1e-4, **attrs)
+# the Bessel functions (k and y are defined for x > 0), igamma, igammac and zeta (d/dq; d/ds is 0)
+for op in sorted(n for n in PRIMITIVES if n.startswith("bessel_")):
+    add(op, [np.array([[0.3, 1.7, 4.5, 8.6], [2.2, 5.5, 9.0, 14.0]], np.float32)], 1e-4)
+add("igamma", [pos(3, 1) + 1.0, pos(4)], 1e-4, upper=True)
+add("zeta", [pos(3, 1) + 1.0, pos(4)], 1e-4)
 # svd: the singular values' gradient u diag(gs) v^T (test_svd_vjp_through_u_and_v has u's and v's)
 add("svd", [f32(4, 3).astype(np.float64)], 1e-9, full_matrices=False, compute_uv=False)
 add("svd", [f32(2, 3, 5).astype(np.float64)], 1e-9, full_matrices=True, compute_uv=True)
@@ -167,6 +172,8 @@ add("top_k", [np.array([[1.0, 1.0, 2.0, 1.0]], np.float32)], k=2, axis=1, larges
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
 # identity; jax's own barrier gives the zero cotangent).
 REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
+             # MindSpore 2.10's zeta has a zero gradient for s (jax has none)
+             "zeta": lambda s, q: PRIMITIVES["zeta"].impl(jax.lax.stop_gradient(s), q),
              # the singular values alone: jax has no jvp for a full_matrices decomposition at all
              "svd": lambda x, full_matrices, compute_uv: (jax.numpy.linalg.svd(x, compute_uv=False),),
              # |x|' = sign(x), 0 at 0, as MindSpore's AbsGrad and torch (jax.grad of abs gives 1)
@@ -235,7 +242,7 @@ def test_vjp_matches_jax(name, args, attrs, tol):
 
 # Control-flow primitives carry subgraphs; their vjps are tested against jax there.
 TESTED_ELSEWHERE = {"cond": "tests/test_control_flow.py", "while_loop": "tests/test_control_flow.py",
-                    "scan": "tests/test_rnn.py", **dict.fromkeys(
+                    "scan": "tests/test_rnn.py", "igamma_grad_a": "tests/test_special_more.py", **dict.fromkeys(
                         ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py")}
 
 

@@ -54,6 +54,7 @@ def conv_attrs(nsp=2, strides=None, padding=None, lhs=None, rhs=None, groups=1, 
 
 
 KEY = np.array([7, 42], np.uint32)
+BESSEL = sorted(PRIMITIVES[n].name for n in PRIMITIVES if n.startswith("bessel_"))
 UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil",
          "round", "expm1", "hard_sigmoid", "hard_swish", "softsign"]
 BINARY = ["add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"]
@@ -106,6 +107,9 @@ RECORDS = [
                        F32)], 2e-5, id=f"{n}-edges", **a) for n, a in [
         ("lgamma", {}), ("digamma", {}), ("polygamma", {"n": 1}), ("polygamma", {"n": 4})]],
     rec("lgamma", [r(6, dtype=np.float16, lo=0.5, hi=9)], 2e-3, id="lgamma-f16"),
+    # the Bessel functions: the same float64 formulas on both sides (test_special_more.py has the edges)
+    *[rec(n, [r(3, 8, lo=-40, hi=40)], 1e-6, id=f"{n}-f32") for n in BESSEL],
+    *[rec(n, [r(2, 8, dtype=F64, lo=-40, hi=40)], 1e-12, id=f"{n}-f64") for n in BESSEL],
     rec("atan2", [r(3, 4), r(4)]), rec("atan2", [r(3, dtype=F64), r(3, dtype=F64)], id="atan2-f64"),
     rec("atan2", [np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.inf, np.nan], F32),
                   np.array([0.0, 0.0, -0.0, -0.0, -np.inf, -np.inf, np.inf, np.inf, -np.inf, 1.0], F32)],
@@ -325,7 +329,11 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 # Primitives ONNX cannot express: export refuses them, naming them.
 WITHOUT_ONNX = {"svd": ([r(3, 2)], {"full_matrices": False, "compute_uv": True}),
-                "qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {})}
+                "qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {}),
+                "igamma": ([pos(3), pos(3)], {"upper": False}), "igamma_grad_a": ([pos(3), pos(3)], {}),
+                "zeta": ([pos(3), pos(3)], {}),
+                **{n: ([KEY, pos(3)], {"shape": (2, 3), "dtype": mstype.float32})
+                   for n in ("random_gamma_draw", "random_poisson_draw")}}
 
 
 def test_every_primitive_has_a_record():

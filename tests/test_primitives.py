@@ -374,6 +374,7 @@ def test_svd_against_numpy(jit):
 
 
 def test_every_primitive_is_covered_here():
+    from graphcell.ops.bessel import PRIMS as BESSEL
     covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu", "shrink",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
@@ -383,6 +384,8 @@ def test_every_primitive_is_covered_here():
         "cumsum", "cumprod", "sort", "top_k", "polygamma", "svd",
         # matrices: values against numpy, scipy and jax in test_linalg_more.py
         "det", "slogdet", "matrix_inverse", "cholesky", "triangular_solve", "qr", "matrix_exp",
+        *BESSEL, "igamma", "igamma_grad_a", "zeta",  # against references in test_special_more.py
+        "random_gamma_draw", "random_poisson_draw",  # distributions in test_random_more.py
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py
         "scan",  # values, vmap and grad against loops in test_rnn.py
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py

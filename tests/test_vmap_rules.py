@@ -33,7 +33,7 @@ class _HookOwner:   # the Cell a backward hook's markers name (ops/hooks.py)
 
 _HOOK_OWNER = _HookOwner()
 HOOK_SITE = HookSite(_HOOK_OWNER)
-POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh"}
+POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh", "igamma", "igamma_grad_a"}
 # name -> (operand (shape, dtype) list, attrs)
 RECORDS = {}
 for _name in ew.UNARY:
@@ -94,6 +94,7 @@ RECORDS.update({
     "sort": ([((2, 5), F32)], {"axis": 1, "descending": False, "index_dtype": ms.int32}),
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
     "polygamma": ([((2, 3), F32)], {"n": 2}),
+    "igamma": ([((2, 1, 3), F32), ((4, 3), F32)], {"upper": False}),
     "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
     # matrices (ops/linalg_prims.py), float64 so that ill-conditioned draws agree; cholesky's
     # non-positive-definite draws are NaN on both sides (tests/test_linalg_more.py vmaps real ones)
@@ -124,9 +125,10 @@ def test_every_primitive_has_a_batch_rule_and_a_record():
     # constant has no operands; cond/while_loop hold subgraphs (tests/test_control_flow.py), and
     # so does scan (tests/test_rnn.py); tile_rows is made by the XLA pipeline's last pass only
     # (tests/test_tile_rows.py); backward_hook calls Python on the host, which jax.vmap, the
-    # reference here, refuses (tests/test_backward_hooks.py vmaps it)
+    # reference here, refuses (tests/test_backward_hooks.py vmaps it); the gamma and Poisson draws
+    # fold the member index into an unbatched key, which jax.vmap does not (tests/test_random_more.py)
     untested = sorted(set(PRIMITIVES) - set(RECORDS) - {"constant", "cond", "while_loop", "scan", "tile_rows",
-                                                        "backward_hook"})
+                                                        "backward_hook", "random_gamma_draw", "random_poisson_draw"})
     assert not untested, f"primitives without a vmap test record: {untested}"
 
 

@@ -935,7 +935,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 
 # -- the table -----------------------------------------------------------------------------------------
 
-from . import onnx_linalg, onnx_random, onnx_special  # noqa: E402 - onnx_random uses the helpers above
+from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 
 RULES = {
@@ -992,6 +992,7 @@ RULES = {
     "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
     "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
+    **onnx_bessel.RULES,   # the Bessel functions, in float64
 }
 
 for _name, _rule in RULES.items():

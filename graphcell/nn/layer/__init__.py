@@ -18,3 +18,4 @@ from .pooling_more import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool1d, LPPoo
                            MaxUnpool2d, MaxUnpool3d)
 from .math_layers import BiDense, MatMul, Moments, Norm, ReduceLogSumExp  # noqa: F401
 from .image import CentralCrop, ImageGradients  # noqa: F401
+from .gamma_cells import DiGamma, IGamma, LBeta, LGamma  # noqa: F401
