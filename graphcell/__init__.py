@@ -26,9 +26,11 @@ from .common.initializer import get_seed  # noqa: E402
 def set_seed(seed: int) -> None:
     """Seeds initialisers (bit-identical to MindSpore's), graphcell.numpy and the random key."""
     from .common.initializer import set_seed as _set_seed
+    from .ops.generator import note_global_seed
     from .ops.random_state import seed_global_key
     _set_seed(seed)
     seed_global_key(seed)
+    note_global_seed(seed)
 
 
 __version__ = "0.1.0"
@@ -46,6 +48,17 @@ _LAZY = {
     "export": "graphcell.compiler.export",
     "check": "graphcell.compiler.check",
     "Model": "graphcell.train.model",
+    **dict.fromkeys(["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"],
+                    "graphcell.train"),
+    **dict.fromkeys(["ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "merge_sliced_parameter"],
+                    "graphcell.train.ckpt_convert"),
+    **dict.fromkeys(["Generator", "default_generator", "seed", "manual_seed", "initial_seed", "get_rng_state",
+                     "set_rng_state"], "graphcell.ops.generator"),
+    **dict.fromkeys(["from_numpy", "frombuffer", "is_tensor"], "graphcell.common.tensor_from"),
+    "mutable": "graphcell.frontend.mutable",
+    **dict.fromkeys(["jit_class", "constexpr", "lazy_inline", "no_inline", "recompute", "JitConfig",
+                     "set_deterministic", "STRICT", "COMPATIBLE", "LAX"], "graphcell.compiler.hints"),
+    "run_check": "graphcell.common.run_check",
     # mindspore.LossMonitor etc.: MindSpore exports its stock callbacks at the top level too
     **{name: "graphcell.train" for name in (
         "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
@@ -66,6 +79,8 @@ def __getattr__(name):
         value = importlib.import_module(f"graphcell.{name}")
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in dtype.ALIASES:  # graphcell.float, .int, .bool...: not module globals, to keep the builtins
+        return dtype.ALIASES[name]
     else:
         raise AttributeError(f"module 'graphcell' has no attribute {name!r}")
     globals()[name] = value

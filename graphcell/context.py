@@ -25,6 +25,7 @@ _CONTEXT = {
     "backend": "xla",            # "xla" (jax) or "onnx" (onnxruntime)
     "device_target": "CPU",
     "check_finite": False,
+    "deterministic": "OFF",      # set_deterministic's record (compiler/hints.py)
     "debug": False,              # verify the graph after every pass
     "onnx_providers": ("cpu",),
     "onnx_session_config": {},   # onnxruntime session config entries for jit(backend="onnx")

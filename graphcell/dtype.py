@@ -133,3 +133,18 @@ def result_dtype(*dtypes: DType) -> DType:
         else:
             best = max(best, d, key=order.index)
     return best
+
+
+# MindSpore 2.10's other names for the dtypes (`mindspore.float` is Float32, `mindspore.int`
+# Int32, `mindspore.long` Int64, ...), measured. Served by __getattr__ so that `float`, `int` and
+# `bool` stay Python's builtins inside this module and graphcell's __init__.
+ALIASES = {"float": float32, "single": float32, "half": float16, "double": float64, "long": int64, "int": int32,
+           "intc": int32, "intp": int64, "short": int16, "byte": int8, "bool": bool_, "ubyte": uint8,
+           "ushort": uint16, "uintc": uint32, "uintp": uint64}
+
+
+def __getattr__(name):
+    try:
+        return ALIASES[name]
+    except KeyError:
+        raise AttributeError(f"module 'graphcell.dtype' has no attribute {name!r}") from None

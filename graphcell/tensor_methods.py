@@ -43,10 +43,10 @@ def _sizes(args, what: str) -> tuple:
     return tuple(int(a) for a in args)
 
 
-def _no_generator(generator, what: str) -> None:
-    if generator is not None:
-        raise TypeError(f"Tensor.{what}: graphcell has no Generator objects; pass generator=None "
-                        "(graphcell.set_seed seeds the global generator)")
+def _generator_key(generator, what: str):
+    """The next key of `generator` (a graphcell.Generator), or None for the default stream."""
+    from .ops.generator import key_from
+    return key_from(generator, f"Tensor.{what}")
 
 
 def _float_only(t, what: str) -> None:
@@ -434,9 +434,8 @@ class TensorMethods:
     # -- random -----------------------------------------------------------------------------
     def uniform(self, from_=0.0, to=1.0, generator=None):
         """A new Tensor of this shape and (floating) dtype, uniform in [from_, to)."""
-        _no_generator(generator, "uniform")
         _float_only(self, "uniform")
-        return _ops().uniform(self.shape, from_, to, dtype=self.dtype)
+        return _ops().uniform(self.shape, from_, to, dtype=self.dtype, key=_generator_key(generator, "uniform"))
 
     # -- in place: each computes the new value, then writes it (Tensor._write) -------------
     def add_(self, other, *, alpha=1):
@@ -498,14 +497,14 @@ class TensorMethods:
         return self._write(self.fill_diagonal(fill_value, wrap), "fill_diagonal_")
 
     def uniform_(self, from_=0, to=1, *, generator=None):
-        _no_generator(generator, "uniform_")
         _float_only(self, "uniform_")
-        return self._write(_ops().uniform(self.shape, from_, to, dtype=self.dtype), "uniform_")
+        key = _generator_key(generator, "uniform_")
+        return self._write(_ops().uniform(self.shape, from_, to, dtype=self.dtype, key=key), "uniform_")
 
     def normal_(self, mean=0, std=1, *, generator=None):
-        _no_generator(generator, "normal_")
         _float_only(self, "normal_")
-        return self._write(_ops().normal(self.shape, mean, std, dtype=self.dtype), "normal_")
+        key = _generator_key(generator, "normal_")
+        return self._write(_ops().normal(self.shape, mean, std, dtype=self.dtype, key=key), "normal_")
 
     def requires_grad_(self, requires_grad=True):
         """Returns this Tensor: graphcell's grad takes the positions or Parameters it

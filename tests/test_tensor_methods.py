@@ -299,5 +299,5 @@ def test_random_fills():
     assert fresh.shape == (3, 2) and fresh.dtype == ms.float32 and np.abs(fresh.asnumpy()).max() <= 1
     with pytest.raises(TypeError, match="fills a floating-point Tensor"):
         Tensor(I).uniform_()
-    with pytest.raises(TypeError, match="no Generator"):
+    with pytest.raises(TypeError, match="'generator' must be a mindspore Generator"):
         t.normal_(generator=object())

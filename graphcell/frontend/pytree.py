@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from .mutable import MutableScalar
 
 
 class Static:
@@ -40,6 +41,9 @@ def flatten(tree, arrays_are_tensors: bool = True) -> tuple[list[Tensor], Any]:
             return None  # a Tensor slot
         if arrays_are_tensors and isinstance(x, np.ndarray):
             leaves.append(Tensor(x))
+            return None
+        if isinstance(x, MutableScalar):  # `mutable(n)`: an input, not a constant of the trace
+            leaves.append(x.as_tensor())
             return None
         if isinstance(x, (tuple, list)):
             return (type(x), tuple(walk(v) for v in x))

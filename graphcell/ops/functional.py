@@ -1515,10 +1515,11 @@ def assign_add(variable: Parameter, value) -> Parameter:
     return assign(variable, add(variable, value))
 
 
-def random_key() -> Tensor:
-    """A fresh key from graphcell's global generator, which it advances (a state write)."""
+def random_key(state: Parameter | None = None) -> Tensor:
+    """A fresh key from a key Parameter (by default graphcell's global generator's), which it
+    advances (a state write)."""
     from .random_state import global_key
-    state = global_key()
+    state = global_key() if state is None else state
     new_state, key = random_prims.random_split.bind(state)
     assign(state, new_state)
     return key
