@@ -19,6 +19,8 @@ from .scatter_inplace import *  # noqa: F401,F403,E402 - MindSpore's in-place sc
 from .scatter_copies import *  # noqa: F401,F403,E402 - index_fill, inplace_add/sub/update, slice/select/diagonal_scatter
 from .segment_ops import *  # noqa: F401,F403,E402 - unsorted_segment_*, sparse_segment_mean
 from .array_more import *  # noqa: F401,F403,E402 - reverse, msort, numel, slice, top_k, sequence_mask, truncate_div, ...
+from .bit_ops import *  # noqa: F401,F403,E402 - bitwise shifts (primitives), population_count
+from .float_neighbours import nextafter  # noqa: F401,E402
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402
