@@ -17,3 +17,4 @@ from .pooling_more import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool1d, LPPoo
                            MaxUnpool2d, MaxUnpool3d)
 from .math_layers import BiDense, MatMul, Moments, Norm, ReduceLogSumExp  # noqa: F401
 from .image import CentralCrop, ImageGradients  # noqa: F401
+from .array_layers import OneHot, Range, Roll, Unflatten  # noqa: F401
