@@ -95,6 +95,8 @@ RECORDS.update({
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
     "polygamma": ([((2, 3), F32)], {"n": 2}),
     "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
+    "shift_left": ([((2, 1, 3), I32), ((4, 3), I32)], {}), "shift_right": ([((2, 1, 3), I32), ((4, 3), I32)], {}),
+    "nextafter": ([((2, 1, 3), F32), ((4, 3), F32)], {}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",

@@ -238,7 +238,8 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
             raise ValueError(f"For 'ReverseSequence', the '{name}' must be in range of [0, {x.ndim}), but got {axis} "
                              "with type 'int'.")
     if batch_dim == seq_dim:
-        raise ValueError(f"For 'ReverseSequence', the 'batch_dim' should be != seq_dim: {seq_dim}, but got {batch_dim}.")
+        raise ValueError(f"For 'ReverseSequence', the 'batch_dim' should be != seq_dim: {seq_dim}, but got "
+                         f"{batch_dim}.")
     if seq_lengths.ndim != 1:
         raise ValueError(f"For 'ReverseSequence', the 'seq_lengths' rank should be = expected: 1 , but got "
                          f"{seq_lengths.ndim}.")
@@ -250,7 +251,8 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
         values = seq_lengths._host("ops.reverse_sequence")
         bad = np.flatnonzero((values < 0) | (values > length))
         if bad.size:
-            raise RuntimeError(f"Invalid seq_lengths[{bad[0]}]: {values[bad[0]]} (the lengths must be in [0, {length}])")
+            raise RuntimeError(f"Invalid seq_lengths[{bad[0]}]: {values[bad[0]]} (the lengths must be in "
+                               f"[0, {length}])")
     shape = [1] * x.ndim
     shape[seq_dim] = length
     position = Tensor(np.arange(length).reshape(shape), seq_lengths.dtype)
