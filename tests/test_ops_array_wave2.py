@@ -237,7 +237,8 @@ def test_unique_consecutive_measured_on_mindspore():
     assert _values(ops.unique_consecutive(rows, True, True, 0)) == [
         ("Float32", (4, 2), [[1, 2], [3, 4], [1, 2], [3, 4]]), ("Int64", (6,), [0, 0, 1, 2, 3, 3]),
         ("Int64", (4,), [2, 1, 1, 2])]
-    assert _values(ops.unique_consecutive(rows, True, True))[1] == ("Int64", (6, 2), np.arange(12).reshape(6, 2).tolist())
+    inverse = _values(ops.unique_consecutive(rows, True, True))[1]
+    assert inverse == ("Int64", (6, 2), np.arange(12).reshape(6, 2).tolist())
     cols = Tensor(np.array([[1, 1, 2], [1, 1, 2]], np.int64))
     assert _values(ops.unique_consecutive(cols, True, True, -1)) == [
         ("Int64", (2, 2), [[1, 2], [1, 2]]), ("Int64", (3,), [0, 0, 1]), ("Int64", (2,), [2, 1])]
@@ -386,7 +387,8 @@ def test_layout_ops_grads_vmap_and_errors():
     batch = RNG.standard_normal((3, 1, 4, 4)).astype(np.float32)
     got = ops.vmap(lambda v: ops.space_to_batch_nd(v, 2, [[0, 0], [0, 0]]))(Tensor(batch))
     for k in range(3):
-        np.testing.assert_array_equal(got.asnumpy()[k], ops.space_to_batch_nd(Tensor(batch[k]), 2, [[0, 0]] * 2).asnumpy())
+        one = ops.space_to_batch_nd(Tensor(batch[k]), 2, [[0, 0]] * 2)
+        np.testing.assert_array_equal(got.asnumpy()[k], one.asnumpy())
     m = Tensor(M2)
     with pytest.raises(ValueError, match="'mode' must be str and must be in"):
         ops.mirror_pad(m, Tensor(P), "reflect")
@@ -463,3 +465,27 @@ def test_cells_measured_on_mindspore_and_errors():
         nn.Unflatten(1, (5, -1))(Tensor(np.zeros((2, 12), np.float32)))
     with pytest.raises(ValueError, match="only one dimension can be inferred"):
         nn.Unflatten(1, (-1, -1))(Tensor(np.zeros((2, 12), np.float32)))
+
+
+# -- export with a dynamic batch ---------------------------------------------------------------------
+
+class _Wave2Net(nn.Cell):
+    def construct(self, x, i):
+        return (ops.space_to_batch_nd(x, 2, [[0, 0], [1, 1]]),
+                ops.strided_slice(x, (0, 1), (5, 3), (1, 1), begin_mask=1, end_mask=1),
+                ops.nextafter(x, ops.zeros_like(x[:1])),
+                ops.bitwise_right_shift(i, 1) + ops.population_count(i).astype(ms.int32),
+                ops.mirror_pad(x, Tensor(np.array([[0, 0], [0, 0], [1, 1], [2, 0]])), "SYMMETRIC"),
+                ops.reverse_sequence(i, Tensor(np.array([2, 0, 4, 3], np.int32)), 0, 1))
+
+
+def test_export_with_a_dynamic_batch(tmp_path):
+    import onnxruntime as ort
+    net = _Wave2Net()
+    x, i = RNG.standard_normal((4, 2, 4, 2)).astype(np.float32), np.arange(-8, 8, dtype=np.int32).reshape(4, 4)
+    path = ms.export(net, Tensor(x), Tensor(i), file_name=str(tmp_path / "wave2.onnx"))
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    x6, i6 = RNG.standard_normal((6, 2, 4, 2)).astype(np.float32), np.arange(-12, 12, dtype=np.int32).reshape(6, 4)
+    got = session.run(None, {k.name: v for k, v in zip(session.get_inputs(), (x6, i6))})
+    for g, want in zip(got, net(Tensor(x6), Tensor(i6))):
+        np.testing.assert_array_equal(g, want.asnumpy())

@@ -25,7 +25,6 @@ def nextafter(ctx: LowerCtx, x: str, y: str) -> str:
     def c(value):
         return ctx.const(np.asarray(value, dtype))
 
-    x = ctx.op("Expand", x, ctx.ints(list(ctx.out_type.shape))) if ctx.in_types[0].shape != ctx.out_type.shape else x
     magnitude = ctx.op("Abs", x)
     up = ctx.op("Greater", y, x)
     scale = ctx.op("Where", ctx.op("Less", magnitude, c(2.0 ** (info.minexp + p))), c(2.0 ** p), c(1.0))
@@ -38,7 +37,7 @@ def nextafter(ctx: LowerCtx, x: str, y: str) -> str:
     out = ctx.op("Where", ctx.op("Less", magnitude, c(2.0 * info.tiny)), near_zero, out)
     out = ctx.op("Where", ctx.op("IsInf", x), ctx.op("Mul", ctx.op("Sign", x), c(info.max)), out)
     equal = ctx.op("Equal", x, y)
-    out = ctx.op("Where", equal, ctx.op("Expand", y, ctx.ints(list(ctx.out_type.shape))), out)
+    out = ctx.op("Where", equal, y, out)   # (every Where broadcasts x and y together)
     either_nan = ctx.op("Or", ctx.op("IsNaN", x), ctx.op("IsNaN", y))
     out = ctx.op("Where", either_nan, c(np.nan), out)
     # A zero result is y's zero where x == y, else x's sign (-eta toward 0 is -0.0). onnxruntime's

@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from . import functional as F
+from .sorting import cumsum
 
 __all__ = ["strided_slice", "mirror_pad", "space_to_batch_nd", "batch_to_space_nd", "reverse_sequence"]
 
@@ -253,11 +254,10 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
         if bad.size:
             raise RuntimeError(f"Invalid seq_lengths[{bad[0]}]: {values[bad[0]]} (the lengths must be in "
                                f"[0, {length}])")
-    shape = [1] * x.ndim
-    shape[seq_dim] = length
-    position = Tensor(np.arange(length).reshape(shape), seq_lengths.dtype)
+    # each element's position along seq_dim, counted at run time (the axis may be an export's batch)
+    position = F.sub(cumsum(F.ones_like(x, seq_lengths.dtype), seq_dim), 1)
     shape = [1] * x.ndim
     shape[batch_dim] = x.shape[batch_dim]
     lengths = F.reshape(seq_lengths, shape)
     source = F.select(F.less(position, lengths), F.sub(F.sub(lengths, 1), position), position)
-    return F.gather_elements(x, seq_dim, F.broadcast_to(source, x.shape))
+    return F.gather_elements(x, seq_dim, source)
