@@ -109,6 +109,9 @@ class TensorMethods:
     def bitwise_and(self, other): return _ops().bitwise_and(self, other)
     def bitwise_or(self, other): return _ops().bitwise_or(self, other)
     def bitwise_xor(self, other): return _ops().bitwise_xor(self, other)
+    def bitwise_left_shift(self, other): return _ops().bitwise_left_shift(self, other)
+    def bitwise_right_shift(self, other): return _ops().bitwise_right_shift(self, other)
+    def nextafter(self, other): return _ops().nextafter(self, other)
     def logical_and(self, other): return _ops().logical_and(self, other)
     def logical_or(self, other): return _ops().logical_or(self, other)
     def logical_xor(self, other): return _ops().logical_xor(self, other)
@@ -419,17 +422,13 @@ class TensorMethods:
         return values[at], ops.cast(indices[at], mstype.int64)
 
     def nanmedian(self, axis=-1, keepdims=False):
-        """(the lower median of the non-NaN values along `axis`, its int64 index); NaN (index
-        of the first NaN) where all are NaN. Equal values in sorted order by index, as
-        MindSpore 2.10 (measured: [2, 1, 2, 1] gives 1 at index 3)."""
-        ops = _ops()
-        values, indices = ops.sort(self, axis)           # NaN last, stable
-        count = ops.sum(ops.logical_not(ops.isnan(self)), axis, True, dtype=mstype.int64)
-        middle = ops.maximum(ops.floor_divide(ops.sub(count, 1), 2), 0)
-        value, index = ops.gather_elements(values, axis, middle), ops.gather_elements(indices, axis, middle)
-        if not keepdims:
-            value, index = ops.squeeze(value, axis), ops.squeeze(index, axis)
-        return value, ops.cast(index, mstype.int64)
+        return _ops().nanmedian(self, axis, keepdims)
+
+    def reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
+        return _ops().reverse_sequence(self, seq_lengths, seq_dim, batch_dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _ops().unique_consecutive(self, return_inverse, return_counts, dim)
 
     # -- random -----------------------------------------------------------------------------
     def uniform(self, from_=0.0, to=1.0, generator=None):

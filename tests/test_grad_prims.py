@@ -167,6 +167,7 @@ add("sort", [np.array([[1.0, 2.0, 1.0, 0.5], [3.0, 3.0, 3.0, -1.0]], np.float32)
     index_dtype=to_dtype("int32"))  # ties: each value's cotangent goes back to its own element
 add("top_k", [f32(5, 3)], k=2, axis=0, largest=True, index_dtype=to_dtype("int32"))
 add("top_k", [np.array([[1.0, 1.0, 2.0, 1.0]], np.float32)], k=2, axis=1, largest=False, index_dtype=to_dtype("int64"))
+add("nextafter", [f32(3, 4), f32(4)])
 
 
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
@@ -187,6 +188,9 @@ REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
              "hard_sigmoid": lambda x: _with_slope(jax.nn.relu6(x + 3) / 6, x, jax.numpy.where(abs(x) < 3, 1 / 6, 0)),
              "hard_swish": lambda x: _with_slope(x * jax.nn.relu6(x + 3) / 6, x, jax.numpy.where(
                  x < -3, 0.0, jax.numpy.where(x > 3, 1.0, (2 * x + 3) / 6))),
+             # MindSpore 2.10's NextAfter gradient (measured): 1 for x, 0 for y (jax has none)
+             "nextafter": lambda x, y: _with_slope(jax.numpy.nextafter(*map(jax.lax.stop_gradient, (x, y))), x,
+                                                   x * 0 + 1) + 0 * y,
              # a NaN operand gets the whole cotangent, a tie half (MindSpore 2.10's Maximum, measured)
              "max": lambda x, y: jax.numpy.maximum(*[jax.lax.stop_gradient(v) for v in (x, y)])
              + _with_slope(0.0, x, _max_share(x, y)) + _with_slope(0.0, y, _max_share(y, x))}

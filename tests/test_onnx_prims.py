@@ -129,6 +129,15 @@ RECORDS = [
     rec("or", [np.array([0, 5, -6, 12], I32), np.array([3, 4, 7, -1], I32)], id="or-bitwise"),
     rec("xor", [np.array([0, 5, -6, 12], I32), np.array([3, 4, 7, -1], I32)], id="xor-bitwise"),
     rec("not", [np.array([0, 5, -6, 12], I32)], id="not-bitwise"),
+    *[rec(n, [RNG.integers(np.iinfo(t).min, np.iinfo(t).max, (3, 4), t, endpoint=True),
+              RNG.integers(max(np.iinfo(t).min, -70), 70, (4,), t, endpoint=True)], id=f"{n}-{np.dtype(t).name}")
+      for n in ("shift_left", "shift_right")
+      for t in (np.int8, np.uint8, np.int16, np.int32, np.uint32, I64, np.uint64)],
+    # subnormals: numpy's values (XLA on CPU reads them as 0); bit-exact in tests/test_ops_array_wave2.py
+    rec("nextafter", [np.array([0.0, -0.0, 1.0, -1e-45, 1e-45, 3.4e38, np.inf, -np.inf, np.nan, 2.0, 1.2e-38], F32),
+                      np.array([-0.0, 1.0, 0.0, 1.0, 0.0, np.inf, 0.0, 0.0, 1.0, 2.0, 0.0], F32)],
+        ref=np.nextafter, id="nextafter-f32"),
+    rec("nextafter", [r(3, 4, dtype=F64), r(4, dtype=F64)], id="nextafter-f64"),
     rec("select", [r(2, 3, dtype=np.bool_), r(2, 3), r(3)]),
     *[rec(n, [r(2, 3, 4)], axes=(0, 2), id=f"{n}-f32") for n in
       ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"]],

@@ -103,6 +103,8 @@ RECORDS.update({
     "qr": ([((2, 4, 3), np.float64)], {"full_matrices": False}), "matrix_exp": ([((2, 3, 3), np.float64)], {}),
     "triangular_solve": ([((3, 3), np.float64), ((3, 2), np.float64)],
                          {"lower": True, "transpose_a": True, "unit_diagonal": False}),
+    "shift_left": ([((2, 1, 3), I32), ((4, 3), I32)], {}), "shift_right": ([((2, 1, 3), I32), ((4, 3), I32)], {}),
+    "nextafter": ([((2, 1, 3), F32), ((4, 3), F32)], {}),
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",

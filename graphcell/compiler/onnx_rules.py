@@ -937,6 +937,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
+from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -966,6 +967,8 @@ RULES = {
     "div": div, "pow": binary("Pow"), "max": maximum, "min": via(int32, binary("Min")),
     "rem": lambda ctx, x, y: ctx.op("Mod", x, y, fmod=1),
     "and": logical("And"), "or": logical("Or"), "xor": logical("Xor"),
+    "shift_left": onnx_bit_ops.shift_left, "shift_right": onnx_bit_ops.shift_right,
+    "nextafter": onnx_float_neighbours.nextafter,
     "eq": binary("Equal"), "ne": ne, "lt": compare("Less"), "le": compare("LessOrEqual"),
     "gt": compare("Greater"), "ge": compare("GreaterOrEqual"),
     "select": select,

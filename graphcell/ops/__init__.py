@@ -19,11 +19,15 @@ from .scatter_inplace import *  # noqa: F401,F403,E402 - MindSpore's in-place sc
 from .scatter_copies import *  # noqa: F401,F403,E402 - index_fill, inplace_add/sub/update, slice/select/diagonal_scatter
 from .segment_ops import *  # noqa: F401,F403,E402 - unsorted_segment_*, sparse_segment_mean
 from .array_more import *  # noqa: F401,F403,E402 - reverse, msort, numel, slice, top_k, sequence_mask, truncate_div, ...
+from .bit_ops import *  # noqa: F401,F403,E402 - bitwise shifts (primitives), population_count
+from .float_neighbours import nextafter  # noqa: F401,E402
+from .nan_reductions import nanmedian  # noqa: F401,E402
+from .layout_ops import *  # noqa: F401,F403,E402 - strided_slice, mirror_pad, space_to_batch_nd, ... (TensorFlow's)
 from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
-from .dynamic_shape import argwhere, masked_select, nonzero, unique  # noqa: F401,E402 - eager only
+from .dynamic_shape import argwhere, masked_select, nonzero, unique, unique_consecutive  # noqa: F401,E402 - eager only
 from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpore 2.10 names
 from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (jax.lax.scan)
 from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups

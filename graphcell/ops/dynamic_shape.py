@@ -1,4 +1,5 @@
-"""Ops whose output shape depends on the values: nonzero, argwhere, masked_select, unique.
+"""Ops whose output shape depends on the values: nonzero, argwhere, masked_select, unique,
+unique_consecutive.
 
 graphcell's graphs have static shapes (XLA compiles one program per shape, and the vmap and
 grad passes need them), so these run eagerly (PYNATIVE) only, on the host with numpy, as
@@ -8,6 +9,8 @@ op and a static-shape alternative; an eager grad knows its values (frontend/conc
 masked_select's and unique's values are then gathers of the input, which carry its gradient.
 """
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
@@ -21,6 +24,7 @@ _INSTEAD = {
     "argwhere": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
     "masked_select": "ops.masked_fill(input, ~mask, 0) (or ops.select), which keeps the shape",
     "unique": "a fixed-size encoding such as ops.one_hot, or unique values computed before the jitted function",
+    "unique_consecutive": "a mask of run starts, ops.not_equal(x[1:], x[:-1]), which keeps a static shape",
 }
 
 
@@ -97,3 +101,42 @@ def unique(input):  # noqa: A002
     index_dtype = np.int64 if value.dtype in (np.int64, np.float64) else np.int32
     return (_picked(input, value.shape, first[order], distinct[order]),
             Tensor(position[inverse.reshape(-1)].reshape(value.shape).astype(index_dtype)))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """The first element of each run of equal consecutive elements (of the flattened input, or
+    with `dim`, of equal consecutive slices along `dim`), then, as asked, for every element (or
+    slice) the int64 index of its run, and each run's int64 length. NaN equals nothing, so each
+    NaN is a run of its own (MindSpore 2.10's CPU kernel gives also a first NaN's spurious run
+    of length 0, measured, which graphcell does not copy); -0.0 and 0.0 are equal."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'UniqueConsecutive', the input must be a Tensor, got {type(input).__name__}.")
+    value = _host("unique_consecutive", input)
+    if dim is None:
+        flat = value.reshape(-1)
+        starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.zeros(0, int)
+        picked = _picked(input, value.shape, starts, flat[starts])
+        runs_shape, length = value.shape, flat.size
+    else:
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+            raise TypeError(f"For 'UniqueConsecutive', 'dim' must be an int or None, got {type(dim).__name__}.")
+        if not -value.ndim <= dim < max(value.ndim, 1):
+            raise ValueError(f"For 'UniqueConsecutive', the value of 'dim' should be in [{-value.ndim}, "
+                             f"{value.ndim}), but got {dim}")
+        dim %= max(value.ndim, 1)
+        moved = np.moveaxis(value, dim, 0).reshape(value.shape[dim], -1)
+        changed = np.any(moved[1:] != moved[:-1], axis=1)
+        starts = np.flatnonzero(np.concatenate([[True], changed])) if len(moved) else np.zeros(0, int)
+        positions = np.take(np.arange(value.size).reshape(value.shape), starts, axis=dim)
+        picked = F.reshape(_picked(input, value.shape, positions.reshape(-1), value.reshape(-1)[positions.reshape(-1)]),
+                           positions.shape)
+        runs_shape, length = (value.shape[dim],), value.shape[dim]
+    if value.ndim == 0:
+        picked = F.reshape(picked, (1,))
+    outs = [picked]
+    if return_inverse:
+        run_of = np.cumsum(np.isin(np.arange(length), starts)) - 1
+        outs.append(Tensor(run_of.reshape(runs_shape).astype(np.int64)))
+    if return_counts:
+        outs.append(Tensor(np.diff(np.append(starts, length)).astype(np.int64)))
+    return outs[0] if len(outs) == 1 else tuple(outs)

@@ -19,3 +19,4 @@ from .pooling_more import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool1d, LPPoo
 from .math_layers import BiDense, MatMul, Moments, Norm, ReduceLogSumExp  # noqa: F401
 from .image import CentralCrop, ImageGradients  # noqa: F401
 from .gamma_cells import DiGamma, IGamma, LBeta, LGamma  # noqa: F401
+from .array_layers import OneHot, Range, Roll, Unflatten  # noqa: F401
