@@ -678,7 +678,12 @@ class Tensor(TensorMethods):
     def __setitem__(self, index, value):
         """`x[index] = value`, as MindSpore and numpy do it: this Tensor holds the new values
         from now on (in a trace, its later uses read the new value); a Parameter's write is a
-        state update (ops.assign)."""
+        state update (ops.assign). Inside jit, an argument written this way is not handed back
+        to the caller (MindSpore's graph mode rebinds the name; frontend/trace.py)."""
+        from .frontend.tracer import current_tracer
+        tracer = current_tracer()
+        if tracer is not None:
+            tracer.note_setitem(self)
         self._write(_ops().setitem(self, index, value), "x[index] = value")
 
     def _write(self, value, what: str) -> "Tensor":

@@ -193,12 +193,13 @@ class VmapFunction:
             self._check_same_graph(traced, member_args, leaves, axes)
         number_axes: list = []
         user_out_axes = _leaf_axes(self.out_axes, None, "out_axes", traced.out_tree, number_axes)
-        n_user = len(traced.graph.outputs) - len(traced.state_params)
         user_out_axes = [_normalize(ax, v.ndim + 1, "out_axes")
-                         for ax, v in zip(user_out_axes, traced.graph.outputs[:n_user])]
+                         for ax, v in zip(user_out_axes, traced.graph.outputs[:traced.n_user])]
         in_axes = (list(axes) + [None if stacked(p) is None else 0 for p in traced.params]
                    + [None] * len(traced.captures))
-        out_axes = user_out_axes + [None if stacked(p) is None else 0 for p in traced.state_params]
+        # An argument written in place goes back to the caller's Tensor, mapped as it came in.
+        out_axes = (user_out_axes + [None if stacked(p) is None else 0 for p in traced.state_params]
+                    + [axes[i] for i in traced.arg_writes])
         graph = vmap_graph(traced.graph, in_axes, out_axes, axis_size, randomness=self.randomness,
                            conv_strategy=strategy, target=target, name=f"vmap_{traced.graph.name}")
         params = [own(p) for p in traced.params]
@@ -206,7 +207,7 @@ class VmapFunction:
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
         built = Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree,
-                       modes=traced.modes + self._member_modes())
+                       modes=traced.modes + self._member_modes(), arg_writes=traced.arg_writes)
         built.cache["numbers"] = _numbers_plan(traced.out_tree, number_axes)
         return built
 

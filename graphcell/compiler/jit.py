@@ -115,9 +115,14 @@ class Jit:
         if current_tracer() is not None:  # jit inside a trace is the trace itself
             from ..frontend.ast_transform import converted
             return converted(self.fn)(*args, **kwargs)
-        args, kwargs = place_batch(args, kwargs)  # DATA_PARALLEL: the batch over the data mesh
-        traced, leaves = self.get_traced(*args, **kwargs)
-        return inline(traced, leaves)
+        placed, placed_kwargs = place_batch(args, kwargs)  # DATA_PARALLEL: the batch over the data mesh
+        traced, leaves = self.get_traced(*placed, **placed_kwargs)
+        out = inline(traced, leaves)
+        if traced.arg_writes and placed is not args:  # the caller's Tensors, not the placed copies
+            callers = pytree.flatten((args, kwargs))[0]
+            for i in traced.arg_writes:
+                callers[i]._payload = leaves[i]._payload
+        return out
 
     @property
     def cache_size(self) -> int:

@@ -379,7 +379,8 @@ def _union_params(*traced_list) -> list:
 
 
 def _trace_as(fn, args, name):
-    return trace(fn, *args, name=name)
+    # MindSpore 2.10 hands no in-place write made under a tensor `if` or `while` back (measured)
+    return trace(fn, *args, name=name, hands_back_writes=False)
 
 
 # -- cond ----------------------------------------------------------------------------------------

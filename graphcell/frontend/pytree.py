@@ -77,6 +77,26 @@ def unflatten(structure, leaves) -> Any:
     return build(structure)
 
 
+def in_list(structure) -> list[bool]:
+    """Per Tensor leaf of `structure`, whether it sits inside a list."""
+    marks: list[bool] = []
+
+    def walk(s, inside):
+        if s is None:
+            marks.append(inside)
+        elif isinstance(s, Static):
+            pass
+        elif s[0] is dict:
+            for v in s[2]:
+                walk(v, inside)
+        else:
+            for v in s[1]:
+                walk(v, inside or issubclass(s[0], list))
+
+    walk(structure, False)
+    return marks
+
+
 def structure_key(structure) -> Any:
     """A hashable key for a structure: static leaves by value (or identity if unhashable)."""
     if structure is None:

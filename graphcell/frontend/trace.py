@@ -8,7 +8,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..ir.core import Graph, TensorType
+from ..ir.core import Graph, TensorType, Value
 from ..tensor import Tensor
 from . import pytree
 from .ast_transform import converted
@@ -21,7 +21,8 @@ class Traced:
 
     graph.inputs = args (len n_args), then `params` (Parameter objects), then `captures`
     (Tensors of an enclosing trace). graph.outputs = user outputs (rebuilt with `out_tree`),
-    then the new values of `state_params`.
+    then the new values of `state_params`, then those of the arguments the function wrote in
+    place (`arg_writes`: their indices among the args), all state outputs in `graph.state_names`.
     """
     graph: Graph
     n_args: int
@@ -32,7 +33,15 @@ class Traced:
     cache: dict = field(default_factory=dict)
     # The Cells the trace called, each with the training mode it saw: (weakref, training).
     modes: tuple = ()
+    # Argument leaves written in place (x.add_(1)), whose new values the caller's Tensors get.
+    arg_writes: tuple = ()
     _modes_verdict: tuple = (-1, False)  # (mode epoch, whether `modes` held then)
+    # How many leading outputs are the function's results (the rest are writes); a field,
+    # not a property: `inline` reads it on every call.
+    n_user: int = field(init=False)
+
+    def __post_init__(self):
+        self.n_user = len(self.graph.outputs) - len(self.state_params) - len(self.arg_writes)
 
     def input_tensors(self, args: list[Tensor]) -> list[Tensor]:
         return list(args) + list(self.params) + list(self.captures)
@@ -118,11 +127,14 @@ def paused_gc():
             gc.enable()
 
 
-def trace(fn: Callable, *args, name: str | None = None, **kwargs) -> Traced:
+def trace(fn: Callable, *args, name: str | None = None, hands_back_writes: bool = True,
+          **kwargs) -> Traced:
     """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
-    everything else is a constant of the trace."""
+    everything else is a constant of the trace. With `hands_back_writes`, arguments the
+    function writes in place are graph outputs too (`Traced.arg_writes`); control-flow bodies
+    do without: their arguments are operands and carries, which they return."""
     with paused_gc():
-        return _trace(fn, args, kwargs, name, concrete=False)
+        return _trace(fn, args, kwargs, name, concrete=False, hands_back_writes=hands_back_writes)
 
 
 def trace_with_values(fn: Callable, *args) -> Traced:
@@ -133,7 +145,8 @@ def trace_with_values(fn: Callable, *args) -> Traced:
         return _trace(fn, args, {}, None, concrete=True)
 
 
-def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: bool) -> Traced:
+def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: bool,
+           hands_back_writes: bool = True) -> Traced:
     leaves, structure = pytree.flatten((args, kwargs))
     counts = [len(pytree.flatten(a)[0]) for a in args]
     counts.append(len(leaves) - sum(counts))
@@ -142,6 +155,7 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         name = type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
     tracer = Tracer(name, concrete=concrete)
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
+    tracer.arg_ids = frozenset(map(id, symbolic))
     if concrete:  # an argument's value: its array, or what its own trace works out
         tracer.concrete.sources.update((s._payload, t) for s, t in zip(symbolic, leaves))
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
@@ -153,15 +167,31 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         result = converted(fn)(*s_args, **s_kwargs)
         out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
         out_values = [tracer.lift(t) for t in out_leaves]
+        arg_writes = _arg_writes(tracer, symbolic, pytree.in_list(structure)) if hands_back_writes else []
     state = list(tracer.state.values())
     # Inputs in the documented order (args, params, captures), not the order the trace met
     # them: `Traced.input_tensors` and `inline` rely on it.
     tracer.inputs = (tracer.inputs[:len(leaves)] + [v for _, v in tracer.params.values()]
                      + [v for _, v in tracer.captures.values()])
-    graph = tracer.build(out_values + [v for _, v in state], tuple(p.name for p, _ in state))
+    graph = tracer.build(out_values + [v for _, v in state] + [v for _, v in arg_writes],
+                         tuple(p.name for p, _ in state) + tuple(tracer.inputs[i].name for i, _ in arg_writes))
     return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
                   [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree,
-                  modes=tuple(tracer.modes.values()))
+                  modes=tuple(tracer.modes.values()), arg_writes=tuple(i for i, _ in arg_writes))
+
+
+def _arg_writes(tracer: Tracer, symbolic: list[Tensor], in_list: list[bool]) -> list:
+    """(index, new value) of each argument the traced function wrote in place: its Tensor no
+    longer holds the input value. MindSpore 2.10's graph mode (measured) hands such writes back
+    to the caller's Tensor, except `x[i] = v`, which rebinds the name: from there on the
+    argument is no longer written (the value just before it is handed back), and Tensors in
+    a list argument (a copy), which are never written back."""
+    writes = []
+    for i, (t, value) in enumerate(zip(symbolic, tracer.inputs)):
+        final = tracer.setitem_frozen.get(id(t), t._payload)
+        if final is not value and not in_list[i]:
+            writes.append((i, final if isinstance(final, Value) else tracer.lift(Tensor._wrap(final))))
+    return writes
 
 
 def _write_back(params, values) -> None:
@@ -183,22 +213,29 @@ def _write_back(params, values) -> None:
 
 def inline(traced: Traced, args: list[Tensor]):
     """Runs a traced graph on Tensors: appended to the active trace, or compiled and run
-    eagerly. Parameter writes in the graph are applied. Returns the rebuilt outputs."""
+    eagerly. Parameter writes and in-place writes to the arguments are applied. Returns the
+    rebuilt outputs."""
     tracer = current_tracer()
     inputs = traced.input_tensors(args)
-    n_user = len(traced.graph.outputs) - len(traced.state_params)
+    n_user = traced.n_user
     if tracer is None:
         from ..compiler.jit import run_graph
         outs = run_graph(traced, inputs)
         # The graph's types guarantee each new value's shape and dtype: write the arrays
         # straight back (this runs once per training step, for every optimizer state).
-        _write_back(traced.state_params, outs[n_user:])
+        written = traced.state_params
+        if traced.arg_writes:
+            written = list(written) + [args[i] for i in traced.arg_writes]
+        _write_back(written, outs[n_user:])
     else:
         from ..ir.core import replay
         note_modes(traced.modes)  # the enclosing trace depends on the modes this one read
         values = [tracer.lift(t) for t in inputs]
         out_values = replay(traced.graph, tracer, values)
         outs = [Tensor._symbolic(v) for v in out_values]
-        for param, new in zip(traced.state_params, out_values[n_user:]):
+        n_state = n_user + len(traced.state_params)
+        for param, new in zip(traced.state_params, out_values[n_user:n_state]):
             tracer.state[id(param)] = (param, new)
+        for i, new in zip(traced.arg_writes, outs[n_state:]):
+            args[i]._write(new, "an in-place write")  # the enclosing trace's argument, in turn
     return pytree.unflatten(traced.out_tree, outs[:n_user])

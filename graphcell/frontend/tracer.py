@@ -85,11 +85,22 @@ class Tracer(GraphBuilder):
         self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
         self.constants: dict[Any, Value] = {}
         self.modes: dict[int, tuple] = {}  # id(Cell) -> (weakref, training): what the trace read
+        # The argument Tensors (ids), and for each one item-assigned, its value just before the
+        # first `x[i] = v` on it: what the caller gets back (frontend/trace.py)
+        self.arg_ids: frozenset = frozenset()
+        self.setitem_frozen: dict[int, Any] = {}
 
     # -- values in and out --------------------------------------------------------------
     def new_arg(self, type: TensorType, name: str):
         from ..tensor import Tensor
         return Tensor._symbolic(self.add_input(type, name, "arg"))
+
+    def note_setitem(self, t) -> None:
+        """`t[i] = v` is about to rebind `t`: an argument keeps the value it holds now as the
+        one handed back to the caller (MindSpore's graph mode: item assignment rebinds the
+        name to a new Tensor, later in-place writes act on that)."""
+        if id(t) in self.arg_ids and id(t) not in self.setitem_frozen:
+            self.setitem_frozen[id(t)] = t._payload
 
     def lift(self, t) -> Value:
         """The Value standing for Tensor `t` in this trace."""

@@ -201,6 +201,9 @@ def _place_output(graph, index, value, d, out_axis, axis_size):
                         "whose condition differs per member, so graphcell's generator would advance for some "
                         "members only; draw before the `if` or loop, or pass each member an explicit key "
                         "(ops.uniform(shape, key=key))")
+            elif name is not None and any(v.kind == "arg" and v.name == name for v in graph.inputs):
+                what = (f"argument {name!r} is written in place with a value that differs per member, but "
+                        "in_axes does not map it (None); map it, or write a copy made inside the function")
             elif name is not None:
                 what = (f"Parameter {name!r} is written with a value that differs per member; a shared "
                         "Parameter cannot hold it (vmap a CellList to give each member its own)")
