@@ -433,7 +433,7 @@ class TensorMethods:
         """(X, A) with op(A) X = self, A triangular (upper by default; only that triangle is read;
         op(A) = A^T with `transpose`; a unit diagonal assumed with `unitriangular`); leading axes
         broadcast. MindSpore 2.10 has an Ascend kernel only: this is its documented (torch's)
-        result, whose second element is A itself."""
+        result, whose second element is A broadcast to the batch shape."""
         from .ops import linalg_prims, linalg_solvers
         a = linalg_solvers._float_matrices("triangular_solve", A)
         b = _ops().cast(_ops().as_tensor(self), a.dtype)
@@ -443,7 +443,7 @@ class TensorMethods:
         a_b, b = linalg_solvers._broadcast_batch(a, b)
         solve = lambda p, q: linalg_prims.triangular_solve.bind(  # noqa: E731
             p, q, lower=not upper, transpose_a=bool(transpose), unit_diagonal=bool(unitriangular))
-        return linalg_solvers._in_float32(solve, a_b, b), a
+        return linalg_solvers._in_float32(solve, a_b, b), a_b
 
     # -- special functions ------------------------------------------------------------------
     def i0(self): return _ops().i0(self)
@@ -583,8 +583,8 @@ class TensorMethods:
     def log_normal(self, mean=1.0, std=2.0):
         """A new Tensor of exp(N(mean, std)) draws, this Tensor's shape and (floating) dtype."""
         if not self.dtype.is_floating:
-            raise TypeError("For primitive[LogNormalReverse], the input argument[x] must be a type of {Tensor[Float16], "
-                            f"Tensor[Float32], Tensor[Float64]}}, but got Tensor[{self.dtype}].")
+            raise TypeError("For primitive[LogNormalReverse], the input argument[x] must be a type of "
+                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got Tensor[{self.dtype}].")
         ops = _ops()
         return ops.cast(ops.exp(ops.normal(self.shape, mean, std, dtype=_draw_dtype(self))), self.dtype)
 
