@@ -524,14 +524,6 @@ class Tensor(TensorMethods):
     def erfinv(self): return _ops().erfinv(self)
     def lgamma(self): return _ops().lgamma(self)
     def digamma(self): return _ops().digamma(self)
-    def i0(self): return _ops().i0(self)
-    def igamma(self, other): return _ops().igamma(self, other)
-    def igammac(self, other): return _ops().igammac(self, other)
-    def mvlgamma(self, p): return _ops().mvlgamma(self, p)
-    def multinomial(self, num_samples, replacement=True, seed=None):
-        return _ops().multinomial(self, num_samples, replacement, seed)
-    def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):
-        return _ops().random_categorical(self, num_sample, seed, dtype)
     def frac(self): return _ops().frac(self)
     def copysign(self, other): return _ops().copysign(self, other)
     def heaviside(self, values): return _ops().heaviside(self, values)

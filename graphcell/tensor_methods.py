@@ -54,6 +54,39 @@ def _float_only(t, what: str) -> None:
         raise TypeError(f"Tensor.{what} fills a floating-point Tensor, got {t.dtype}")
 
 
+def _draw_dtype(t):
+    """The dtype random fills draw in: this Tensor's float32/float64, else float32."""
+    return t.dtype if t.dtype in (mstype.float32, mstype.float64) else mstype.float32
+
+
+def _random_limit(dtype) -> int:
+    """random_'s largest value when `to` is None: an integer type's maximum, 2**digits for a
+    float type (every integer up to it is exact), 1 for bool."""
+    if dtype is mstype.bool_:
+        return 1
+    if dtype.is_floating:
+        digits = {mstype.float16: 11, mstype.bfloat16: 8, mstype.float32: 24, mstype.float64: 53}[dtype]
+        return 2 ** digits
+    return int(np.iinfo(dtype.np_dtype).max)
+
+
+def _bound(value, name: str) -> int:
+    """random_'s bounds: ints, or one-element Tensors holding one."""
+    if _is_tensor(value):
+        if value.size != 1:
+            raise TypeError(f"Tensor.random_: {name} must be a number or a one-element Tensor, got shape "
+                            f"{list(value.shape)}")
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or int(value) != value:
+        raise TypeError(f"Tensor.random_: {name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _scaled(source, alpha):
+    """source * alpha, skipping the multiply for alpha 1."""
+    return source if isinstance(alpha, (int, float)) and alpha == 1 else _ops().mul(source, alpha)
+
+
 class TensorMethods:
     """MindSpore's Tensor methods over graphcell.ops; `Tensor` inherits them."""
     __slots__ = ()
@@ -380,6 +413,47 @@ class TensorMethods:
     def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
         return _ops().unfold(self, kernel_size, dilation, padding, stride)
 
+    # -- linear algebra (graphcell.ops' solvers: float16/32/64 matrices in the last two axes) ----
+    def det(self): return _ops().det(self)
+    def matrix_determinant(self): return _ops().matrix_determinant(self)
+    def logdet(self): return _ops().logdet(self)
+    def slogdet(self): return _ops().slogdet(self)
+    def log_matrix_determinant(self): return _ops().log_matrix_determinant(self)
+    def inverse(self): return _ops().inverse(self)
+    def matrix_power(self, n): return _ops().matrix_power(self, n)
+    def cholesky(self, upper=False): return _ops().cholesky(self, upper)
+    def cholesky_inverse(self, upper=False): return _ops().cholesky_inverse(self, upper)
+    def cholesky_solve(self, input2, upper=False): return _ops().cholesky_solve(self, input2, upper)
+    def lstsq(self, A): return _ops().lstsq(self, A)  # noqa: N803 - MindSpore's names
+    def lu_solve(self, LU_data, LU_pivots): return _ops().lu_solve(self, LU_data, LU_pivots)  # noqa: N803
+
+    def qr(self, some=True):
+        """(Q, R): the reduced factorization, or with some=False the complete one (measured:
+        [3, 2] gives Q [3, 2], R [2, 2]; with some=False Q [3, 3], R [3, 2])."""
+        return _ops().qr(self, "reduced" if some else "complete")
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):  # noqa: N803
+        """(X, A) with op(A) X = self, A triangular (upper by default; only that triangle is read;
+        op(A) = A^T with `transpose`; a unit diagonal assumed with `unitriangular`); leading axes
+        broadcast. MindSpore 2.10 has an Ascend kernel only: this is its documented (torch's)
+        result, whose second element is A broadcast to the batch shape."""
+        from .ops import linalg_prims, linalg_solvers
+        a = linalg_solvers._float_matrices("triangular_solve", A)
+        b = _ops().cast(_ops().as_tensor(self), a.dtype)
+        if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+            raise ValueError(f"Tensor.triangular_solve: this Tensor [..., M, K] must have A's M = {a.shape[-1]} rows, "
+                             f"got shape {list(b.shape)}")
+        a_b, b = linalg_solvers._broadcast_batch(a, b)
+        solve = lambda p, q: linalg_prims.triangular_solve.bind(  # noqa: E731
+            p, q, lower=not upper, transpose_a=bool(transpose), unit_diagonal=bool(unitriangular))
+        return linalg_solvers._in_float32(solve, a_b, b), a_b
+
+    # -- special functions ------------------------------------------------------------------
+    def i0(self): return _ops().i0(self)
+    def igamma(self, other): return _ops().igamma(self, other)
+    def igammac(self, other): return _ops().igammac(self, other)
+    def mvlgamma(self, p): return _ops().mvlgamma(self, p)
+
     # -- reductions -------------------------------------------------------------------------
     def amax(self, axis=None, keepdims=False, *, initial=None, where=None):
         return _ops().amax(self, axis, keepdims, initial=initial, where=where)
@@ -430,11 +504,93 @@ class TensorMethods:
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
         return _ops().unique_consecutive(self, return_inverse, return_counts, dim)
 
+    # -- scatters that return a new Tensor (measured: this Tensor is left as it is) ------------
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return _ops().diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def select_scatter(self, src, axis, index): return _ops().select_scatter(self, src, axis, index)
+
+    def slice_scatter(self, src, axis=0, start=None, end=None, step=1):
+        return _ops().slice_scatter(self, src, axis, start, end, step)
+
+    def index_fill(self, axis, index, value): return _ops().index_fill(self, axis, index, value)
+    def inplace_update(self, v, indices): return _ops().inplace_update(self, v, indices)
+
+    def index_put(self, indices, values, accumulate=False):
+        """self[indices] = values on a copy (1-D int index Tensors, 1-D values; see
+        ops.method_scatters.index_put)."""
+        from .ops import method_scatters
+        return method_scatters.index_put(self, indices, values, accumulate)
+
+    def masked_scatter(self, mask, source):
+        """A copy with the positions where `mask` holds filled, in order, from source."""
+        from .ops import method_scatters
+        return method_scatters.masked_scatter(self, mask, source)
+
+    # MindSpore 2.10's Tensor.scatter_<op>(indices, updates) are the tensor_scatter_<op>s (index
+    # vectors on indices' last axis, measured), not ops.scatter_<op> (rows, in place).
+    def scatter_sub(self, indices, updates): return _ops().tensor_scatter_sub(self, indices, updates)
+    def scatter_mul(self, indices, updates): return _ops().tensor_scatter_mul(self, indices, updates)
+    def scatter_div(self, indices, updates): return _ops().tensor_scatter_div(self, indices, updates)
+    def scatter_max(self, indices, updates): return _ops().tensor_scatter_max(self, indices, updates)
+    def scatter_min(self, indices, updates): return _ops().tensor_scatter_min(self, indices, updates)
+
+    def unsorted_segment_max(self, segment_ids, num_segments):
+        return _ops().unsorted_segment_max(self, segment_ids, num_segments)
+
+    def unsorted_segment_min(self, segment_ids, num_segments):
+        return _ops().unsorted_segment_min(self, segment_ids, num_segments)
+
+    def unsorted_segment_prod(self, segment_ids, num_segments):
+        return _ops().unsorted_segment_prod(self, segment_ids, num_segments)
+
+    def index_add(self, *args, **kwargs):
+        """MindSpore 2.10's two forms, which both write this Tensor and return the result
+        (measured in PYNATIVE; its graph mode has no CPU kernel for the second):
+        index_add(indices, y, axis, use_lock=True, check_index_bound=True), ops.index_add; and
+        index_add(dim, index, source, *, alpha=1), which adds source * alpha."""
+        first = args[0] if args else kwargs.get("dim", kwargs.get("indices"))
+        if "dim" in kwargs or isinstance(first, (int, np.integer)):
+            given = dict(zip(("dim", "index", "source"), args), **kwargs)
+            unknown = set(given) - {"dim", "index", "source", "alpha"}
+            if unknown or len(args) > 3:
+                raise TypeError(f"Tensor.index_add(dim, index, source, *, alpha=1) got unexpected arguments "
+                                f"{sorted(unknown) or args[3:]}")
+            y = _scaled(given["source"], given.get("alpha", 1))
+            return _ops().index_add(self, given["index"], y, given["dim"])
+        return _ops().index_add(self, *args, **kwargs)
+
     # -- random -----------------------------------------------------------------------------
     def uniform(self, from_=0.0, to=1.0, generator=None):
         """A new Tensor of this shape and (floating) dtype, uniform in [from_, to)."""
         _float_only(self, "uniform")
         return _ops().uniform(self.shape, from_, to, dtype=self.dtype, key=_generator_key(generator, "uniform"))
+
+    def bernoulli(self, *, generator=None):
+        """0 or 1 in this Tensor's dtype and shape, 1 with probability self (mint.bernoulli)."""
+        _no_generator(generator, "bernoulli")
+        return _ops().bernoulli(self, self)
+
+    def cauchy(self, median=0.0, sigma=1.0):
+        """A new Tensor of Cauchy(median, sigma) draws, this Tensor's shape and dtype (measured:
+        float16/32/64 and int32 alike)."""
+        ops = _ops()
+        u = ops.uniform(self.shape, dtype=_draw_dtype(self))
+        return ops.cast(ops.add(ops.mul(ops.tan(ops.mul(ops.sub(u, 0.5), np.pi)), sigma), median), self.dtype)
+
+    def log_normal(self, mean=1.0, std=2.0):
+        """A new Tensor of exp(N(mean, std)) draws, this Tensor's shape and (floating) dtype."""
+        if not self.dtype.is_floating:
+            raise TypeError("For primitive[LogNormalReverse], the input argument[x] must be a type of "
+                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got Tensor[{self.dtype}].")
+        ops = _ops()
+        return ops.cast(ops.exp(ops.normal(self.shape, mean, std, dtype=_draw_dtype(self))), self.dtype)
+
+    def multinomial(self, num_samples, replacement=True, seed=None):
+        return _ops().multinomial(self, num_samples, replacement, seed)
+
+    def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):
+        return _ops().random_categorical(self, num_sample, seed, dtype)
 
     # -- in place: each computes the new value, then writes it (Tensor._write) -------------
     def add_(self, other, *, alpha=1):
@@ -476,12 +632,15 @@ class TensorMethods:
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         """src (a Tensor, or `value`, a number) written at `index` along `dim`; reduce='add'
-        adds instead ('multiply' waits on a multiplying scatter)."""
+        adds instead, reduce='multiply' multiplies."""
         src = value if src is None else src
         if reduce is None:
             return self._write(_ops().scatter(self, dim, index, src), "scatter_")
+        if reduce == "multiply":
+            from .ops import method_scatters
+            return self._write(method_scatters.scatter_multiply(self, dim, index, src), "scatter_")
         if reduce != "add":
-            raise ValueError(f"Tensor.scatter_: reduce must be None or 'add' in graphcell, got {reduce!r}")
+            raise ValueError(f"For 'scatter_', reduce must be 'add' or 'multiply', but got {reduce!r}")
         if not _is_tensor(src):
             src = _ops().full(index.shape, src, self.dtype)
         return self._write(_ops().tensor_scatter_elements(self, index, src, dim, "add"), "scatter_")
@@ -504,6 +663,75 @@ class TensorMethods:
         _float_only(self, "normal_")
         key = _generator_key(generator, "normal_")
         return self._write(_ops().normal(self.shape, mean, std, dtype=self.dtype, key=key), "normal_")
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """0 or 1 draws (1 with probability p, a number or a Tensor that broadcasts), in this
+        Tensor's dtype."""
+        _no_generator(generator, "bernoulli_")
+        return self._write(_ops().bernoulli(self, p), "bernoulli_")
+
+    def exponential_(self, lambd=1, *, generator=None):
+        """Exponential draws of rate `lambd`, -log(1 - u) / lambd for u uniform in [0, 1)."""
+        _no_generator(generator, "exponential_")
+        _float_only(self, "exponential_")
+        ops = _ops()
+        u = ops.uniform(self.shape, dtype=_draw_dtype(self))
+        return self._write(ops.div(ops.neg(ops.log1p(ops.neg(u))), lambd), "exponential_")
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        """Integers uniform in [from_, to - 1], in this Tensor's dtype; `to` None is the dtype's
+        limit (an integer type's largest value, 2**digits for a float type, as torch)."""
+        _no_generator(generator, "random_")
+        low, high = _bound(from_, "from_"), None if to is None else _bound(to, "to")
+        if high is None:
+            high = _random_limit(self.dtype) + 1
+        if high <= low:
+            raise RuntimeError(f"Tensor.random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        ops, span = _ops(), high - low
+        u = ops.uniform(self.shape, dtype=mstype.float32 if span <= 2 ** 24 else mstype.float64)
+        draws = ops.minimum(ops.floor(ops.mul(u, float(span))), float(span - 1))   # u * span can round up
+        return self._write(ops.add(draws, float(low)), "random_")
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """source * alpha added to this Tensor's slices along `dim` at the 1-D `index` (torch's;
+        MindSpore 2.10 has an Ascend kernel only)."""
+        from .ops import scatter_inplace
+
+        def error(bad):
+            return f"Tensor.index_add_: index {bad} is out of range for dimension {dim} of size {self.shape[dim]}"
+        new = scatter_inplace._along_axis("index_add_", self, index, _scaled(source, alpha), dim, error)
+        return self._write(new, "index_add_")
+
+    def index_copy_(self, dim, index, tensor):
+        """tensor's slices written to this Tensor's along `dim` at the 1-D `index` (torch's;
+        Ascend-only in MindSpore 2.10)."""
+        from .ops import method_scatters
+        return self._write(method_scatters.index_copy(self, dim, index, tensor), "index_copy_")
+
+    def index_fill_(self, dim, index, value):
+        """index_fill in place; `index` int32 or int64, 0-D or 1-D (Ascend-only in 2.10)."""
+        ops = _ops()
+        index = ops.as_tensor(index)
+        if index.dtype not in (mstype.int32, mstype.int64):
+            raise TypeError(f"Tensor.index_fill_: index must be an int32 or int64 Tensor, got {index.dtype}")
+        if index.ndim > 1:
+            raise RuntimeError(f"Tensor.index_fill_: index must be 0-D or 1-D, got shape {list(index.shape)}")
+        index = ops.reshape(ops.cast(index, mstype.int32), (-1,))
+        return self._write(ops.index_fill(self, dim, index, value), "index_fill_")
+
+    def index_put_(self, indices, values, accumulate=False):
+        from .ops import method_scatters
+        return self._write(method_scatters.index_put(self, indices, values, accumulate), "index_put_")
+
+    def masked_scatter_(self, mask, source):
+        from .ops import method_scatters
+        return self._write(method_scatters.masked_scatter(self, mask, source), "masked_scatter_")
+
+    def put_(self, index, source, accumulate=False):
+        """source's elements written (added with `accumulate`) at the flat positions `index`
+        (torch's; MindSpore 2.10 has an Ascend kernel only)."""
+        from .ops import method_scatters
+        return self._write(method_scatters.put(self, index, source, accumulate), "put_")
 
     def requires_grad_(self, requires_grad=True):
         """Returns this Tensor: graphcell's grad takes the positions or Parameters it
