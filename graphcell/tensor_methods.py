@@ -13,6 +13,8 @@ kernels: its add_ returns a new Tensor and leaves `x` as it was).
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from . import dtype as mstype
@@ -47,6 +49,16 @@ def _generator_key(generator, what: str):
     """The next key of `generator` (a graphcell.Generator), or None for the default stream."""
     from .ops.generator import key_from
     return key_from(generator, f"Tensor.{what}")
+
+
+def _bernoulli_draws(t, p, generator, what: str):
+    """0 or 1 in t's shape and dtype, 1 with probability p, from `generator`'s stream."""
+    if isinstance(p, numbers.Number) and not 0 <= p <= 1:
+        raise ValueError(f"For {what}, p should be in [0, 1], but got {p}.")
+    ops = _ops()
+    prob = p if isinstance(p, numbers.Number) else ops.cast(p, mstype.float32)
+    u = ops.uniform(t.shape, dtype=mstype.float32, key=_generator_key(generator, what))
+    return ops.cast(ops.less(u, prob), t.dtype)
 
 
 def _float_only(t, what: str) -> None:
@@ -568,8 +580,7 @@ class TensorMethods:
 
     def bernoulli(self, *, generator=None):
         """0 or 1 in this Tensor's dtype and shape, 1 with probability self (mint.bernoulli)."""
-        _no_generator(generator, "bernoulli")
-        return _ops().bernoulli(self, self)
+        return _bernoulli_draws(self, self, generator, "bernoulli")
 
     def cauchy(self, median=0.0, sigma=1.0):
         """A new Tensor of Cauchy(median, sigma) draws, this Tensor's shape and dtype (measured:
@@ -667,28 +678,26 @@ class TensorMethods:
     def bernoulli_(self, p=0.5, *, generator=None):
         """0 or 1 draws (1 with probability p, a number or a Tensor that broadcasts), in this
         Tensor's dtype."""
-        _no_generator(generator, "bernoulli_")
-        return self._write(_ops().bernoulli(self, p), "bernoulli_")
+        return self._write(_bernoulli_draws(self, p, generator, "bernoulli_"), "bernoulli_")
 
     def exponential_(self, lambd=1, *, generator=None):
         """Exponential draws of rate `lambd`, -log(1 - u) / lambd for u uniform in [0, 1)."""
-        _no_generator(generator, "exponential_")
         _float_only(self, "exponential_")
         ops = _ops()
-        u = ops.uniform(self.shape, dtype=_draw_dtype(self))
+        u = ops.uniform(self.shape, dtype=_draw_dtype(self), key=_generator_key(generator, "exponential_"))
         return self._write(ops.div(ops.neg(ops.log1p(ops.neg(u))), lambd), "exponential_")
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Integers uniform in [from_, to - 1], in this Tensor's dtype; `to` None is the dtype's
         limit (an integer type's largest value, 2**digits for a float type, as torch)."""
-        _no_generator(generator, "random_")
+        key = _generator_key(generator, "random_")
         low, high = _bound(from_, "from_"), None if to is None else _bound(to, "to")
         if high is None:
             high = _random_limit(self.dtype) + 1
         if high <= low:
             raise RuntimeError(f"Tensor.random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
         ops, span = _ops(), high - low
-        u = ops.uniform(self.shape, dtype=mstype.float32 if span <= 2 ** 24 else mstype.float64)
+        u = ops.uniform(self.shape, dtype=mstype.float32 if span <= 2 ** 24 else mstype.float64, key=key)
         draws = ops.minimum(ops.floor(ops.mul(u, float(span))), float(span - 1))   # u * span can round up
         return self._write(ops.add(draws, float(low)), "random_")
 

@@ -371,5 +371,22 @@ def test_random_fill_refusals():
         Tensor(np.zeros(3, np.float32)).random_(5, 5)
     with pytest.raises(TypeError, match="must be an integer"):
         Tensor(np.zeros(3, np.float32)).random_(0.5, 3)
-    with pytest.raises(TypeError, match="no Generator"):
+    with pytest.raises(TypeError, match="'generator' must be a mindspore Generator"):
         Tensor(np.zeros(3, np.float32)).bernoulli_(generator=object())
+
+
+def test_random_fills_draw_from_a_generator():
+    """bernoulli_, exponential_ and random_ take `generator=`: a reseeded Generator repeats
+    its draws, and the default stream is left where it was."""
+    def draws(gen):
+        t = Tensor(np.zeros((4, 5), np.float32))
+        return [t.bernoulli_(0.3, generator=gen).asnumpy().copy(), t.exponential_(2.0, generator=gen).asnumpy().copy(),
+                t.random_(0, 7, generator=gen).asnumpy().copy(), t.bernoulli(generator=gen).asnumpy().copy()]
+    ms.set_seed(3)
+    before = ops.uniform((3,)).asnumpy()
+    ms.set_seed(3)
+    first, second = draws(ms.Generator().manual_seed(11)), draws(ms.Generator().manual_seed(11))
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ops.uniform((3,)).asnumpy(), before)
+    assert set(np.unique(first[0])) <= {0.0, 1.0} and (first[1] > 0).all() and set(np.unique(first[2])) <= set(range(7))
