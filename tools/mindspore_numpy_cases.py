@@ -548,6 +548,69 @@ case("searchsorted", T([1.0, 2.0, 3.0, 4.0, 5.0]), 3.0, side="right")
 case("searchsorted", T([3.0, 1.0, 2.0]), T([2.5]), sorter=T([1, 2, 0], "int32"))
 case("array_str", V3)
 
+# Paths the cases above leave out
+case("norm", F33, ord="nuc")
+case("norm", F33, ord=2)
+case("norm", F33, ord=-1)
+case("norm", F33, ord=-math.inf)
+case("norm", F234, ord=3, axis=1)
+case("norm", F234, axis=(0, 2), keepdims=True)
+case("cross", T([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]), T([[4.0, 1.0], [5.0, 0.0], [6.0, 0.0]]), axisa=0, axisb=0)
+case("cross", T([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]), T([[4.0, 1.0], [5.0, 0.0], [6.0, 0.0]]), axis=0)
+case("apply_along_axis", L("lambda v: v[::-1] * 2"), 1, F234)
+case("apply_along_axis", L("lambda v: mnp.stack([mnp.sum(v), mnp.amax(v)])"), 2, F234)
+case("gradient", F23, 2.0, 0.5)
+case("histogramdd", T([[0.0, 0.0, 1.0], [1.0, 2.0, 0.0], [1.0, 1.0, 1.0], [2.5, 0.5, 0.0]]), bins=2)
+case("cov", T([[1.0, 2.0], [2.0, 1.0], [4.0, 0.0]]), T([[0.5, 1.0], [1.0, 0.0], [3.0, 2.0]]), rowvar=False)
+case("corrcoef", T([1.0, 2.0, 4.0, 7.0]), T([2.0, 1.0, 0.5, -1.0]))
+case("linspace", T([0.0, 1.0]), 2.0, 4, endpoint=False)
+case("polyint", T([3.0, 2.0, 1.0]), 2, 1.5)
+case("take_along_axis", F23, T([[-1, 0], [1, -2]], "int32"), 1)
+case("digitize", T([0.2, 6.4, 3.0, 1.0]), T([10.0, 4.0, 2.5, 1.0, 0.0]), right=True)
+case("squeeze", T([[[1.0], [2.0]]]), (0, 1))
+case("pad", F23, ((1, 2), (0, 1)), constant_values=((1, 2), (3, 4)))
+case("pad", T([[1, 2], [3, 4]], "int32"), ((1, 0), (1, 2)), mode="mean")
+case("pad", T([[1.0, 2.0], [3.0, 4.0]]), 1, mode="symmetric", reflect_type="odd")
+case("repeat", F23, [1, 0, 2], axis=1)
+case("mgrid.__getitem__", (S(0, 1, {"complex": 3}), S(0, 2)))
+case("ogrid.__getitem__", (S(0, 1, 0.5), S(0, 2)))
+case("roll", F23, -4)
+case("tile", F23, 2)
+case("expand_dims", F23, -1)
+case("concatenate", [I3, V3])
+case("vstack", [I3, V3])
+case("dot", T(2.0), V3)
+case("tensordot", F234, T([[1.0, 2.0, 3.0, 4.0], [0.0, 1.0, 0.0, 1.0], [2.0, 0.0, 1.0, 0.0]]),
+     axes=((1, 2), (0, 1)))
+case("matrix_power", T([[[1.0, 1.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 0.5]]]), 5)
+case("sum", F234, axis=-1, keepdims=True, initial=1.0)
+case("amax", I23, axis=(0, 1))
+case("nanmax", NAN23, axis=(0, 1))
+case("nanmean", T([[math.nan, math.nan], [1.0, 2.0]]), axis=1)
+case("count_nonzero", T([True, False, True], "bool"))
+case("cumprod", T([[1.0, 2.0], [3.0, 4.0]]), axis=0, dtype=D("float64"))
+case("average", F234, axis=(0, 2))
+case("average", F23, weights=T([[1.0, 2.0, 0.0], [1.0, 1.0, 1.0]]), returned=True)
+case("ptp", I23)
+case("var", F234, axis=(0, 1), ddof=2)
+case("unique", T([[True, False], [True, True]], "bool"))
+case("searchsorted", I4, T([[5, 9], [0, 13]], "int32"), side="right")
+case("bincount", T([2, 0, 2], "int32"), length=5)
+case("histogram", T([[1, 2], [2, 7]], "int32"), bins=3)
+case("convolve", T([1.0, 2.0]), T([0.0, 1.0, 0.5, 2.0]))
+case("convolve", T([1.0, 2.0]), T([0.0, 1.0, 0.5, 2.0]), "valid")
+case("interp", 2.5, T([1.0, 2.0, 3.0]), T([3.0, 2.0, 0.0]))
+case("unravel_index", T([[1, 5], [2, 11]], "int32"), (3, 4))
+case("diff", F234, n=2, axis=1)
+case("trapz", F234, x=T([0.0, 1.0, 3.0]), axis=1)
+case("isin", F23, T([[4.0], [-2.0]]))
+case("array_equiv", T([[1.0, 2.0]]), T([[1.0, 2.0], [1.0, 3.0]]))
+case("select", [T([True, False], "bool"), T([True, True], "bool")], [T([1.0, 2.0]), T([5.0, 6.0])], 7.5)
+case("choose", T([[0, 1], [1, 0]], "int32"), [T([1.0, 2.0]), T([[10.0], [20.0]])])
+case("where", T([[True, False], [False, True]], "bool"))
+case("piecewise", T([[-1.0, 2.0], [0.5, 3.0]]), [T([[True, False], [False, False]], "bool"),
+                                                 T([[False, True], [True, False]], "bool")], [L("lambda x: x * 10"), L("lambda x: -x")])
+
 
 # ---- encoding, shared by the measuring side and the tests ----
 
@@ -689,7 +752,25 @@ def measure() -> dict:
         if agrees is not None:
             record["numpy"] = agrees
         out.append(record)
-    return {"mindspore_version": mindspore.__version__, "cases": out}
+    return {"mindspore_version": mindspore.__version__, "cases": out, "signatures": signatures(mnp, dtype_name)}
+
+
+def signatures(module, dtype_name) -> dict:
+    """Each public function's parameters: [name, kind, default] (the default's repr, or its dtype's
+    numpy name), for the names the tests compare graphcell.numpy's signatures with."""
+    import inspect
+    out = {}
+    for name in sorted(dir(module)):
+        fn = getattr(module, name)
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        params = []
+        for p in inspect.signature(fn).parameters.values():
+            default = None if p.default is p.empty else (
+                {"dtype": dtype_name(p.default)} if dtype_name(p.default) else repr(p.default))
+            params.append([p.name, p.kind.name, default])
+        out[name] = params
+    return out
 
 
 def main() -> None:
@@ -708,8 +789,10 @@ def main() -> None:
         sys.exit(f"MindSpore's side failed:\n{run.stderr[-3000:]}")
     record = json.loads(run.stdout)
     lines = ",\n".join("  " + json.dumps(c, sort_keys=True) for c in record["cases"])   # one case a line
+    names = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(record["signatures"].items()))
     pathlib.Path(args.output).write_text('{"mindspore_version": ' + json.dumps(record["mindspore_version"])
-                                         + ',\n "cases": [\n' + lines + "\n ]}\n")
+                                         + ',\n "cases": [\n' + lines + '\n ],\n "signatures": {\n' + names
+                                         + "\n }}\n")
     errors = sum("error" in c["result"] for c in record["cases"])
     differs = sum(c.get("numpy") in ("differs", "values") for c in record["cases"])
     print(f"wrote {args.output}: {len(record['cases'])} cases of {len({c['fn'] for c in record['cases']})} names, "

@@ -255,11 +255,9 @@ class _OGrid:
     def __getitem__(self, index):
         if isinstance(index, slice):
             return _grid_tensor(_grid_axis(index))
-        axes = [_grid_axis(i) for i in index]
-        floats = any(a.dtype.kind == "f" for a in axes)
+        axes = [_grid_axis(i) for i in index]          # each keeps its own dtype (MindSpore 2.10)
         n = len(axes)
-        return [_grid_tensor((a.astype(np.float64) if floats else a).reshape([-1 if j == i else 1 for j in range(n)]))
-                for i, a in enumerate(axes)]
+        return [_grid_tensor(a.reshape([-1 if j == i else 1 for j in range(n)])) for i, a in enumerate(axes)]
 
 
 mgrid = _MGrid()

@@ -11,7 +11,6 @@ import numbers
 
 import numpy as np
 
-from .. import dtype as mstype
 from .. import ops
 from ..ops import functional as F
 from ..tensor import Tensor
@@ -131,8 +130,9 @@ def matrix_power(a, n) -> Tensor:
 
 def norm(x, ord=None, axis=None, keepdims=False) -> Tensor:  # noqa: A002 - numpy's names
     """numpy.linalg's norm: vector norms (ord None/2, inf, -inf, 0, p) over one axis, matrix
-    norms ('fro', 'nuc', 1, -1, 2, -2, inf, -inf) over two; axis=None with ord=None is the 2-norm
-    of the flattened x."""
+    norms ('fro', 1, -1, inf, -inf) over two; axis=None with ord=None is the 2-norm of the
+    flattened x. The singular-value norms ('nuc', 2, -2) raise NotImplementedError, as in
+    MindSpore 2.10."""
     x = as_float(x)
     if axis is None:
         if ord is None:
@@ -177,18 +177,10 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     elif ord in (math.inf, -math.inf):
         sums = F.reduce_sum(ops.abs(x), (col,), True)
         out = (F.reduce_max if ord == math.inf else F.reduce_min)(sums, (row,), True)
-    elif ord in ("nuc", 2, -2):
-        moved = F.moveaxis(F.moveaxis(x, row, -2), col if col > row else col + 1, -1) if (row, col) != (
-            x.ndim - 2, x.ndim - 1) else x
-        singular = ops.svd(moved, compute_uv=False)
-        if ord == "nuc":
-            out = F.reduce_sum(singular, (singular.ndim - 1,), False)
-        else:
-            out = (F.reduce_max if ord == 2 else F.reduce_min)(singular, (singular.ndim - 1,), False)
-        if keepdims:
-            for i in sorted(axes):
-                out = F.expand_dims(out, i)
-        return out
+    elif ord == "nuc":
+        raise NotImplementedError("nuclear norm is not implemented")
+    elif ord in (2, -2):
+        raise NotImplementedError("2-norm is not implemented for matrices")
     else:
         raise ValueError(f"Invalid norm order {ord!r} for matrices")
     if not keepdims and ord != "fro":

@@ -29,7 +29,6 @@ def _same_unary(op, name):
     return fn
 
 
-arccos = _float_unary(ops.acos, "arccos")
 arccosh = _float_unary(ops.acosh, "arccosh")
 arcsin = _float_unary(ops.asin, "arcsin")
 arcsinh = _float_unary(ops.asinh, "arcsinh")
@@ -59,11 +58,24 @@ rad2deg = _float_unary(ops.rad2deg, "rad2deg")
 absolute = _same_unary(ops.abs, "absolute")
 abs = _same_unary(ops.abs, "abs")  # noqa: A001 - mindspore.numpy's name
 fabs = _same_unary(ops.abs, "fabs")
-negative = _same_unary(ops.neg, "negative")
 square = _same_unary(ops.square, "square")
-positive = _same_unary(lambda x: x, "positive")
 bitwise_not = _same_unary(ops.bitwise_not, "bitwise_not")
 invert = _same_unary(ops.bitwise_not, "invert")
+
+
+def arccos(input, dtype=None):  # noqa: A002 - MindSpore 2.10's parameter name
+    """numpy's arccos, elementwise; integers are computed in Float32; `dtype` casts the result."""
+    return with_dtype(ops.acos(as_float(input)), dtype)
+
+
+def negative(a, dtype=None):
+    return with_dtype(ops.neg(tensor(a)), dtype)
+
+
+def positive(a, dtype=None):
+    """`a` itself (a copy), numpy's unary plus."""
+    x = tensor(a)
+    return with_dtype(x.copy() if x is a else x, dtype)
 
 
 def cbrt(x, dtype=None):
