@@ -1,5 +1,5 @@
-"""passes/merge_scans.py: a scan's vjp replays the forward loop; the pass makes the forward
-and its replay one loop, and merges nothing that would change a result."""
+"""passes/merge_scans.py: a scan's vjp replays the forward loop for its residuals; the pass
+makes the forward loop and its replay one, and merges nothing that would change a result."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -38,7 +38,7 @@ def jax_rnn_loss(h0, xs, w):
 
 
 def test_a_scans_gradient_runs_the_forward_loop_once():
-    """grad of a scan: the forward scan, its replay for the carries, the backward scan (3);
+    """grad of a scan: the forward scan, its replay stacking the residuals, the backward scan (3);
     after the pass 2, and the gradients still equal jax.grad's, under jit too."""
     h0, xs, w = randn(2, 3), randn(6, 2, 3), randn(3, 3) * 0.5
     grad = ms.grad(rnn_loss, (0, 1, 2))
@@ -46,6 +46,11 @@ def test_a_scans_gradient_runs_the_forward_loop_once():
     assert scans(graph) == 3
     merged = merge_scans(cse(graph).graph)
     assert merged.changed and scans(merged.graph) == 2
+    # the backward loop reads the stored tanh outputs: it recomputes no step of the forward
+    backward = [n for n in merged.graph.nodes if n.primitive.name == "scan"][-1].attrs["body"]
+    assert not any(n.primitive.name in ("tanh", "dot_general") and n.inputs[0].kind == "arg" and
+                   n.inputs[0] is backward.inputs[0] for n in backward.nodes)
+    assert sum(n.primitive.name == "tanh" for n in backward.nodes) == 0
     assert scans(run_pipeline(graph, "xla").graph) == 2 and scans(run_pipeline(graph, "onnx").graph) == 2
     assert_same_outputs(graph, merged.graph, rtol=1e-5, atol=1e-6)
     want = jax.grad(jax_rnn_loss, (0, 1, 2))(h0, xs, w)

@@ -18,9 +18,14 @@ at batch 32, first jit call (trace + compile) unrolled -> scan: 26 -> 0.9 s forw
 2.3 s with its gradient; a call after it, 18 -> 5.7 ms and 541 -> 45 ms (jax itself: an
 unrolled LSTM's gradient took 315 s to compile, lax.scan's 3.7 s; all on a shared 2-core
 machine under load: the ratios are what count). At 8 steps the two run alike.
-The vjp is two scans: one recomputes the carries the steps started from (the forward node
-keeps none), one runs the body's vjp from the last step to the first, summing the consts'
-cotangents in its carry.
+The vjp is two scans, as jax's: a forward scan that stacks the residuals (the per-step values
+the body's vjp reads, split from it as partial evaluation does: `_split_vjp_body`), then the
+vjp's remaining part from the last step to the first, reading them and summing the consts'
+cotangents in its carry. The forward node keeps no residuals itself; `passes/merge_scans.py`
+makes it and the residual scan one loop. LSTM(64) training step, 32 steps at batch 16: 5.1 ms
+with the carries stacked and each step's forward recomputed in the backward loop, 4.1 ms with
+the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). A body with side effects keeps
+the recomputing form (its effects must run once per step).
 
 Rules:
 - batch: a carry is batched if its start is or the body makes it so (fixed point); a batched
@@ -34,7 +39,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from ..ir.core import TensorType, Value
+from ..ir.core import Graph, TensorType, Value
 from . import batching
 from .ad_util import F
 from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
@@ -121,39 +126,58 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
         return (None,) * len(primals)
     carry_cts = [cts[i] if cts[i] is not None else F.zeros_like(outs[i]) for i in float_carry]
 
-    # 1. The carry each step started from, stacked: the forward scan again, its carry inputs
-    #    as extra per-step outputs.
-    def with_history(values):
-        return inline_graph(body, values)[:n_carry] + list(values[:n_carry])
-    history_body = build_graph(f"{body.name}_history", body.inputs, with_history)
-    history = scan_p.bind(*carry, *xs, *consts, body=history_body, n_carry=n_carry, n_xs=n_xs,
-                          length=length, reverse=reverse)[n_carry:]
-
-    # 2. The body's vjp, from the last step to the first. Its carry: the cotangents of the
-    #    float carries, then the running sums of the consts' cotangents.
+    # The body's vjp, as a graph over (carry, x, the cotangents of the float carries and of the
+    # ys wanted, consts), its outputs the gradients `wrt`.
     wrt = float_carry + [n_carry + j for j in want_xs] + [n_in + k for k in want_consts]
     vjp_body = grads_only(grad_graph(body, wrt, float_carry + [n_carry + j for j in ys_ct], with_sens=True,
                                       name=f"vjp_{body.name}"), n_out)
+    n_sens = len(float_carry) + len(ys_ct)
+    split = _split_vjp_body(vjp_body, n_carry, n_in, n_sens)
+
+    # 1. A forward scan stacking what the backward steps need of each step: the residuals (the
+    #    per-step values the vjp reads: gate activations, the carry the step started from), or,
+    #    when the body has side effects, just the carries, the rest recomputed step by step.
+    #    merge_scans makes it one loop with the forward node's when both are in the graph.
+    if split is not None:
+        primal, backward = split
+        residual_types = [v.type for v in primal.outputs]
+
+        def forward_step(values):
+            return inline_graph(body, values)[:n_carry] + inline_graph(primal, values)
+    else:
+        residual_types = [v.type for v in body.inputs[:n_carry]]
+
+        def forward_step(values):
+            return inline_graph(body, values)[:n_carry] + list(values[:n_carry])
+    forward_body = build_graph(f"{body.name}_residuals", body.inputs, forward_step)
+    residuals = scan_p.bind(*carry, *xs, *consts, body=forward_body, n_carry=n_carry, n_xs=n_xs,
+                            length=length, reverse=reverse)[n_carry:]
+
+    # 2. The vjp from the last step to the first. Its carry: the cotangents of the float
+    #    carries, then the running sums of the consts' cotangents.
     sums = [F.zeros_like(consts[k]) for k in want_consts]
-    n_fc, n_sum = len(float_carry), len(want_consts)
+    n_fc, n_sum, n_res = len(float_carry), len(want_consts), len(residual_types)
 
     def backward_step(values):
-        ct, acc = values[:n_fc], values[n_fc:n_fc + n_sum]
-        rest = values[n_fc + n_sum:]
-        step_carry, step_x = rest[:n_carry], rest[n_carry:n_in]
-        step_ys_ct, step_consts = rest[n_in:n_in + len(ys_ct)], rest[n_in + len(ys_ct):]
-        grads = inline_graph(vjp_body, list(step_carry) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
+        ct, acc, res = values[:n_fc], values[n_fc:n_fc + n_sum], values[n_fc + n_sum:n_fc + n_sum + n_res]
+        rest = values[n_fc + n_sum + n_res:]
+        step_x, step_ys_ct, step_consts = rest[:n_xs], rest[n_xs:n_xs + len(ys_ct)], rest[n_xs + len(ys_ct):]
+        if split is not None:
+            grads = inline_graph(backward, list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts) + list(res))
+        else:   # res: the carries
+            grads = inline_graph(vjp_body, list(res) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
         new_ct, x_grads, c_grads = grads[:n_fc], grads[n_fc:n_fc + len(want_xs)], grads[n_fc + len(want_xs):]
         return list(new_ct) + [F.add(a, g) for a, g in zip(acc, c_grads)] + list(x_grads)
 
     template = ([_Slot(f"ct_{body.inputs[i].name}", body.inputs[i].type, "arg") for i in float_carry]
                 + [_Slot(f"sum_{body.inputs[n_in + k].name}", body.inputs[n_in + k].type, "arg") for k in want_consts]
-                + [_Slot(v.name, v.type, "arg") for v in body.inputs[:n_in]]
+                + [_Slot(f"res{r}", t, "arg") for r, t in enumerate(residual_types)]
+                + [_Slot(v.name, v.type, "arg") for v in body.inputs[n_carry:n_in]]
                 + [_Slot(f"ct_y{j}", body.outputs[n_carry + j].type, "arg") for j in ys_ct]
                 + [_Slot(v.name, v.type, v.kind) for v in body.inputs[n_in:]])
     back_body = build_graph(f"vjp_{body.name}", template, backward_step)
-    back = scan_p.bind(*carry_cts, *sums, *history, *xs, *[cts[n_carry + j] for j in ys_ct], *consts,
-                       body=back_body, n_carry=n_fc + n_sum, n_xs=n_in + len(ys_ct), length=length,
+    back = scan_p.bind(*carry_cts, *sums, *residuals, *xs, *[cts[n_carry + j] for j in ys_ct], *consts,
+                       body=back_body, n_carry=n_fc + n_sum, n_xs=n_res + n_xs + len(ys_ct), length=length,
                        reverse=not reverse)
     result = [None] * len(primals)
     for i, g in zip(float_carry, back[:n_fc]):
@@ -163,6 +187,41 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     for j, g in zip(want_xs, back[n_fc + n_sum:]):
         result[n_carry + j] = g
     return tuple(result)
+
+
+def _split_vjp_body(vjp: Graph, n_carry: int, n_in: int, n_sens: int):
+    """The body's vjp split in two, as jax's partial evaluation does: `primal` over (carry, x,
+    consts) computes the residuals, the per-step values (depending on the carry or x, not on
+    the cotangents) that the rest reads; `backward` over (x, cotangents, consts, residuals)
+    computes the gradients from them. Values of the consts alone (a transposed weight) are
+    recomputed in `backward` rather than stacked per step. None when a node has side effects
+    (they must run once per step, as the body's)."""
+    if not all(node.primitive.pure for node in vjp.nodes):
+        return None
+    carry_in, x_in = vjp.inputs[:n_carry], vjp.inputs[n_carry:n_in]
+    sens, consts = vjp.inputs[n_in:n_in + n_sens], vjp.inputs[n_in + n_sens:]
+    variant, tangent = set(carry_in) | set(x_in), set(sens)
+    primal_nodes, backward_nodes = [], []
+    for node in vjp.nodes:
+        if any(v in tangent for v in node.inputs):
+            tangent.update(node.outputs)
+            backward_nodes.append(node)
+        elif any(v in variant for v in node.inputs):
+            variant.update(node.outputs)
+            primal_nodes.append(node)
+        else:   # consts only: needed on both sides
+            primal_nodes.append(node)
+            backward_nodes.append(node)
+    read = {v for node in backward_nodes for v in node.inputs} | set(vjp.outputs)
+    available = set(x_in) | set(consts)
+    residuals = [v for v in list(carry_in) + [o for n in primal_nodes for o in n.outputs]
+                 if v in variant and v in read and v not in available]
+    residuals = list(dict.fromkeys(residuals))
+    primal = Graph(tuple(carry_in) + tuple(x_in) + tuple(consts), tuple(primal_nodes), tuple(residuals), (),
+                   f"{vjp.name}_primal", {})
+    backward = Graph(tuple(x_in) + tuple(sens) + tuple(consts) + tuple(residuals), tuple(backward_nodes),
+                     vjp.outputs, (), f"{vjp.name}_backward", {})
+    return primal, backward
 
 
 class _Slot:

@@ -1,11 +1,11 @@
 """Merging scans over the same operands: one loop instead of two.
 
-A scan's vjp replays the forward loop to recover the carry each step started from (the
+A scan's vjp runs the forward loop again to stack the residuals its backward loop reads (the
 forward node keeps none: `ops/scan_loop.py`), so a training step holds two scans over the
 same operands, the forward and its replay:
 
     %5, %6 = scan(%h0, %xs, %w) {body=step, ...}               # final h, ys
-    %7, %8 = scan(%h0, %xs, %w) {body=step_history, ...}       # final h, h before each step
+    %7, %8 = scan(%h0, %xs, %w) {body=step_residuals, ...}     # final h, residuals per step
 
 This pass makes them one scan whose body computes both bodies' outputs, the shared carry once
 (`%5, %6, %8 = scan(%h0, %xs, %w)`): the recurrence runs once forward instead of twice.
