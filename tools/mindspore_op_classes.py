@@ -291,6 +291,9 @@ CASES = [
 # Classes 2.10's CPU build cannot run ("Unsupported op on CPU", or CountNonZero's "inputs
 # number should be 2"): their signatures are recorded, their values tested against numpy.
 SIGNATURES_ONLY = ["Fmin", "EuclideanNorm", "Quantile", "CountNonZero", "Einsum", "SoftMarginLoss", "Poisson"]
+# Classes whose inputs are Python functions (no JSON form): signatures here, values measured
+# by hand in tests/test_ops_classes_more.py.
+FUNCTION_INPUTS = ["WhileLoop", "ForiLoop", "Scan"]
 
 
 # -- encoding -------------------------------------------------------------------------------------
@@ -392,7 +395,7 @@ def main():
     from mindspore import ops
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
     records = [run_case(c[0], c[1], c[2], c[3] if len(c) > 3 else {}) for c in CASES]
-    names = sorted({c[0] for c in CASES} | set(SIGNATURES_ONLY))
+    names = sorted({c[0] for c in CASES} | set(SIGNATURES_ONLY) | set(FUNCTION_INPUTS))
     data = {"mindspore": ms.__version__, "signatures": {n: signature(getattr(ops, n)) for n in names},
             "cases": records}
     OUTPUT.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False) + "\n")
