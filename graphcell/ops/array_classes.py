@@ -207,7 +207,8 @@ class IndexAdd(Operator):
     """x[..., indices[i], ...] += y[..., i, ...] along `axis`, written into x (a Parameter)."""
 
     def __init__(self, axis, use_lock=True, check_index_bound=True):
-        super().__init__(axis=check_int("IndexAdd", "axis", axis), use_lock=check_bool("IndexAdd", "use_lock", use_lock),
+        super().__init__(axis=check_int("IndexAdd", "axis", axis),
+                         use_lock=check_bool("IndexAdd", "use_lock", use_lock),
                          check_index_bound=check_bool("IndexAdd", "check_index_bound", check_index_bound))
 
     def __call__(self, x, indices, y):

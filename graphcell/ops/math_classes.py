@@ -73,7 +73,17 @@ Xdivy = simple_class("Xdivy", AM.xdivy, "x / y, and 0 where x is 0")
 Fmax = simple_class("Fmax", M.fmax, "the larger of x and y, ignoring a NaN opposite a number")
 Fmin = simple_class("Fmin", M.fmin, "the smaller of x and y, ignoring a NaN opposite a number (no CPU kernel in "
                     "MindSpore 2.10; its documentation's semantics)")
-Rint = simple_class("Rint", F.round, "rounds to the nearest integer, halves to even")
+
+
+def _rint(input_x):
+    x = F.as_tensor(input_x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"For primitive[Rint], the input argument[x] must be a type of {{Tensor[Float16], "
+                        f"Tensor[Float32], Tensor[Float64]}}, but got Tensor[{x.dtype}].")
+    return F.round(x)
+
+
+Rint = simple_class("Rint", _rint, "rounds a float tensor to the nearest integer, halves to even")
 
 
 @_export
@@ -268,21 +278,33 @@ class ReduceStd(Operator):
 @_export
 class Median(Operator):
     """(lower median, its int64 index) along `axis`; with global_median the median of every
-    element and a 0 index (MindSpore 2.10 on CPU, measured). ignore_nan is not supported."""
+    element and a 0 index (MindSpore 2.10 on CPU, measured); ignore_nan leaves NaNs out."""
 
     def __init__(self, global_median=False, axis=0, keep_dims=False, ignore_nan=False):
         super().__init__(global_median=check_bool("Median", "global_median", global_median),
                          axis=check_int("Median", "axis", axis), keep_dims=check_bool("Median", "keep_dims", keep_dims),
                          ignore_nan=check_bool("Median", "ignore_nan", ignore_nan))
-        if self.ignore_nan:
-            raise NotImplementedError("For 'Median', ignore_nan=True is not supported by graphcell.")
 
     def __call__(self, x):
         x = F.as_tensor(x)
+        median = _nan_median if self.ignore_nan and x.dtype.is_floating else AO.median
         if self.global_median:
-            value, _ = AO.median(F.reshape(x, (-1,)), 0)
+            value, _ = median(F.reshape(x, (-1,)), 0)
             return value, F.zeros((), mstype.int64)
-        return AO.median(x, self.axis, self.keep_dims)
+        return median(x, self.axis, self.keep_dims)
+
+
+def _nan_median(x: Tensor, axis: int, keep_dims: bool = False):
+    """(the lower median of the non-NaN elements along `axis`, its int64 index); NaN where
+    all are NaN."""
+    axis = F._axis(axis, x.ndim)
+    values, index = sorting.sort(x, axis)   # stable, NaN last
+    valid = F.reduce_sum(F.cast(F.logical_not(CP.isnan(x)), mstype.int32), axis, True)
+    pos = F.floor_div(F.maximum(F.sub(valid, 1), 0), 2)
+    out_v, out_i = AO._sorted_pick(values, axis, pos), F.cast(AO._sorted_pick(index, axis, pos), mstype.int64)
+    if not keep_dims:
+        out_v, out_i = F.squeeze(out_v, axis), F.squeeze(out_i, axis)
+    return out_v, out_i
 
 
 @_export
@@ -453,7 +475,8 @@ class LogSpace(Operator):
     def __init__(self, steps=10, base=10, dtype=mstype.float32):
         super().__init__(steps=check_int("LogSpace", "steps", steps, minimum=0),
                          base=check_int("LogSpace", "base", base, minimum=0),
-                         dtype=check_dtype("LogSpace", "dtype", dtype, (mstype.float16, mstype.float32, mstype.float64)))
+                         dtype=check_dtype("LogSpace", "dtype", dtype,
+                                           (mstype.float16, mstype.float32, mstype.float64)))
 
     def __call__(self, start, end):
         return AO.logspace(start, end, self.steps, self.base, dtype=self.dtype)
@@ -477,21 +500,18 @@ class Einsum(Operator):
 
 @_export
 class InvertPermutation(Operator):
-    """The inverse permutation: y[x[i]] = i. A tuple of ints gives a tuple (as MindSpore), a
-    1-D integer Tensor a Tensor of its dtype."""
+    """The inverse of a permutation given as a tuple or list of ints: y[x[i]] = i, a tuple
+    (MindSpore 2.10 takes no Tensor here: measured)."""
 
     def __call__(self, input_x):
-        if isinstance(input_x, (tuple, list)):
-            values = [int(v) for v in input_x if is_int(v)]
-            if len(values) != len(input_x) or sorted(values) != list(range(len(values))):
-                raise ValueError(f"For 'InvertPermutation', the input must be a permutation of 0 .. n - 1, but got "
-                                 f"{input_x!r}.")
-            out = [0] * len(values)
-            for i, v in enumerate(values):
-                out[v] = i
-            return tuple(out)
-        x = F.as_tensor(input_x)
-        if x.ndim != 1 or not x.dtype.is_integer:
-            raise ValueError(f"For 'InvertPermutation', the input must be a 1-D integer Tensor, but got "
-                             f"{x.dtype}{list(x.shape)}.")
-        return F.cast(sorting.argsort(x), x.dtype)
+        if isinstance(input_x, Tensor):
+            raise ValueError(f"For 'InvertPermutation', the value of 'input_x' must be non-Tensor, but got "
+                             f"Tensor[{input_x.dtype}]")
+        if not isinstance(input_x, (tuple, list)) or not all(is_int(v) for v in input_x) or \
+                sorted(input_x) != list(range(len(input_x))):
+            raise ValueError(f"For 'InvertPermutation', the input must be a permutation of 0 .. n - 1, but got "
+                             f"{input_x!r}.")
+        out = [0] * len(input_x)
+        for i, v in enumerate(input_x):
+            out[v] = i
+        return tuple(out)

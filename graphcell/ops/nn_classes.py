@@ -17,7 +17,6 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..tensor import Tensor
-from . import channel_ops as CO
 from . import classification_losses as CL
 from . import convolution as CV
 from . import functional as F
@@ -104,7 +103,8 @@ class _ConvBase(Operator):
         return dict(kernel_size=_ints(op, "kernel_size", kernel_size, n), mode=1,
                     pad_mode=check_choice(op, "pad_mode", pad_mode.lower() if isinstance(pad_mode, str) else pad_mode,
                                           modes),
-                    stride=_ints(op, "stride", stride, n, (n + 2,)), dilation=_ints(op, "dilation", dilation, n, (n + 2,)),
+                    stride=_ints(op, "stride", stride, n, (n + 2,)),
+                    dilation=_ints(op, "dilation", dilation, n, (n + 2,)),
                     group=check_positive_int(op, "group", group))
 
 
@@ -306,7 +306,8 @@ class MaxPoolWithArgmaxV2(Operator):
     def __init__(self, kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False, argmax_type=mstype.int64):
         op = "MaxPoolWithArgmaxV2"
         kernel = _ints(op, "kernel_size", kernel_size, 2, (4,))
-        super().__init__(kernel_size=kernel, strides=kernel if strides is None else _ints(op, "strides", strides, 2, (4,)),
+        strides = kernel if strides is None else _ints(op, "strides", strides, 2, (4,))
+        super().__init__(kernel_size=kernel, strides=strides,
                          pads=_ints(op, "pads", pads, 2, (4,), 0), dilation=_ints(op, "dilation", dilation, 2, (4,)),
                          ceil_mode=check_bool(op, "ceil_mode", ceil_mode),
                          argmax_type=check_dtype(op, "argmax_type", argmax_type, (mstype.int32, mstype.int64)))
@@ -377,6 +378,7 @@ class BatchNorm(Operator):
     zeros and y uses `mean` and `variance`."""
 
     def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
+        # (NHWC follows the documentation: 2.10's CPU kernel fails on it, "Memcpy_s error")
         super().__init__(is_training=check_bool("BatchNorm", "is_training", is_training),
                          epsilon=check_float("BatchNorm", "epsilon", epsilon, above=0.0, maximum=1.0),
                          momentum=check_float("BatchNorm", "momentum", momentum, minimum=0.0, maximum=1.0),
@@ -481,13 +483,17 @@ def _cubic_matrix(n_in: int, n_out: int, coordinate: str) -> np.ndarray:
 
 
 def _nearest_index(n_in: int, n_out: int, coordinate: str) -> np.ndarray:
-    s = _source(n_in, n_out, "align_corners" if coordinate == "align_corners" else "asymmetric")
-    if coordinate == "align_corners":
-        src = np.floor(s + np.float32(0.5))                     # roundf: half away from zero (s >= 0)
-    elif coordinate == "half_pixel":
+    """The source element of each output: rounded ('align_corners'), or the floor of the
+    legacy source ('asymmetric'), of (d + 0.5) * scale (TensorFlow's half-pixel rule, V2's),
+    or of the half-pixel source (d + 0.5) * scale - 0.5 ('half_pixel_floor': V1's, measured)."""
+    if coordinate == "half_pixel":
         src = np.floor((np.arange(n_out) + np.float32(0.5)) * (np.float32(n_in) / np.float32(n_out)))
+    elif coordinate == "half_pixel_floor":
+        src = np.floor(_source(n_in, n_out, "half_pixel"))
+    elif coordinate == "align_corners":
+        src = np.floor(_source(n_in, n_out, coordinate) + np.float32(0.5))   # roundf (s >= 0)
     else:
-        src = np.floor(s)
+        src = np.floor(_source(n_in, n_out, "asymmetric"))
     return np.clip(src, 0, n_in - 1).astype(np.int32)
 
 
@@ -534,12 +540,13 @@ class _TFResize(Operator):
                          half_pixel_centers=check_bool(op, "half_pixel_centers", half_pixel_centers))
         _coordinate(op, self.align_corners, self.half_pixel_centers)
 
-    def _resize(self, x, size):
+    def _resize(self, x, size, half_pixel="half_pixel"):
         x = F.as_tensor(x)
         if x.ndim != 4:
             raise ValueError(f"For '{self.name}', the input must be 4-D [N, C, H, W], but got {list(x.shape)}.")
+        coordinate = _coordinate(self.name, self.align_corners, self.half_pixel_centers)
         return _resample(self.name, x, _resize_size(self.name, size, 2), self._kind,
-                         _coordinate(self.name, self.align_corners, self.half_pixel_centers))
+                         half_pixel if coordinate == "half_pixel" else coordinate)
 
 
 @_export
@@ -571,7 +578,8 @@ class ResizeBicubic(_TFResize):
 
 @_export
 class ResizeNearestNeighbor(_TFResize):
-    """[N, C, H, W] resized to `size` (given at construction) by the nearest element."""
+    """[N, C, H, W] resized to `size` (given at construction) by the nearest element; with
+    half_pixel_centers the floor of (d + 0.5) * scale - 0.5 (measured; V2 drops the - 0.5)."""
     _kind = "nearest"
 
     def __init__(self, size, align_corners=False, half_pixel_centers=False):
@@ -579,18 +587,18 @@ class ResizeNearestNeighbor(_TFResize):
         self.add_prim_attr("size", _resize_size("ResizeNearestNeighbor", size, 2))
 
     def __call__(self, input_x):
-        return self._resize(input_x, self.size)
+        return self._resize(input_x, self.size, "half_pixel_floor")   # V1's half-pixel rule differs from V2's
 
 
 @_export
 class ResizeLinear1D(Operator):
     """[N, C, W] resized to `size` (one value) by linear interpolation; coordinates
-    'align_corners', 'half_pixel' or 'asymmetric'."""
+    'align_corners' or 'half_pixel'."""
 
     def __init__(self, coordinate_transformation_mode="align_corners"):
         super().__init__(coordinate_transformation_mode=check_choice(
             "ResizeLinear1D", "coordinate_transformation_mode", coordinate_transformation_mode,
-            ("align_corners", "half_pixel", "asymmetric")))
+            ("align_corners", "half_pixel")))   # 2.10 accepts 'asymmetric' here, then refuses to run it
 
     def __call__(self, x, size):
         x = F.as_tensor(x)
