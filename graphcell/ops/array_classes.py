@@ -66,6 +66,21 @@ class IdentityN(Operator):
 
 
 @_export
+class ParallelConcat(Operator):
+    """Tensors of shape [1, ...] joined along axis 0."""
+
+    def __call__(self, values):
+        if not isinstance(values, (tuple, list)) or not values:
+            raise TypeError(f"For 'ParallelConcat', the input must be a non-empty tuple or list of Tensors, but got "
+                            f"{values!r}.")
+        tensors = [F.as_tensor(v) for v in values]
+        if any(t.ndim == 0 or t.shape[0] != 1 for t in tensors):
+            raise ValueError(f"For 'ParallelConcat', each input must have a first dimension of 1, but got "
+                             f"{[list(t.shape) for t in tensors]}.")
+        return F.concat(tensors, 0)
+
+
+@_export
 class FillV2(Operator):
     """A Tensor of `shape` (a tuple or a 1-D integer Tensor) holding the 0-d Tensor `value`."""
 

@@ -246,6 +246,23 @@ class EuclideanNorm(Operator):
 
 
 @_export
+class NuclearNorm(Operator):
+    """The sum of the singular values of the matrices in axes `dim` (None: a 2-D input's)."""
+
+    def __init__(self, dim=None, keepdim=False):
+        dims = None if dim is None else static_ints("NuclearNorm", "dim", dim)
+        if dims is not None and len(dims) != 2:
+            raise ValueError(f"For 'NuclearNorm', 'dim' must name two axes, but got {dim!r}.")
+        super().__init__(dim=dims, keepdim=check_bool("NuclearNorm", "keepdim", keepdim))
+
+    def __call__(self, x):
+        x = F.as_tensor(x)
+        if self.dim is None and x.ndim != 2:
+            raise ValueError(f"For 'NuclearNorm', a {x.ndim}-D input needs 'dim', the two matrix axes.")
+        return CP.norm(x, "nuc", self.dim or (0, 1), self.keepdim)
+
+
+@_export
 class Renorm(Operator):
     """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to maxnorm."""
 

@@ -180,6 +180,11 @@ class Conv2DTranspose(_ConvBase):
         return CV.conv_transpose_padded(dout, weight, self.stride, crop, spatial, self.dilation, self.group)
 
 
+@_export
+class Conv2DBackpropInput(Conv2DTranspose):
+    """Conv2DTranspose's old name."""
+
+
 # == pooling ===================================================================================
 
 def _adaptive_size(op: str, output_size, n: int) -> tuple:
@@ -229,6 +234,49 @@ class AdaptiveMaxPool2D(Operator):
     def __call__(self, input):  # noqa: A002
         x = F.as_tensor(input)
         return PL.adaptive_max_pool2d(x, _fill_none(self.output_size, x.shape), True)
+
+
+@_export
+class AdaptiveMaxPool3D(Operator):
+    """(the maximum of each adaptive window of the last three axes, its int32 index into the
+    D*H*W volume); output_size, a 1-D integer Tensor of three, is given to the call."""
+
+    def __call__(self, x, output_size):
+        sizes = static_ints("AdaptiveMaxPool3D", "output_size", output_size)
+        return PL.adaptive_max_pool3d(x, sizes, True)
+
+
+@_export
+class MaxPoolWithArgmax(Operator):
+    """(the largest element of each window of [N, C, H, W], its int32 index into the C*H*W
+    block of its sample); pad_mode 'valid' or 'same' (deprecated in 2.10 for MaxPoolWithArgmaxV2)."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
+        op = "MaxPoolWithArgmax"
+        super().__init__(kernel_size=_ints(op, "kernel_size", kernel_size, 2, (4,)),
+                         strides=_ints(op, "strides", strides, 2, (4,)),
+                         pad_mode=check_choice(op, "pad_mode", pad_mode.lower() if isinstance(pad_mode, str)
+                                               else pad_mode, ("valid", "same")),
+                         data_format=_data_format(op, data_format, ("NCHW",)))
+
+    def __call__(self, x):
+        x = F.as_tensor(x)
+        if x.ndim != 4:
+            raise ValueError(f"For 'MaxPoolWithArgmax', the input must be 4-D [N, C, H, W], but got {list(x.shape)}.")
+        pads = ((0, 0), (0, 0))
+        if self.pad_mode == "same":   # all the padding after (measured), unlike the other 'same' modes
+            pads = tuple((0, lo + hi) for lo, hi in _same_pads(x.shape[2:], self.kernel_size, self.strides))
+        lowest = float(np.finfo(x.dtype.np_dtype).min) if x.dtype.is_floating else int(np.iinfo(x.dtype.np_dtype).min)
+        padded = F.pad(x, ((0, 0), (0, 0)) + pads, value=lowest) if any(map(any, pads)) else x
+        out, index = PL.max_pool2d(padded, self.kernel_size, self.strides, 0, 1, True)
+        h, w = x.shape[2:]
+        if padded is not x:   # an index into the padded plane, back into the input's
+            width = padded.shape[3]
+            rows = F.floor_div(index, width)
+            index = F.add(F.mul(rows, w), F.sub(index, F.mul(rows, width)))
+        # the index counts over the channels too: c * H * W + the index in the plane (measured)
+        channel = Tensor(np.arange(x.shape[1]).reshape(1, -1, 1, 1) * h * w, index.dtype)
+        return out, F.cast(F.add(index, channel), mstype.int32)
 
 
 def _pool3d_pads(op, x, kernel, strides, pad_mode, pads) -> tuple:
