@@ -365,6 +365,25 @@ class MaxPoolWithArgmaxV2(Operator):
         return out, F.cast(index, self.argmax_type)
 
 
+@_export
+class MaxPool3DWithArgmax(Operator):
+    """(the largest element of each window of [N, C, D, H, W], its index into the D*H*W
+    volume, of argmax_type); `pads` pads both sides of each axis and never wins."""
+
+    def __init__(self, ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False, data_format="NCDHW",
+                 argmax_type=mstype.int64):
+        op = "MaxPool3DWithArgmax"
+        super().__init__(ksize=_ints(op, "ksize", ksize, 3, (5,)), strides=_ints(op, "strides", strides, 3, (5,)),
+                         pads=_ints(op, "pads", pads, 3, (), 0), dilation=_ints(op, "dilation", dilation, 3, (5,)),
+                         ceil_mode=check_bool(op, "ceil_mode", ceil_mode),
+                         data_format=_data_format(op, data_format, ("NCDHW",)),
+                         argmax_type=check_dtype(op, "argmax_type", argmax_type, (mstype.int32, mstype.int64)))
+
+    def __call__(self, x):
+        out, index = PL.max_pool3d(x, self.ksize, self.strides, self.pads, self.dilation, self.ceil_mode, True)
+        return out, F.cast(index, self.argmax_type)
+
+
 class _MaxUnpool(Operator):
     _n, _fn, _format = 2, None, "NCHW"
 
