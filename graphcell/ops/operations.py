@@ -1647,3 +1647,43 @@ class MaskedSelect(Operator):
 from . import linalg_classes as _linalg_classes  # noqa: E402
 from .linalg_classes import *  # noqa: F401,F403,E402
 __all__ += _linalg_classes.__all__
+
+# == more classes: math, arrays, nn (math_classes.py, array_classes.py, nn_classes.py) ===========
+
+from . import array_classes as _array_classes, math_classes as _math_classes, nn_classes as _nn_classes  # noqa: E402
+from .array_classes import *  # noqa: F401,F403,E402
+from .math_classes import *  # noqa: F401,F403,E402
+from .nn_classes import *  # noqa: F401,F403,E402
+__all__ += _math_classes.__all__ + _array_classes.__all__ + _nn_classes.__all__
+
+
+# MindSpore's deprecated aliases of classes above (2.10 still exports them)
+def _alias(name: str, cls, doc: str):
+    __all__.append(name)
+    return type(name, (cls,), {"__doc__": doc, "__module__": __name__})
+
+
+TensorAdd = _alias("TensorAdd", Add, "Add's old name")
+Gelu = _alias("Gelu", GeLU, "GeLU's old name")
+FastGelu = _alias("FastGelu", FastGeLU, "FastGeLU's old name")
+Pack = _alias("Pack", Stack, "Stack's old name")
+
+
+@_export
+class Unpack(Unstack):
+    """Unstack's old name, without `num`."""
+
+    def __init__(self, axis=0):
+        super().__init__(axis)
+
+
+@_export
+class GatherV2(Gather):
+    """Gather's old name, the batch_dims given to the call (MindSpore 2.10 wants four inputs)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input_params, input_indices, axis, batch_dims=0):
+        self.add_prim_attr("batch_dims", check_int("GatherV2", "batch_dims", batch_dims, minimum=0))
+        return super().__call__(input_params, input_indices, axis)
