@@ -470,3 +470,13 @@ def test_dropout_seed_repeats_its_mask():
     np.testing.assert_array_equal(a, b)
     assert set(np.unique(a)) <= {0.0, 2.0} and 10 < (a == 0).sum() < 54
     assert not np.array_equal(a, ops.dropout(x, 0.5, True, seed=4).asnumpy())
+
+
+def test_the_ops_namespace_holds_no_borrowed_modules_or_helpers():
+    """`from .functional import *` and the like once left numpy, math and internal helpers in
+    graphcell.ops (ops.np, ops.limit, ops.slice_axis): its modules are its own submodules only."""
+    import types
+    borrowed = [name for name in dir(ops) if isinstance(getattr(ops, name), types.ModuleType)
+                and not getattr(ops, name).__name__.startswith("graphcell.ops.")]
+    assert borrowed == []
+    assert not any(hasattr(ops, name) for name in ("limit", "slice_axis", "take_in_range", "Parameter", "host_array"))

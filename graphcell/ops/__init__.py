@@ -46,6 +46,13 @@ from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, iga
 from .random_draws import *  # noqa: F401,F403,E402 - bernoulli, multinomial, gamma, poisson, ...
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
+# The star imports above bring each module's own imports and helpers along; MindSpore's
+# namespace has none of them (graphcell's code reads them from their modules).
+for _name in ("annotations", "builtins", "ew", "math", "mstype", "np", "numbers", "red", "Parameter", "host_array",
+              "limit", "result_dtype", "same_padding", "take_in_range", "to_dtype", "random_key", "slice_axis",
+              "conv2d_padded", "concatenate"):
+    globals().pop(_name, None)
+del _name
 
 # MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
