@@ -49,3 +49,18 @@ def fuzz_derandomized() -> bool:
     """The bounded default run draws the same examples every time (CI stays reproducible); a
     long run (GRAPHCELL_FUZZ_EXAMPLES set) draws new ones."""
     return "GRAPHCELL_FUZZ_EXAMPLES" not in os.environ
+
+
+# The longest test files, started first: `make test` hands whole files to its two workers
+# (--dist loadfile) in collection order, so a long file collected last (alphabetically,
+# test_vmap_rules.py) ran alone at the end while the other worker sat idle.
+LONGEST_FIRST = ["test_vmap_rules.py", "test_ensemble_properties.py", "test_ops_more.py", "test_numpy_api.py",
+                 "test_ops_classes_more.py", "test_vmap_ensemble.py", "test_tile_rows.py", "test_grad_prims.py",
+                 "test_onnx_prims.py", "test_primitives.py", "test_special_more.py", "test_random_more.py",
+                 "test_linalg_more.py", "test_ensemble_training_properties.py", "test_properties.py",
+                 "test_transformer.py", "test_tensor_methods_more.py"]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))   # stable: files keep their order

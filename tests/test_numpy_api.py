@@ -109,7 +109,16 @@ def _assert_same(got, want, where, check_dtype=True, values=True):
     assert got == want, f"{where}: {got} != {want}"
 
 
-@pytest.mark.parametrize("record", RECORDED, ids=_case_id)
+def _first_of_each(records, key):
+    """The first record of each `key` in the default run, the rest marked slow (`make test-slow`)."""
+    seen, out = set(), []
+    for record in records:
+        out.append(record if key(record) not in seen else pytest.param(record, marks=pytest.mark.slow))
+        seen.add(key(record))
+    return out
+
+
+@pytest.mark.parametrize("record", _first_of_each(RECORDED, lambda r: r["fn"]), ids=_case_id)
 def test_recorded_case(record):
     where = f"mnp.{record['fn']}{tuple(record['args'])} {record['kwargs']}"
     want = record["result"]

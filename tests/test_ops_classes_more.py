@@ -82,7 +82,11 @@ def case_id(case, counter={}):  # noqa: B006 - numbering the cases of each class
 IDS = [case_id(c) for c in CASES]
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+# The first case of each class in the default run, the others marked slow (`make test-slow`).
+FIRST_OF_EACH = [case if i.endswith("-0") else pytest.param(case, marks=pytest.mark.slow) for case, i in zip(CASES, IDS)]
+
+
+@pytest.mark.parametrize("case", FIRST_OF_EACH, ids=IDS)
 def test_class_matches_mindspore(case):
     name = case["class"]
     op = getattr(ops, name)(**{k: decode(v) for k, v in case["init"].items()})
