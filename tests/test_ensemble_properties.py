@@ -68,6 +68,7 @@ def _head(reduce, outputs):
     return [votes.argmax(-1)]                                      # ties: the lower class
 
 
+@pytest.mark.slow   # ~27 s by default; `make test-fuzz` (-m fuzz) still runs it
 @settings(ENSEMBLES, max_examples=fuzz_examples(3))   # ~7 s an example: two XLA compiles, three lowerings
 @given(heads=st.integers(1, 2), head_dim=st.integers(2, 4), tokens=st.integers(2, 5), causal=st.booleans(),
        n=st.integers(2, 3), shared=st.booleans(), opset=st.sampled_from([18, 23]), seed=st.integers(0, 2**16))

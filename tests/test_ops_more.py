@@ -203,6 +203,7 @@ def _running_extreme(a, better):
     return values, index
 
 
+@pytest.mark.slow   # 35 s; the short-axis scan tests run by default
 def test_scans_on_a_long_axis_match_numpy():
     """cummax, cummin and logcumsumexp are log-step scans: 10 steps over 1000 elements, ties,
     NaNs and infinities included, and their gradients reach the elements picked. Under jit only
