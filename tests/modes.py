@@ -7,8 +7,8 @@ MODES = ["eager", "jit", "onnx"]
 
 
 def compiled(fn, mode: str):
-    """fn as `mode` runs it."""
-    return fn if mode == "eager" else ms.jit(fn, backend="xla" if mode == "jit" else "onnx")
+    """fn as `mode` runs it ("xla" is "jit")."""
+    return fn if mode == "eager" else ms.jit(fn, backend="xla" if mode in ("jit", "xla") else "onnx")
 
 
 def as_numpy(out):
@@ -19,3 +19,19 @@ def as_numpy(out):
 def call(fn, mode: str, *arrays):
     """fn over Tensors of `arrays`, in `mode`; its outputs as numpy arrays (a tuple for several)."""
     return as_numpy(compiled(fn, mode)(*(Tensor(a) for a in arrays)))
+
+
+def run_table(cases: dict, names, mode: str) -> dict:
+    """The cases `names` of `cases` (name: (fn, input arrays, ...)) as one function of all their
+    inputs, run in `mode` (one compilation per backend); each case's output (numpy) by name."""
+    names = sorted(names)
+    arrays = [a for n in names for a in cases[n][1]]
+
+    def every_case(*tensors):
+        outs, at = [], 0
+        for n in names:
+            fn, inputs = cases[n][:2]
+            outs.append(fn(*tensors[at:at + len(inputs)]))
+            at += len(inputs)
+        return tuple(outs)
+    return dict(zip(names, call(every_case, mode, *arrays)))

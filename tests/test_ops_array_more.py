@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-import graphcell as ms
 from graphcell import ops
 from graphcell.tensor import Tensor
+from tests.modes import run_table
 
 RNG = np.random.default_rng(11)
 X = RNG.uniform(-3, 3, (3, 4)).astype(np.float32)
@@ -40,22 +40,10 @@ CASES = {  # name: (fn, inputs, reference)
 
 @pytest.mark.parametrize("backend", ["eager", "xla", "onnx"])
 def test_values(backend):
-    names = sorted(CASES)
-    arrays = [a for n in names for a in CASES[n][1]]
-
-    def every_case(*tensors):
-        outs, at = [], 0
-        for n in names:
-            fn, inputs, _ = CASES[n]
-            outs.append(fn(*tensors[at:at + len(inputs)]))
-            at += len(inputs)
-        return tuple(outs)
-
-    run = {"eager": every_case, "xla": ms.jit(every_case), "onnx": ms.jit(every_case, backend="onnx")}[backend]
-    for n, got in zip(names, run(*[Tensor(a) for a in arrays])):
+    for n, got in run_table(CASES, CASES, backend).items():
         want = np.asarray(CASES[n][2])
-        assert got.shape == want.shape and got.asnumpy().dtype == want.dtype, (n, got.shape, got.dtype, want.dtype)
-        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, err_msg=n)
+        assert got.shape == want.shape and got.dtype == want.dtype, (n, got.shape, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=n)
 
 
 def test_shapes_are_python_ints_and_dsplit_splits_the_third_axis():

@@ -20,6 +20,7 @@ import graphcell as ms
 from graphcell import ops
 from graphcell.compiler.export import to_onnx
 from graphcell.tensor import Tensor
+from tests.modes import run_table
 
 RNG = np.random.default_rng(3)
 BACKENDS = ("eager", "xla", "onnx")
@@ -170,20 +171,8 @@ EAGER = ("index_select", "gather_d", "scatter", "elements_add", "update_pairs", 
                                      for b in BACKENDS])   # eagerly each op compiles alone: 14 s, slow
 def test_values_against_the_reference(backend):
     """All cases in one function (one compilation per backend), each output checked by name."""
-    names = sorted(EAGER if backend == "eager" else CASES)
-    arrays = [a for n in names for a in CASES[n][1]]
-
-    def every_case(*tensors):
-        outs, at = [], 0
-        for n in names:
-            fn, inputs, _ = CASES[n]
-            outs.append(fn(*tensors[at:at + len(inputs)]))
-            at += len(inputs)
-        return tuple(outs)
-
-    run = {"eager": every_case, "xla": ms.jit(every_case), "onnx": ms.jit(every_case, backend="onnx")}[backend]
-    for n, got in zip(names, run(*[Tensor(a) for a in arrays])):
-        want, got = np.asarray(CASES[n][2]), got.asnumpy()
+    for n, got in run_table(CASES, EAGER if backend == "eager" else CASES, backend).items():
+        want = np.asarray(CASES[n][2])
         assert got.shape == want.shape and got.dtype == want.dtype, (n, got.shape, got.dtype, want.shape, want.dtype)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=n)
 

@@ -19,6 +19,7 @@ import graphcell as ms
 from graphcell import nn, ops
 from graphcell.frontend.tracer import GraphModeError
 from graphcell.tensor import Parameter, Tensor
+from tests.modes import run_table
 
 RNG = np.random.default_rng(7)
 BACKENDS = ("eager", "xla", "onnx")
@@ -94,22 +95,10 @@ CASES = {  # name: (fn of Tensors, inputs, reference)
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_values_against_torch(backend):
-    names = sorted(CASES)
-    arrays = [a for n in names for a in CASES[n][1]]
-
-    def every_case(*tensors):
-        outs, at = [], 0
-        for n in names:
-            fn, inputs, _ = CASES[n]
-            outs.append(fn(*tensors[at:at + len(inputs)]))
-            at += len(inputs)
-        return tuple(outs)
-
-    run = {"eager": every_case, "xla": ms.jit(every_case), "onnx": ms.jit(every_case, backend="onnx")}[backend]
-    for n, got in zip(names, run(*[Tensor(a) for a in arrays])):
+    for n, got in run_table(CASES, CASES, backend).items():
         want = np.asarray(CASES[n][2])
-        assert got.shape == want.shape and got.dtype == ms.float32, (n, got.shape, got.dtype)
-        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=n)
+        assert got.shape == want.shape and got.dtype == np.float32, (n, got.shape, got.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=n)
 
 
 # -- in place, as measured ---------------------------------------------------------------------------
