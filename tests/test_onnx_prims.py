@@ -287,6 +287,11 @@ RECORDS = [
         transpose_a=True, unit_diagonal=False),
     rec("triangular_solve", [r(3, 3, dtype=F64) + 3 * np.eye(3), r(3, 1, dtype=F64)], 1e-12, lower=True,
         transpose_a=False, unit_diagonal=True, id="triangular_solve-unit"),
+    # Householder reflections and jax's expm, unrolled (onnx_householder.py, onnx_expm.py; more cases in
+    # tests/test_onnx_linalg_qr_expm.py)
+    rec("qr", [r(2, 4, 3)], 1e-5, full_matrices=False),
+    rec("qr", [r(3, 5, dtype=F64)], 1e-12, full_matrices=True, id="qr-f64-wide-complete"),
+    rec("matrix_exp", [r(3, 3)], 1e-5),
 ]
 
 
@@ -338,7 +343,6 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 # Primitives ONNX cannot express: export refuses them, naming them.
 WITHOUT_ONNX = {"svd": ([r(3, 2)], {"full_matrices": False, "compute_uv": True}),
-                "qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {}),
                 "igamma": ([pos(3), pos(3)], {"upper": False}), "igamma_grad_a": ([pos(3), pos(3)], {}),
                 "zeta": ([pos(3), pos(3)], {}),
                 **{n: ([KEY, pos(3)], {"shape": (2, 3), "dtype": mstype.float32})

@@ -2,25 +2,43 @@
 for float32 and float16 only); everything else is unrolled over the static matrix size n,
 with the leading (batch) axes left to broadcasting so that a dynamic batch exports:
 
-- Gauss-Jordan elimination with partial pivoting (matrix_inverse; det in float64; slogdet):
-  per column, ArgMax picks the pivot row, a one-hot row swap and one rank-1 update; about 30
-  nodes a column. The pivots are LU's, so their product (signed by the swaps) is the
-  determinant and their log-magnitudes sum to log|det|.
+- Gauss-Jordan elimination with partial pivoting (matrix_inverse; det in float64; slogdet;
+  matrix_exp's Pade solve in onnx_expm.py): per column, ArgMax picks the pivot row, a one-hot
+  row swap, the pivot row divided by the pivot and one rank-1 update; about 30 nodes a column.
+  The pivots are LU's, so their product (signed by the swaps) is the determinant and their
+  log-magnitudes sum to log|det|.
 - cholesky column by column (Cholesky-Banachiewicz): column j is A's column j minus
   L[:, :j] L[j, :j]^T, divided by the root of its diagonal entry; ~10 nodes a column.
 - triangular_solve row by row (forward or back substitution); ~5 nodes a row.
-The node counts grow with n (measured, float32, batch 8: an inverse of n = 16 is 492 nodes and
-36 kB, n = 32 988 nodes; cholesky 155 and 315; slogdet 477 and 957); XLA runs LAPACK instead,
+The node counts grow with n (measured, float32, batch 8: an inverse of n = 16 is 522 nodes and
+38 kB, n = 32 1050 nodes; cholesky 155 and 315; slogdet 475 and 955); XLA runs LAPACK instead,
 and the results agree to rounding (largest error relative to the largest entry: inverse 1e-5,
-cholesky and slogdet 2e-7 for well-conditioned matrices). qr and matrix_exp have no rule: an
-export names them.
+cholesky and slogdet 2e-7 for well-conditioned matrices). qr (onnx_householder.py) and
+matrix_exp (onnx_expm.py) are unrolled likewise. Every rule here needs static matrix sizes:
+a dynamic one is refused by name (`static_matrices`).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from ..dtype import float32, to_dtype
 from .onnx import onnx_dtype
+
+
+def static_matrices(rule):
+    """The unrolled forms are built for one matrix size: a dynamic one (the last two axes of
+    an operand follow the batch at export) has no ONNX lowering."""
+    @functools.wraps(rule)
+    def checked(ctx, *operands, **attrs):
+        for dims in ctx.in_dims:
+            if ctx.is_dynamic(dims[-2:]):
+                size = " x ".join(str(d) for d in dims[-2:])
+                ctx.fail(f"no ONNX lowering for matrices of dynamic size {size} (the last two axes must be "
+                         "static; the leading batch axes may be dynamic)")
+        return rule(ctx, *operands, **attrs)
+    return checked
 
 
 def _last2(ctx, x, rows, cols):
@@ -48,6 +66,7 @@ def _gauss_jordan(ctx, a, x, n, np_dtype, safe_pivots=False):
     pivots, swaps = [], []
     for k in range(n):
         e_k = ctx.const(np.eye(n, dtype=np_dtype)[:, k:k + 1])
+        at_k = ctx.const(np.arange(n).reshape(n, 1) == k)
         magnitude = ctx.op("Abs", _last2(ctx, a, None, (k, k + 1)))                       # [..., n, 1]
         if k:
             magnitude = ctx.op("Where", ctx.const(np.arange(n).reshape(n, 1) >= k), magnitude, minus_one)
@@ -66,12 +85,17 @@ def _gauss_jordan(ctx, a, x, n, np_dtype, safe_pivots=False):
         if safe_pivots:
             zero = ctx.op("Equal", pivot, ctx.const(np.asarray(0, np_dtype)))
             pivot = ctx.op("Where", zero, ctx.const(np.asarray(1, np_dtype)), pivot)
-        # row k / pivot, and the column cleared elsewhere: m - ((a[:, k] - e_k) / pivot) m[k]
-        factor = ctx.op("Div", ctx.op("Sub", _last2(ctx, a, None, (k, k + 1)), e_k), pivot)
+        # row k / pivot, and column k cleared from the other rows with it. (Row k as
+        # m[k] - ((pivot - 1) / pivot) m[k] cancels: ~pivot ulps, 1e-9 for expm's Pade solves.)
+        column = _last2(ctx, a, None, (k, k + 1))
+
+        def eliminate(m):
+            row = ctx.op("Div", _last2(ctx, m, (k, k + 1), None), pivot)
+            return ctx.op("Where", at_k, row, ctx.op("Sub", m, ctx.op("Mul", column, row)))
         if k < n - 1:
-            a = ctx.op("Sub", a, ctx.op("Mul", factor, _last2(ctx, a, (k, k + 1), None)))
+            a = eliminate(a)
         if x is not None:
-            x = ctx.op("Sub", x, ctx.op("Mul", factor, _last2(ctx, x, (k, k + 1), None)))
+            x = eliminate(x)
     return x, pivots, swaps
 
 
@@ -159,5 +183,6 @@ def triangular_solve(ctx, a, b, *, lower, transpose_a, unit_diagonal):
     return rows[0] if n == 1 else ctx.op("Concat", *rows, axis=-2)
 
 
-RULES = {"det": det, "slogdet": slogdet, "matrix_inverse": matrix_inverse, "cholesky": cholesky,
-         "triangular_solve": triangular_solve}
+RULES = {name: static_matrices(rule) for name, rule in [
+    ("det", det), ("slogdet", slogdet), ("matrix_inverse", matrix_inverse), ("cholesky", cholesky),
+    ("triangular_solve", triangular_solve)]}

@@ -938,6 +938,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
+from . import onnx_expm, onnx_householder  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -995,6 +996,7 @@ RULES = {
     "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
     "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
+    **onnx_householder.RULES, **onnx_expm.RULES,   # qr, matrix_exp
     **onnx_bessel.RULES,   # the Bessel functions, in float64
 }
 

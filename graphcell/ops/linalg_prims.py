@@ -6,7 +6,8 @@ Each is one jax call (jnp.linalg / lax.linalg / jax.scipy.linalg), so XLA runs L
 kernels. Batch rules move the mapped axis to the front (one more batch axis); vjp rules are
 the textbook ones, written with the functional API and these primitives, so second-order
 gradients and vmapped gradients work. The ONNX rules live in compiler/onnx_linalg.py (Det
-natively, the rest unrolled for a static n); qr and matrix_exp have none, so an export names them.
+natively, the rest unrolled for a static n), onnx_householder.py (qr) and onnx_expm.py
+(matrix_exp).
 """
 from __future__ import annotations
 
