@@ -9,6 +9,8 @@ every dimension that differs is k * batch + c and becomes a named ONNX dimension
 `2*batch`, `batch-1` for x[1:]), or a strided slice's length and what keeps it
 (`ceil(batch/2)` for x[::2], `3*ceil(batch/2)` flattened); one with an offset or a division is
 checked against a third trace. Reshapes with batch-dependent targets get -1 or a runtime shape.
+A slice of fixed length (x[-3:]) is shorter below its bound: a fourth trace there gives it and
+what follows it a clipped dimension (`min(batch,3)`, export_clamps.py).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from ..frontend.trace import Traced, _arg_names, trace
 from ..ir.core import Graph
 from ..ops.primitive import Literal
 from ..tensor import Tensor
+from .export_clamps import clipped_slices, follow_clips, small_sizes
 from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
 
@@ -375,10 +378,11 @@ def _third_sizes(sizes_a: dict, sizes_b: dict, dims: dict) -> dict:
 
 
 def _trace_dynamic(fn, args, leaves, structure, axes, names):
-    """Traces at the example sizes and at resized ones; returns (traced, dims, dynamic spec)."""
+    """Traces at the example sizes and at resized ones; returns (traced, other, dims, dynamic
+    spec, the trace below clipped slices' bounds or None)."""
     traced = trace(fn, *args, name=_name_of(fn))
     if not axes:
-        return traced, None, {}, {}
+        return traced, None, {}, {}, None
     sizes_a: dict[str, int] = {}
     for i, spec in axes.items():
         for a, s in spec.items():
@@ -396,12 +400,25 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
         sizes_c = _third_sizes(sizes_a, sizes_b, dims)
         third = _trace_resized(fn, traced, leaves, structure, axes, sizes_c)
         _check_offsets(traced.graph, third.graph, dims, sizes_c)
+    clip_trace, clips = None, clipped_slices(traced.graph, other.graph, dims)
+    if clips:
+        sizes_s = small_sizes(clips, sizes_a)
+        try:
+            small = _trace_resized(fn, traced, leaves, structure, axes, sizes_s, same_structure=False)
+        except OnnxExportError as e:   # the net refuses those sizes itself (narrow(x, 0, 1, 3) at batch 3)
+            warnings.warn(f"export: slices of fixed length along a dynamic axis are shorter at "
+                          f"{', '.join(f'{s} = {n}' for s, n in sorted(sizes_s.items()))}, where the code does "
+                          f"not run ({type(e.__cause__).__name__}: {e.__cause__}); the file declares their "
+                          "length above that", RuntimeWarning, stacklevel=4)
+        else:
+            clip_trace = follow_clips(traced.graph, small.graph, dims, clips, sizes_a, sizes_s)
     spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
-    return traced, other, dims, spec
+    return traced, other, dims, spec, clip_trace
 
 
-def _trace_resized(fn, traced, leaves, structure, axes, sizes) -> Traced:
-    """`fn` traced with the dynamic axes at `sizes`, which must give `traced`'s program."""
+def _trace_resized(fn, traced, leaves, structure, axes, sizes, same_structure: bool = True) -> Traced:
+    """`fn` traced with the dynamic axes at `sizes`, which must give `traced`'s program
+    (`same_structure`; below a clipped slice's bound, export_clamps compares)."""
     args, _ = pytree.unflatten(structure, _resized(leaves, axes, sizes))
     try:
         other = trace(fn, *args, name=_name_of(fn))
@@ -411,7 +428,7 @@ def _trace_resized(fn, traced, leaves, structure, axes, sizes) -> Traced:
                               f"dimensions follow them, failed: {type(e).__name__}: {e}. The code must run at "
                               "every size of a dynamic axis; export with static shapes "
                               "(dynamic_axes=False) otherwise") from e
-    problem = _same_structure(traced.graph, other.graph)
+    problem = _same_structure(traced.graph, other.graph) if same_structure else None
     if problem is not None:
         raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
                               "static shapes (dynamic_axes=False) or make the code shape-independent")
@@ -431,7 +448,7 @@ def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = Fal
             last_error = e
     warnings.warn(f"export: no dynamic batch axis found ({last_error}); exporting static shapes",
                   RuntimeWarning, stacklevel=4)
-    return trace(fn, *args, name=_name_of(fn)), None, {}, {}
+    return trace(fn, *args, name=_name_of(fn)), None, {}, {}, None
 
 
 def _batch_axis_candidates(leaves, sequence_first: bool):
@@ -517,10 +534,11 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
         return model   # few members or big convolutions: the per-member form alone
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
-        small, small_other, small_dims, _ = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
+        small, small_other, small_dims, _, small_clips = _trace_dynamic(fn, inputs, leaves, structure, axes,
+                                                                        arg_names)
     if graph_signature(small.graph) == graph_signature(traced.graph):
         return model   # nothing in the graph depends on the target
-    return dispatch_on_batch(lower_traced(small, small_other, small_dims).model, model, *batch[0],
+    return dispatch_on_batch(lower_traced(small, small_other, small_dims, small_clips).model, model, *batch[0],
                              SMALL_BATCH_MAX)
 
 
@@ -553,14 +571,16 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
     axes = _normalize_axes(dynamic_axes, leaves, arg_names, tuple(output_names or ()))
     with lowering_for("onnx"):  # the vmap pass picks onnxruntime's lowerings
         if axes is None:
-            traced, other, dims, spec = _auto_dynamic(fn, inputs, leaves, structure, arg_names,
-                                                      _holds_sequence_first_rnn(net))
+            traced, other, dims, spec, clip_trace = _auto_dynamic(fn, inputs, leaves, structure, arg_names,
+                                                                  _holds_sequence_first_rnn(net))
         else:
-            traced, other, dims, spec = _trace_dynamic(fn, inputs, leaves, structure, axes, arg_names)
+            traced, other, dims, spec, clip_trace = _trace_dynamic(fn, inputs, leaves, structure, axes,
+                                                                   arg_names)
     t1 = time.perf_counter()
-    lower_traced = lambda t, o, d: lower(  # noqa: E731
+    lower_traced = lambda t, o, d, c: lower(  # noqa: E731
         t.graph, opset=opset, params=_params_of(t), params_as_inputs=params_as_inputs,
-        input_names=arg_names, output_names=output_names, dims=d, other_graph=o.graph if o is not None else None)
+        input_names=arg_names, output_names=output_names, dims=d, other_graph=o.graph if o is not None else None,
+        small=c)
     n_members = members
     if n_members is None and member_checkpoints is not None:
         n_members = len(member_checkpoints)
@@ -569,7 +589,7 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
     lowerings = []
 
     def build():
-        lowerings.append(lower_traced(traced, other, dims))
+        lowerings.append(lower_traced(traced, other, dims, clip_trace))
         model = lowerings[0].model
         if spec and not params_as_inputs:
             model = _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_names, spec,
@@ -578,6 +598,7 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
 
     if cache:   # everything the lowering and the small-batch form read
         parts = ("export", traced.graph, other.graph if other is not None else None,
+                 clip_trace.graph if clip_trace is not None else None,
                  [dims.get(v) for v in traced.graph.inputs] + [dims.get(o) for n in traced.graph.nodes
                                                                 for o in n.outputs] if dims else None,
                  [] if params_as_inputs else [np.asarray(a) for a in _params_of(traced).values()],

@@ -53,12 +53,16 @@ class Sym(NamedTuple):
     (d = m = 1; c from slices relative to the end: x[1:] has `batch - 1` rows); a strided slice
     divides (x[::2] has ceil(batch / 2) = floor((batch + 1) / 2) rows, d = 2), and a reshape
     that merges such a dimension with a static axis multiplies it (m). Build divided ones with
-    `Sym.floor_div`, which keeps one spelling per function of the symbol."""
+    `Sym.floor_div`, which keeps one spelling per function of the symbol. A slice of fixed
+    length from a dynamic axis (x[-3:], x[:3]) clips: `lo` and `hi` bound the size (min(batch, 3)
+    rows; see export_clamps.py)."""
     name: str
     k: int = 1
     c: int = 0
     d: int = 1
     m: int = 1
+    lo: int | None = None
+    hi: int | None = None
 
     @staticmethod
     def floor_div(name: str, k: int, c: int, d: int, m: int = 1) -> "Sym":
@@ -71,26 +75,46 @@ class Sym(NamedTuple):
     def __str__(self):
         text = self.name if self.k == 1 else f"{self.k}*{self.name}"
         if self.d == 1:
-            return text if self.c == 0 else f"{text}{self.c:+d}"
-        # floor((kn + c) / d) is ceil((kn + c - d + 1) / d): the form with the smaller offset
-        up = self.c - self.d + 1
-        kind, c = ("ceil", up) if abs(up) < abs(self.c) else ("floor", self.c)
-        text = f"{kind}({text}/{self.d})" if c == 0 else f"{kind}(({text}{c:+d})/{self.d})"
-        return text if self.m == 1 else f"{self.m}*{text}"
+            text = text if self.c == 0 else f"{text}{self.c:+d}"
+        else:
+            # floor((kn + c) / d) is ceil((kn + c - d + 1) / d): the form with the smaller offset
+            up = self.c - self.d + 1
+            kind, c = ("ceil", up) if abs(up) < abs(self.c) else ("floor", self.c)
+            text = f"{kind}({text}/{self.d})" if c == 0 else f"{kind}(({text}{c:+d})/{self.d})"
+            text = text if self.m == 1 else f"{self.m}*{text}"
+        text = text if self.hi is None else f"min({text},{self.hi})"
+        # (the lower bound shown only where the size can reach it: batch 1 and up)
+        return text if self.lo is None or self.unclipped.at(1) >= self.lo else f"max({text},{self.lo})"
 
     @property
     def plain(self) -> bool:
         """Whether this is the symbol itself (the size of an input's axis)."""
-        return (self.k, self.c, self.d, self.m) == (1, 0, 1, 1)
+        return self == Sym(self.name)
+
+    @property
+    def unclipped(self) -> "Sym":
+        return self._replace(lo=None, hi=None)
 
     def times(self, m: int) -> "Sym":
         """This dimension multiplied by `m` (a reshape merging it with a static axis)."""
+        lo, hi = (None if b is None else b * m for b in (self.lo, self.hi))
         if self.d == 1:
-            return Sym(self.name, self.k * m, self.c * m)
-        return Sym(self.name, self.k, self.c, self.d, self.m * m)
+            return Sym(self.name, self.k * m, self.c * m, lo=lo, hi=hi)
+        return Sym(self.name, self.k, self.c, self.d, self.m * m, lo, hi)
+
+    def plus(self, e: int) -> "Sym | None":
+        """This dimension plus `e` (a pad or a concatenation with a static piece), or None
+        when that has no spelling (e added to a multiple of a division)."""
+        lo, hi = (None if b is None else b + e for b in (self.lo, self.hi))
+        lo = lo if lo is None else max(lo, 0)   # (a size: x[-3:][1:] is max(min(batch, 3) - 1, 0))
+        if self.m != 1:
+            return None
+        return Sym(self.name, self.k, self.c + e * self.d, self.d, 1, lo, hi)
 
     def divided(self, m: int) -> "Sym | None":
         """This dimension divided by `m`, or None when that is not exact at every size."""
+        if self.lo is not None or self.hi is not None:
+            return None
         if self.d != 1:
             return Sym(self.name, self.k, self.c, self.d, self.m // m) if self.m % m == 0 else None
         if self.k % m or self.c % m:
@@ -99,9 +123,9 @@ class Sym(NamedTuple):
 
     def at(self, size: int) -> int:
         """Its size when the symbol is `size`."""
-        if self.d == 1:
-            return self.k * size + self.c
-        return self.m * max(0, (self.k * size + self.c) // self.d)
+        n = self.k * size + self.c if self.d == 1 else self.m * max(0, (self.k * size + self.c) // self.d)
+        n = n if self.lo is None else max(n, self.lo)
+        return n if self.hi is None else min(n, self.hi)
 
 
 def onnx_dtype(dtype) -> int:
@@ -212,6 +236,7 @@ class LowerCtx:
     out_dims: list
     other: Node | None = None   # the same node in the second trace (dynamic export), if any
     dims_of: object = None      # IR value -> dims, for subgraphs
+    small: object = None        # the trace below a clipped dimension's bound (export_clamps.SmallTrace)
 
     @property
     def scope(self) -> str:
@@ -285,7 +310,9 @@ class LowerCtx:
         if d.d != 1:   # Div truncates toward zero: a negative numerator (an empty slice) is 0 first
             size = size if d.c >= 0 else self.op("Max", size, self.ints([0]))
             size = self.op("Div", size, self.ints([d.d]))
-        return size if d.m == 1 else self.op("Mul", size, self.ints([d.m]))
+        size = size if d.m == 1 else self.op("Mul", size, self.ints([d.m]))
+        size = size if d.lo is None else self.op("Max", size, self.ints([d.lo]))
+        return size if d.hi is None else self.op("Min", size, self.ints([d.hi]))
 
     def size_of(self, dim) -> str:
         """An int64[1] tensor with one dimension's size (static or dynamic)."""
@@ -324,7 +351,7 @@ def unsupported_ops(graph: Graph) -> list[str]:
 
 def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = False,
           params: dict | None = None, input_names=None, output_names=None, dims: dict | None = None,
-          other_graph: Graph | None = None, value_info: bool = True,
+          other_graph: Graph | None = None, small=None, value_info: bool = True,
           doc: str = "", name: str | None = None) -> Lowered:
     """Lowers `graph` to an ONNX model.
 
@@ -332,7 +359,8 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     or graph inputs with `params_as_inputs=True`.
     `dims` maps IR values to dims with `Sym` entries for dynamic dimensions (from
     `export`'s two traces); `other_graph` is the matching second trace, so rules can check
-    that batch-dependent attributes scale as they assume.
+    that batch-dependent attributes scale as they assume; `small` (`export_clamps.SmallTrace`)
+    the trace below the bound of a clipped dimension (`Sym.hi`), which tells how slices of it count.
     """
     from . import onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
     opset = DEFAULT_OPSET if opset is None else int(opset)
@@ -369,7 +397,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
                     b.symbol_sources[d.name] = (names[v], axis, v.shape[axis])
     initializers_first = [v for v in graph.inputs if v not in args]
 
-    emit_nodes(b, graph, names, dims_of, other_graph)
+    emit_nodes(b, graph, names, dims_of, other_graph, small)
     keep = {names[v] for v in graph.outputs}
     shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
     types = {n: onnx_dtype(v.type.dtype) for v, n in names.items()}
@@ -425,7 +453,8 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     return Lowered(model, names, [i.name for i in inputs], [o.name for o in outputs])
 
 
-def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: Graph | None = None) -> None:
+def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: Graph | None = None,
+               small=None) -> None:
     """Runs every node's rule into `b`, filling `names` (IR value -> ONNX)."""
     from ..passes.fuse import find_fusions
     # The fuse pass's matches, for graphs that did not run the "onnx" pipeline: a bias add
@@ -438,7 +467,7 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
             continue
         node = fusions[node].as_node() if node in fusions else node
         ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
-                       other_nodes[index] if other_nodes is not None else None, dims_of)
+                       other_nodes[index] if other_nodes is not None else None, dims_of, small)
         in_names = [names[v] for v in node.inputs]
         out = node.primitive.onnx_rule(ctx, *in_names, **node.attrs)
         outs = out if node.primitive.multiple_results else [out]

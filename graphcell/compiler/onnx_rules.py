@@ -12,6 +12,7 @@ import numpy as np
 
 from ..dtype import bool_, float16, float32, int32, int64
 from ..ops import PRIMITIVES
+from .export_clamps import clipped_bounds
 from .onnx import LowerCtx, OnnxExportError, Sym, onnx_dtype, reshape_target
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -425,6 +426,8 @@ def slice_rule(ctx, x, *, start, limit, strides):
                 if begin is None or end is None or other.attrs["strides"][axis] != st:
                     ctx.fail(f"slice [{s}:{l}:{st}] of dynamic axis {axis} is not the same slice, from the "
                              f"start or relative to the end, at another batch size ([{o_start}:{o_limit}])")
+            if d.hi is not None:   # one size in both traces (x[-3:][-1:]): the one below the clip tells
+                begin, end = clipped_bounds(ctx, axis, s, l, st)
         axes.append(axis)
         starts.append(begin)
         ends.append(end)
