@@ -254,7 +254,9 @@ RECORDS = [
     rec("random_uniform", [KEY], shape=(3, 7), dtype=mstype.float32),
     rec("random_uniform", [KEY], shape=(5,), dtype=mstype.float64, id="uniform-f64"),
     rec("random_normal", [KEY], 2e-5, shape=(4, 250), dtype=mstype.float32),
-    rec("random_normal", [np.array([3, 9], np.uint32)], 2e-6, shape=(64,), dtype=mstype.float64, id="normal-f64"),
+    rec("random_normal", [np.array([3, 9], np.uint32)], 1e-13, shape=(64,), dtype=mstype.float64, id="normal-f64"),
+    rec("random_gamma_draw", [KEY, pos(3)], shape=(2, 3), dtype=mstype.float32),   # more: test_onnx_random_draws.py
+    rec("random_poisson_draw", [KEY, pos(3) * 9], shape=(4, 3), dtype=mstype.float32),
     # scans and sorts (ops/sorting.py); tests/test_ops_sorting.py has the functional forms
     rec("cumsum", [r(2, 3, 4)], axis=1, reverse=False),
     rec("cumsum", [r(3, 5, dtype=I64)], axis=1, reverse=True, id="cumsum-i64-reverse"),
@@ -344,9 +346,7 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 # Primitives ONNX cannot express: export refuses them, naming them.
 WITHOUT_ONNX = {"svd": ([r(3, 2)], {"full_matrices": False, "compute_uv": True}),
                 "igamma": ([pos(3), pos(3)], {"upper": False}), "igamma_grad_a": ([pos(3), pos(3)], {}),
-                "zeta": ([pos(3), pos(3)], {}),
-                **{n: ([KEY, pos(3)], {"shape": (2, 3), "dtype": mstype.float32})
-                   for n in ("random_gamma_draw", "random_poisson_draw")}}
+                "zeta": ([pos(3), pos(3)], {})}
 
 
 def test_every_primitive_has_a_record():

@@ -191,10 +191,11 @@ def is_finite(ctx, x):
     return ctx.op("Not", ctx.op("Or", ctx.op("IsInf", x), ctx.op("IsNaN", x)))
 
 
-def log1p(ctx, x):
+def log1p(ctx, x, one=None):
     # Kahan's trick: log(u) * x / (u - 1) with u = 1 + x cancels u's rounding error (x / (u - 1)
-    # first: log(u) * x overflows from x ~ 4e36 on).
-    one = scalar(ctx, 1)
+    # first: log(u) * x overflows from x ~ 4e36 on). `one`: a 1 of x's dtype, where the
+    # node's first input is not of it.
+    one = one or scalar(ctx, 1)
     u = ctx.op("Add", x, one)
     um1 = ctx.op("Sub", u, one)
     ratio = ctx.op("Mul", ctx.op("Log", u), ctx.op("Div", x, um1))
@@ -941,7 +942,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
-from . import onnx_expm, onnx_householder  # noqa: E402
+from . import onnx_expm, onnx_householder, onnx_random_draws  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -998,6 +999,8 @@ RULES = {
     # random
     "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
     "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
+    "random_gamma_draw": onnx_random_draws.random_gamma_draw,
+    "random_poisson_draw": onnx_random_draws.random_poisson_draw,
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
     **onnx_householder.RULES, **onnx_expm.RULES,   # qr, matrix_exp
     **onnx_bessel.RULES,   # the Bessel functions, in float64

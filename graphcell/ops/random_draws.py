@@ -2,7 +2,7 @@
 random_categorical, multinomial, randperm, shuffle (composed of uniform draws, so they run
 eagerly, under jit and vmap, and export to ONNX through the threefry rules), and gamma,
 random_gamma, poisson and random_poisson (primitives on jax.random.gamma/poisson, whose
-rejection loops have no ONNX form: an export names them).
+rejection loops compiler/onnx_random_draws.py writes out as ONNX Loops).
 
 graphcell cannot reproduce MindSpore's streams (Philox inside its kernels): the distributions
 are the same, the numbers are graphcell's. Seeds follow graphcell's rule (functional.uniform):
