@@ -127,7 +127,7 @@ def _flat(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-NO_ONNX_RULE = {"igamma", "lstsq", "qr"}       # igamma and qr have no ONNX lowering (an export names them)
+NO_ONNX_RULE = {"lstsq", "qr"}       # no ONNX lowering (an export names the op)
 
 
 @pytest.mark.parametrize("backend", ["xla", "onnx"])
