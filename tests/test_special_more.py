@@ -2,7 +2,8 @@
 (ops/bessel.py, ops/igamma_zeta.py, ops/special_functions.py, nn/layer/gamma_cells.py):
 values against mpmath, jax.scipy.special and torch.special, MindSpore 2.10's edge values
 (measured), gradients, and ONNX against XLA over a wide range. (tests/test_onnx_prims.py,
-test_grad_prims.py and test_vmap_rules.py hold the primitives' table records.)"""
+test_grad_prims.py and test_vmap_rules.py hold the primitives' table records;
+tests/test_onnx_igamma_zeta.py igamma's and zeta's ONNX forms.)"""
 import jax
 import jax.scipy.special as jsp
 import numpy as np
@@ -11,7 +12,6 @@ import torch
 
 import graphcell as ms
 from graphcell import Tensor, nn, ops
-from graphcell.compiler.onnx import OnnxExportError
 
 F32, F64 = np.float32, np.float64
 BESSEL = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
@@ -223,15 +223,6 @@ def test_two_argument_dtype_errors():
     with pytest.raises(TypeError, match=r"For primitive\[Zeta\], the input argument\[x\] must be a type of "
                                         r"\{Tensor\[Float32\], Tensor\[Float64\]\}, but got Tensor\[Float16\]"):
         ops.zeta(Tensor(np.ones(2, np.float16)), Tensor(np.ones(2, np.float16)))
-
-
-@pytest.mark.parametrize("fn", [ops.igamma, ops.igammac, ops.zeta])
-def test_export_refuses_igamma_and_zeta_by_name(fn):
-    class Net(nn.Cell):
-        def construct(self, a, x):
-            return fn(a, x)
-    with pytest.raises(OnnxExportError, match="no ONNX lowering:\n  (igamma|zeta) in"):
-        ms.jit(Net(), backend="onnx")(Tensor(np.ones(2, F32)), Tensor(np.ones(2, F32)))
 
 
 # -- mvlgamma and the Cells ----------------------------------------------------------------------------

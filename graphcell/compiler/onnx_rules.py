@@ -3,8 +3,9 @@
 `RULES` is the backend's table; importing this module also stores each rule on its primitive
 (`prim.onnx_rule`). Primitives with no single ONNX op are decomposed here: lhs-dilated and
 batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
-clipping gathers, the threefry random primitives (in `onnx_random`) and the gamma family (in
-`onnx_special`). A primitive with no rule here (svd) makes export fail, naming it.
+clipping gathers, the threefry random primitives (in `onnx_random`), the gamma family (in
+`onnx_special`) and the incomplete gamma and zeta functions (in `onnx_igamma_zeta`). A
+primitive with no rule here (svd) makes export fail, naming it.
 """
 from __future__ import annotations
 
@@ -940,6 +941,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 # -- the table -----------------------------------------------------------------------------------------
 
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
+from . import onnx_igamma_zeta  # noqa: E402 - uses onnx_special
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
 from . import onnx_expm, onnx_householder, onnx_random_draws  # noqa: E402
@@ -1004,6 +1006,7 @@ RULES = {
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
     **onnx_householder.RULES, **onnx_expm.RULES,   # qr, matrix_exp
     **onnx_bessel.RULES,   # the Bessel functions, in float64
+    **onnx_igamma_zeta.RULES,   # igamma (P and Q), igamma_grad_a, zeta: jax's algorithms, in float64
 }
 
 for _name, _rule in RULES.items():

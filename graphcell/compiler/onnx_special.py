@@ -32,17 +32,17 @@ BERNOULLI = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30)
 
 
 def in_float64(rule):
-    """`rule(ctx, x, **attrs)` on x cast to float64, the result cast back."""
-    def wrapped(ctx, x, **attrs):
+    """`rule(ctx, *xs, **attrs)` on its operands cast to float64, the result cast back."""
+    def wrapped(ctx, *xs, **attrs):
         src = ctx.in_types[0].dtype
         if src is float64:
-            return rule(ctx, x, **attrs)
-        out = rule(ctx, ctx.op("Cast", x, to=onnx_dtype(float64)), **attrs)
+            return rule(ctx, *xs, **attrs)
+        out = rule(ctx, *[ctx.op("Cast", x, to=onnx_dtype(float64)) for x in xs], **attrs)
         return ctx.op("Cast", out, to=onnx_dtype(src))
     return wrapped
 
 
-class _Math:
+class Float64Math:
     """Float64 constants and the few compound steps the rules share."""
 
     def __init__(self, ctx):
@@ -51,8 +51,8 @@ class _Math:
     def c(self, value) -> str:
         return self.ctx.const(np.asarray(value, np.float64))
 
-    def op(self, op_type, *args):
-        return self.ctx.op(op_type, *args)
+    def op(self, op_type, *args, **attrs):
+        return self.ctx.op(op_type, *args, **attrs)
 
     def reduced(self, x):
         """r = x - round(x) in [-1/2, 1/2]: exact, so sin(pi r) = +-sin(pi x) without the
@@ -92,7 +92,7 @@ class _Math:
         return self.op("Where", condition, a, b)
 
 
-def _lanczos(m: _Math, z):
+def _lanczos(m: Float64Math, z):
     """lgamma(z) for z >= 1/2."""
     zm1 = m.op("Sub", z, m.c(1.0))
     series = m.c(LANCZOS[0])
@@ -103,9 +103,8 @@ def _lanczos(m: _Math, z):
     return m.op("Add", m.op("Add", power, m.c(0.5 * math.log(2 * math.pi))), m.op("Log", series))
 
 
-@in_float64
-def lgamma(ctx, x):
-    m = _Math(ctx)
+def lgamma_f64(m: Float64Math, x):
+    """lgamma of a float64 value (rules already in float64 call it; `lgamma` is the rule)."""
     small = m.op("Less", x, m.c(0.5))
     lz = _lanczos(m, m.where(small, m.op("Sub", m.c(1.0), x), x))
     sine = m.op("Abs", m.sin_pi(m.reduced(x)))              # 0 at the poles: log(pi / 0) = inf
@@ -114,7 +113,12 @@ def lgamma(ctx, x):
     return m.where(m.op("IsInf", x), m.c(math.inf), out)    # +-inf: inf (Lanczos gives inf - inf)
 
 
-def _positive_polygamma(m: _Math, w, n: int):
+@in_float64
+def lgamma(ctx, x):
+    return lgamma_f64(Float64Math(ctx), x)
+
+
+def _positive_polygamma(m: Float64Math, w, n: int):
     """polygamma(n, w) for w >= 0 (-0.0 included: the terms use w itself, and 1 / -0.0 is
     -inf), by the recurrence to w + K and the asymptotic series there."""
     count = 8 + 2 * n
@@ -142,9 +146,8 @@ def _positive_polygamma(m: _Math, w, n: int):
     return out if n % 2 else m.op("Neg", out)
 
 
-@in_float64
-def polygamma(ctx, x, *, n):
-    m = _Math(ctx)
+def polygamma_f64(m: Float64Math, x, n: int):
+    """polygamma(n, .) of a float64 value (digamma: n = 0)."""
     negative = m.op("Less", x, m.c(0.0))
     base = _positive_polygamma(m, m.where(negative, m.op("Sub", m.c(1.0), x), x), n)
     r = m.reduced(x)
@@ -159,6 +162,11 @@ def polygamma(ctx, x, *, n):
                    m.op("Equal", x, m.c(-math.inf)))
     out = m.where(at_pole, m.c((-1) ** (n + 1) * math.inf), out)
     return m.where(m.op("Equal", x, m.c(math.inf)), m.c(math.nan), out)
+
+
+@in_float64
+def polygamma(ctx, x, *, n):
+    return polygamma_f64(Float64Math(ctx), x, n)
 
 
 def digamma(ctx, x):

@@ -9,8 +9,8 @@ in float64, with MindSpore 2.10's edge values (measured):
 Gradients: d/dx P = exp(-x) x^(a-1) / gamma(a) and d/da P = igamma_grad_a (jax's
 igamma_grad_a, a primitive of its own, with no second derivative); Q's are their negatives.
 zeta's d/dq = -s zeta(s + 1, q), and its d/ds is 0, as MindSpore 2.10's (measured; jax has none).
-None of them has an ONNX form (their series and continued fractions iterate until they
-converge), so an export that meets one names it.
+Their ONNX forms (compiler/onnx_igamma_zeta.py) run the same algorithms as XLA, in float64:
+Loops over jax's series and continued fraction, XLA's unrolled Euler-Maclaurin sum for zeta.
 """
 from __future__ import annotations
 
