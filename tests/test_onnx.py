@@ -258,6 +258,18 @@ def test_leaky_relu_is_one_leakyrelu_node_and_other_selects_stay_where():
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
+def test_what_the_trace_computed_for_nothing_is_left_out_of_the_file():
+    """A gradient's forward value is traced but unused (grad of sum(sin(x)) is cos(x)): the
+    exported file holds neither the Sin nor its ReduceSum, and still computes the gradient."""
+    f = ms.grad(lambda x: ops.sin(x).sum())
+    x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+    result = to_onnx(f, x, dynamic_axes=False)
+    assert {"sin", "reduce_sum"} <= {n.primitive.name for n in result.traced.graph.nodes}
+    assert not {"Sin", "ReduceSum"} & {n.op_type for n in result.model.graph.node}
+    got = Session(result.model, providers=["cpu"]).run(x.asnumpy())
+    np.testing.assert_allclose(got[0], np.cos(x.asnumpy()), rtol=1e-6)
+
+
 def test_elu_is_one_elu_node():
     """functional.elu is select(x > 0, x, expm1(min(x, 0)) * a): ONNX's Elu. onnxruntime
     computes a * (exp(x) - 1), within a few 1e-8 of expm1 near 0 (a LeNet-sized ELU conv net:

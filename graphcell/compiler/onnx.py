@@ -462,8 +462,9 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
     fusions = {f.consumer: f for f in find_fusions(graph)}
     absorbed = {n for f in fusions.values() for n in f.absorbed}
     other_nodes = other_graph.nodes if other_graph is not None else None
+    live = _live_nodes(graph)
     for index, node in enumerate(graph.nodes):
-        if node in absorbed:
+        if node in absorbed or node not in live:
             continue
         node = fusions[node].as_node() if node in fusions else node
         ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
@@ -473,6 +474,18 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
         outs = out if node.primitive.multiple_results else [out]
         for v, n in zip(node.outputs, outs):
             names[v] = n
+
+
+def _live_nodes(graph: Graph) -> set:
+    """The nodes an output needs, and every impure one. `export` lowers the traced graph
+    without the pipelines (its dims are keyed by traced values), so what a trace computed for
+    nothing, such as the forward of a gradient whose value is unused, is left out here."""
+    live_values, live = set(graph.outputs), set()
+    for node in reversed(graph.nodes):
+        if not node.primitive.pure or any(v in live_values for v in node.outputs):
+            live.add(node)
+            live_values.update(node.inputs)
+    return live
 
 
 # The ONNX ops with subgraph attributes: only their attributes need reading when names are
