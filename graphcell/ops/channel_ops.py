@@ -65,6 +65,12 @@ def channel_shuffle(x, groups):
                          f"{groups}.")
     if x.ndim < 4:
         raise TypeError(f"For ChannelShuffle, expect input with > 3 dims, but got {x.ndim}.")
+    return shuffle_channels(x, groups)
+
+
+def shuffle_channels(x, groups: int):
+    """channel_shuffle's regrouping of axis 1 for any [N, C, ...] (nn.ChannelShuffle takes 2-D
+    and 3-D inputs too: measured on MindSpore 2.10, where ops.channel_shuffle refuses them)."""
     channels, rest = x.shape[1], tuple(x.shape[2:])
     if channels % groups:
         raise ValueError("For ChannelShuffle, number of channels must be divisible by groups.")

@@ -1,5 +1,6 @@
 """ops.grid_sample and ops.affine_grid (MindSpore 2.10's, which compute torch's values: measured
-equal to torch.nn.functional's to 5e-7, 2-D and 3-D, every mode, padding mode and align_corners).
+equal to torch.nn.functional's to 5e-7, 2-D and 3-D, every mode, padding mode and align_corners,
+except that 'nearest' rounds halves away from zero where torch rounds them to even).
 
 Composite: a sample is the input gathered at each grid point's corner pixels (a take_along_axis
 over the flattened plane) and weighted, so XLA, onnxruntime, vmap and grad follow; the gradient
@@ -43,13 +44,28 @@ def _reflect(coord, twice_low: int, twice_high: int):
     return F.select(even, F.add(extra, low), F.add(F.sub(span, extra), low))
 
 
+def _clip(coord, size: int):
+    """coord clamped to [0, size - 1], its gradient 1 strictly inside and 0 on and beyond the
+    ends (measured on MindSpore 2.10: a border or reflection grid point at exactly -1 or 1 with
+    align_corners gets no gradient; torch's clip_coordinates_set_grad rule)."""
+    high = float(size - 1)
+    inside = F.logical_and(F.greater(coord, 0.0), F.less(coord, high))
+    return F.select(inside, coord, F.stop_gradient(F.clamp(coord, 0.0, high)))
+
+
+def _round_half_away(coord):
+    """Nearest pixel, halves away from zero (measured on MindSpore 2.10: 1.5 -> 2, 2.5 -> 3,
+    -0.5 -> -1, which is outside; torch rounds halves to even)."""
+    return F.select(F.greater_equal(coord, 0.0), F.floor(F.add(coord, 0.5)), F.ceil(F.sub(coord, 0.5)))
+
+
 def _source_coordinate(coord, size: int, padding_mode: str, align_corners: bool):
     coord = _unnormalize(coord, size, align_corners)
     if padding_mode == "border":
-        return F.clamp(coord, 0.0, float(size - 1))
+        return _clip(coord, size)
     if padding_mode == "reflection":
         coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1)
-        return F.clamp(coord, 0.0, float(size - 1))
+        return _clip(coord, size)
     return coord
 
 
@@ -91,7 +107,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     """Samples `input` [N, C, H, W] (or [N, C, D, H, W]) at `grid` [N, H', W', 2] (or
     [N, D', H', W', 3]), whose last axis holds (x, y[, z]) in [-1, 1] across the input: -1 and 1
     are the outer edges of the corner pixels, or their centres with align_corners (None: False).
-    mode 'bilinear' (trilinear in 3-D) or 'nearest' (half to even); padding_mode 'zeros',
+    mode 'bilinear' (trilinear in 3-D) or 'nearest' (halves away from zero); padding_mode 'zeros',
     'border' (clamped) or 'reflection' (mirrored off the edges)."""
     _check(input, grid, mode, padding_mode, align_corners)
     align = bool(align_corners)
@@ -107,7 +123,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
               for i, size in enumerate(sizes)]
     strides = [int(np.prod(sizes[i + 1:])) for i in range(nsp)]
     if mode == "nearest":
-        picks = [F.round(co) for co in coords]
+        picks = [_round_half_away(co) for co in coords]
         corners = [([p], [None]) for p in picks]
     else:
         corners = []

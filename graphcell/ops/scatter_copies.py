@@ -165,6 +165,12 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     if x.ndim < 2:
         raise ValueError(f"For diagonal_scatter, the input must have at least 2 dimensions, got {x.ndim}")
     d1, d2 = F._axis(int(dim1), x.ndim), F._axis(int(dim2), x.ndim)
+    # measured on MindSpore 2.10: |offset| must be below the larger of the two axes' sizes
+    # ((3, 4): offsets -3..3; an empty diagonal inside that range is written as a no-op)
+    most = max(x.shape[d1], x.shape[d2])
+    if not -most < int(offset) < most:
+        raise ValueError(f"For diagonal_scatter, the offset must be in (-{most}, {most}) (the larger size of "
+                         f"dim1 and dim2), but got {int(offset)}.")
     positions = np.diagonal(_positions(x), int(offset), d1, d2)
     src = F.as_tensor(src)
     if src.shape != positions.shape:

@@ -112,6 +112,8 @@ def _rows(op: str, input_x, indices, updates) -> Tensor:
         raise ValueError(f"For '{kernel}', input_x must have at least one dimension")
     indices = strict_indices(kernel, indices, x.shape[0])
     updates = coerced_updates(kernel, updates, x)
+    if op == "div":
+        _no_zero_divisor(kernel, updates)
     expected = indices.shape + x.shape[1:]
     if isinstance(updates, Tensor) and updates.shape != expected:
         raise ValueError(f"For {kernel}, updates_shape = indices_shape + input_x_shape[1:], but got input_x_shape: "
@@ -122,6 +124,14 @@ def _rows(op: str, input_x, indices, updates) -> Tensor:
         updates = F.reshape(updates, (count,) + x.shape[1:])
     new = _scatter(kernel, op, x, vectors, updates)
     return write_back(kernel, input_x, new)
+
+
+def _no_zero_divisor(kernel: str, updates) -> None:
+    """MindSpore 2.10's ScatterDiv refuses a 0 among known updates (float ones too: measured);
+    scatter_nd_div does not check. Traced updates cannot be read."""
+    known = updates if not isinstance(updates, Tensor) else _known(updates)
+    if known is not None and (np.asarray(known) == 0).any():
+        raise ValueError(f"For '{kernel}', updates must not contain 0")
 
 
 def _scatter(kernel: str, op: str, x: Tensor, vectors: Tensor, updates) -> Tensor:

@@ -65,6 +65,8 @@ def _segments(kernel: str, reduction: str, x, segment_ids, num_segments) -> Tens
     valid = F.logical_and(F.greater_equal(flat, 0), F.less(flat, n))
     index = F.cast(F.select(valid, flat, 0), mstype.int32)
     rows = F.broadcast_to(Tensor(_identity(reduction, x.dtype), x.dtype), (n,) + rest)
+    if count == 0:   # no slices: every segment is empty (MindSpore 2.10's CPU kernels refuse this)
+        return rows
     return indexing._rows_scatter(rows, index, valid, F.reshape(x, (count,) + rest), reduction)
 
 

@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .indexing import tensor_scatter_elements
 from .pooling import pool_ints
+from .scatter_inplace import _known
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -42,6 +43,18 @@ def _output_sizes(op: str, in_sizes, kernel, stride, pads, output_size) -> tuple
     return sizes
 
 
+def _check_index_range(op: str, indices, plane: int) -> None:
+    """Known indices must lie in the output plane [0, plane) (MindSpore 2.10's kernel raises a
+    RuntimeError, measured; a compiled graph cannot raise on values and drops them)."""
+    known = _known(indices)
+    if known is None:
+        return
+    bad = known[(known < 0) | (known >= plane)]
+    if bad.size:
+        raise RuntimeError(f"For '{op}', every index must be in [0, {plane}) (flat within the output's spatial "
+                           f"plane), but got {int(bad.flat[0])}.")
+
+
 def _max_unpool(op: str, nsp: int, x, indices, kernel_size, stride, padding, output_size):
     for name, t in (("x", x), ("indices", indices)):
         if not isinstance(t, Tensor):
@@ -60,6 +73,7 @@ def _max_unpool(op: str, nsp: int, x, indices, kernel_size, stride, padding, out
     sizes = _output_sizes(op, in_sizes, kernel, strides, pads, output_size)
     lead = tuple(x.shape[:-nsp])
     count, plane = int(np.prod(in_sizes)), int(np.prod(sizes))
+    _check_index_range(op, indices, plane)
     values = F.reshape(x, lead + (count,))
     where = F.reshape(indices, lead + (count,))
     zeros = F.zeros(lead + (plane,), x.dtype)

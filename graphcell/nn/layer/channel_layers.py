@@ -6,6 +6,7 @@ from ...ops import activations as A
 from ...ops import channel_ops as C
 from ...ops import functional as F
 from ...ops import normalization as N
+from ...tensor import Tensor
 from ..cell import Cell
 
 
@@ -52,7 +53,11 @@ class ChannelShuffle(Cell):
         self.groups = groups
 
     def construct(self, x):
-        return C.channel_shuffle(x, self.groups)
+        # the Cell regroups any [N, C, ...] (2-D and 3-D too, measured); ops.channel_shuffle wants 4-D+
+        if not isinstance(x, Tensor) or x.ndim < 2:
+            raise ValueError(f"For 'ChannelShuffle', the input must be a Tensor of at least 2 dimensions [N, C, ...], "
+                             f"but got {getattr(x, 'shape', type(x).__name__)}.")
+        return C.channel_shuffle(x, self.groups) if x.ndim >= 4 else C.shuffle_channels(x, self.groups)
 
 
 class GLU(Cell):

@@ -51,6 +51,9 @@ class Moments(Cell):
         self.keep_dims = bool(keep_dims)
 
     def construct(self, x):
+        if not x.dtype.is_floating:   # MindSpore 2.10 refuses integers (and float64, which is kept here)
+            raise TypeError(f"For 'Moments', the 'input x' should be one of [mindspore.float16, mindspore.float32], "
+                            f"but got 'mindspore.{x.dtype.name}'.")
         wide = F.cast(x, float32) if x.dtype is float16 else x
         mean = F.mean(wide, self.axis, True)
         var = F.mean(F.square(F.sub(wide, mean)), self.axis, self.keep_dims)
