@@ -797,7 +797,8 @@ def _either(value, alias, default=None):
 def _one_argument(method: str, name: str, args: tuple, kwargs: dict) -> tuple:
     """`args`, or the one keyword `name` (reshape(shape=...), permute(dims=...))."""
     if set(kwargs) - {name}:
-        raise TypeError(f"Tensor.{method}() got an unexpected keyword argument {sorted(set(kwargs) - {name})[0]!r}")
+        unknown = sorted(set(kwargs) - {name})[0]
+        raise TypeError(f"Tensor.{method}() got an unexpected keyword argument {unknown!r}")
     if name in kwargs:
         if args:
             raise TypeError(f"Tensor.{method}() got {name} both by position and as a keyword")
