@@ -16,6 +16,10 @@ from .ir.core import TensorType, Value
 from .tensor_methods import TensorMethods, _ops, check_in_place
 
 
+# MindSpore 2.10's words for item() and bool() of a Tensor of more (or fewer) than one element
+_ONE_ELEMENT = "The tensor should have only one element, but got {}, more than one element is ambiguous."
+
+
 def _default_dtype(data) -> DType:
     """MindSpore's defaults: Python ints are Int64, floats Float32; arrays and numpy scalars
     keep theirs (np.float64 is a subclass of float, so it is tested first)."""
@@ -173,21 +177,27 @@ class Tensor(TensorMethods):
         return arr.copy() if copy else arr
 
     def item(self):
-        return self._host("item()").item()
+        value = self._host("item()")
+        if value.size != 1:
+            raise ValueError(_ONE_ELEMENT.format(value.size))
+        return value.item()
 
     def tolist(self):
         return self._host("tolist()").tolist()
 
     def __bool__(self):
-        return bool(self._concrete("bool()"))
+        value = self._concrete("bool()")
+        if value.size != 1:
+            raise ValueError(_ONE_ELEMENT.format(value.size))
+        return bool(value)
 
     def _scalar(self, what: str):
         """The one element of a one-element Tensor, for int(), float() and index (MindSpore
         takes any one-element Tensor, as torch does)."""
         value = self._concrete(what)
-        if value.size != 1:
-            raise TypeError(f"{what} of a Tensor of shape {list(self.shape)}: only a Tensor with "
-                            "one element converts to a Python scalar")
+        if value.size != 1:   # MindSpore 2.10's error and words (measured)
+            raise ValueError(f"Only one element tensors can be converted to Python scalars ({what} of a "
+                             f"Tensor of shape {list(self.shape)})")
         return np.asarray(value).reshape(()).item()
 
     def __int__(self):
@@ -246,16 +256,35 @@ class Tensor(TensorMethods):
     def int(self):
         return self.astype(mstype.int32)
 
-    def reshape(self, *shape) -> "Tensor":
+    def reshape(self, *shape, **kwargs) -> "Tensor":
+        """reshape(2, 3), reshape((2, 3)) or reshape(shape=(2, 3))."""
+        shape = _one_argument("reshape", "shape", shape, kwargs)
         return _ops().reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
 
     def view(self, *shape) -> "Tensor":
+        if len(shape) == 1 and isinstance(shape[0], (DType, type, np.dtype, str)):
+            raise TypeError(f"Tensor.view({shape[0]}): viewing the bits as another dtype is not supported in "
+                            "graphcell; use astype to convert the values")
         return self.reshape(*shape)
 
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _ops().flatten(self, start_dim=start_dim, end_dim=end_dim)
+    def flatten(self, start_dim=0, end_dim=-1, *, order="C"):
+        """Axes start_dim..end_dim as one; `order` 'F' (MindSpore's older form) reads the elements
+        column-major (numpy's order='F')."""
+        if order not in ("C", "F"):
+            raise ValueError(f"Tensor.flatten: order must be 'C' or 'F', got {order!r}")
+        x = self if order == "C" else _ops().transpose(self, None)
+        return _ops().flatten(x, start_dim=start_dim, end_dim=end_dim)
 
-    def transpose(self, *axes) -> "Tensor":
+    def transpose(self, *axes, dim0=None, dim1=None) -> "Tensor":
+        """transpose(dim0, dim1), two ints, swaps two axes (MindSpore 2.10, measured: a 2-D
+        x.transpose(0, 1) is x.T); transpose(*perm) with another count of ints, transpose(perm)
+        with a tuple, or transpose() permutes them as numpy does."""
+        if dim0 is not None or dim1 is not None:
+            axes += tuple(d for d in (dim0, dim1) if d is not None)
+            if len(axes) != 2:
+                raise TypeError("Tensor.transpose(dim0, dim1) takes two axes")
+        if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
+            return _ops().swapaxes(self, *axes)
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return _ops().transpose(self, axes or None)
@@ -273,13 +302,26 @@ class Tensor(TensorMethods):
     def unsqueeze(self, dim):
         return _ops().expand_dims(self, dim)
 
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
-        """MindSpore's argument order: (axis, dtype, keepdims, initial); integers sum in int64."""
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, dim=None, keepdim=None):
+        """MindSpore 2.10's two forms: sum(axis, dtype, keepdims, initial) and sum(dim, keepdim, *,
+        dtype) (a bool second argument is keepdim); integers sum in int64 (ops.sum)."""
+        if isinstance(dtype, bool):
+            keepdims, dtype = dtype, None
+        axis, keepdims = _either(axis, dim), _either(keepdims, keepdim)
         out = _ops().sum(self, axis, keepdims, dtype=dtype)
         return out if initial is None else out + initial
 
-    def mean(self, axis=None, keep_dims=False):
-        return _ops().mean(self, axis, keep_dims)
+    def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+        """MindSpore 2.10's mean(axis, keep_dims) and mean(dim, keepdim, *, dtype). An integer
+        Tensor's mean keeps its dtype, truncated toward zero (measured: [1, 2] gives 1, [-1, -4]
+        gives -2), as mindspore.numpy.mean; `dtype` converts the input first."""
+        x = self if dtype is None else self.astype(dtype)
+        axis, keep_dims = _either(axis, dim), _either(keep_dims, keepdim)
+        if x.dtype.is_floating or x.dtype is mstype.bool_:
+            return _ops().mean(x, axis, keep_dims)
+        total = _ops().sum(x, axis, keep_dims)
+        count = x.size // max(total.size, 1) if x.size else 1
+        return _ops().cast(_ops().div(total, count, rounding_mode="trunc"), x.dtype)
 
     def max(self, *args, **kwargs):
         """MindSpore 2.10's two forms: max(dim, keepdim=False) -> (values, indices), and
@@ -293,14 +335,16 @@ class Tensor(TensorMethods):
         from .ops.array_ops import tensor_max_or_min
         return tensor_max_or_min("min", self, args, kwargs)
 
-    def prod(self, axis=None, keepdims=False):
-        return _ops().reduce_prod(self, axis, keepdims)
+    def prod(self, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+        """MindSpore 2.10's prod(dim, keepdim, dtype): bools and integers narrower than 64 bits
+        multiply in int64 (ops.prod); `axis`/`keepdims` are graphcell's older names."""
+        return _ops().prod(self, _either(dim, axis), _either(keepdim, keepdims), dtype)
 
-    def argmax(self, axis=None, keepdims=False):
-        return _ops().argmax(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops().argmax(self, _either(axis, dim), _either(keepdims, keepdim))
 
-    def argmin(self, axis=None, keepdims=False):
-        return _ops().argmin(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops().argmin(self, _either(axis, dim), _either(keepdims, keepdim))
 
     def abs(self):
         return _ops().abs(self)
@@ -317,20 +361,22 @@ class Tensor(TensorMethods):
     def hardshrink(self, lambd=0.5):
         return _ops().hardshrink(self, lambd)
 
-    def clip(self, xmin=None, xmax=None):
-        return _ops().clamp(self, xmin, xmax)
+    def clip(self, xmin=None, xmax=None, *, min=None, max=None):  # noqa: A002 - MindSpore's names
+        return _ops().clamp(self, _either(xmin, min), _either(xmax, max))
 
-    def all(self, axis=None, keep_dims=False):
-        return _ops().all(self, axis, keep_dims)
+    def all(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
+        return _ops().all(self, _either(axis, dim), _either(keep_dims, keepdim))
 
-    def any(self, axis=None, keep_dims=False):
-        return _ops().any(self, axis, keep_dims)
+    def any(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
+        return _ops().any(self, _either(axis, dim), _either(keep_dims, keepdim))
 
     def var(self, axis=None, ddof=0, keepdims=False):
         return _ops().var(self, axis, ddof, keepdims)
 
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return _ops().std(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None, keepdim=None):
+        """std(axis, ddof, keepdims), or with MindSpore 2.10's dim/correction/keepdim keywords
+        (measured: std(dim=1) divides by n, as ddof=0; correction=1 by n - 1)."""
+        return _ops().std(self, _either(axis, dim), _either(ddof, correction, 0), _either(keepdims, keepdim))
 
     def repeat(self, repeats, axis=None):
         """numpy's repeat (MindSpore's Tensor.repeat), not torch's (that is `tile`)."""
@@ -339,8 +385,9 @@ class Tensor(TensorMethods):
     def repeat_interleave(self, repeats, dim=None):
         return _ops().repeat_interleave(self, repeats, dim)
 
-    def tile(self, reps):
-        return _ops().tile(self, reps)
+    def tile(self, reps=None, *, dims=None):
+        """`dims` is MindSpore 2.10's other name for `reps`."""
+        return _ops().tile(self, _either(reps, dims))
 
     def fill(self, value):
         """A new Tensor of this shape and dtype holding `value` (MindSpore's Tensor.fill returns
@@ -348,9 +395,12 @@ class Tensor(TensorMethods):
         return _ops().full_like(self, value)
 
     # -- more of MindSpore's Tensor methods, each the op of the same name -------------------
-    def gather(self, input_indices, axis, batch_dims=0):
+    def gather(self, input_indices=None, axis=None, batch_dims=0, *, dim=None, index=None):
         """ops.gather(self, input_indices, axis, batch_dims); with an int first and a Tensor
-        second, MindSpore 2.10's other form, gather(dim, index): ops.gather_elements."""
+        second, or the keywords dim and index, MindSpore 2.10's other form, gather(dim, index):
+        ops.gather_elements."""
+        if dim is not None or index is not None:
+            return _ops().gather_elements(self, _either(input_indices, dim), _either(axis, index))
         if isinstance(input_indices, int) and isinstance(axis, Tensor):
             return _ops().gather_elements(self, input_indices, axis)
         return _ops().gather(self, input_indices, axis, batch_dims)
@@ -361,8 +411,8 @@ class Tensor(TensorMethods):
     def gather_nd(self, indices):
         return _ops().gather_nd(self, indices)
 
-    def index_select(self, axis, index):
-        return _ops().index_select(self, axis, index)
+    def index_select(self, axis=None, index=None, *, dim=None):
+        return _ops().index_select(self, _either(axis, dim), index)
 
     def scatter(self, dim=None, index=None, src=None, *, axis=None):
         """ops.scatter(self, dim, index, src), src a Tensor or a number; `axis` is the older
@@ -395,18 +445,28 @@ class Tensor(TensorMethods):
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
         return _ops().topk(self, k, dim, largest, sorted)
 
-    def sort(self, axis=-1, descending=False):
-        return _ops().sort(self, axis, descending)
+    def sort(self, axis=-1, descending=False, *, dim=None, stable=False):
+        """`dim` is MindSpore 2.10's other name for `axis`; the sort is always stable."""
+        return _ops().sort(self, _either(axis, dim, -1), descending)
 
-    def argsort(self, axis=-1, descending=False):
-        return _ops().argsort(self, axis, descending)
+    def argsort(self, axis=-1, descending=False, *, dim=None):
+        return _ops().argsort(self, _either(axis, dim, -1), descending)
 
-    def cumsum(self, axis=None, dtype=None):
-        """Along `axis`, or over the flattened tensor when None (numpy's and MindSpore's)."""
+    def cumsum(self, axis=None, dtype=None, *, dim=None):
+        """Along `axis` (or `dim`), or over the flattened tensor when None (numpy's and
+        MindSpore's). Bools and integers narrower than 32 bits sum in int32 (MindSpore 2.10's
+        Tensor method, measured; ops.cumsum keeps their dtype)."""
+        axis = _either(axis, dim)
         x = self if axis is not None else self.reshape(-1)
+        if dtype is None and (x.dtype is mstype.bool_ or x.dtype.is_integer and x.dtype.itemsize < 4):
+            dtype = mstype.int32
         return _ops().cumsum(x, 0 if axis is None else axis, dtype)
 
     def cumprod(self, dim, dtype=None):
+        """Bools, int8/16/32 and uint8 multiply in int64 (MindSpore 2.10's Tensor method and its
+        ops.cumprod of int32, measured; graphcell's ops.cumprod keeps the dtype)."""
+        if dtype is None and _ops().functional._widens_to_int64(self.dtype):
+            dtype = mstype.int64
         return _ops().cumprod(self, dim, dtype)
 
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -418,11 +478,12 @@ class Tensor(TensorMethods):
     def matmul(self, tensor2):
         return _ops().matmul(self, tensor2)
 
-    def split(self, split_size_or_sections, axis=0):
-        return _ops().split(self, split_size_or_sections, axis)
+    def split(self, split_size_or_sections=None, axis=0, *, split_size=None, dim=None):
+        """`split_size` and `dim` are MindSpore 2.10's other names."""
+        return _ops().split(self, _either(split_size_or_sections, split_size), _either(axis, dim, 0))
 
-    def chunk(self, chunks, axis=0):
-        return _ops().chunk(self, chunks, axis)
+    def chunk(self, chunks, axis=0, *, dim=None):
+        return _ops().chunk(self, chunks, _either(axis, dim, 0))
 
     def unbind(self, dim=0):
         return _ops().unbind(self, dim)
@@ -457,8 +518,9 @@ class Tensor(TensorMethods):
     def isfinite(self):
         return _ops().isfinite(self)
 
-    def round(self):
-        return _ops().round(self)
+    def round(self, decimals=0):
+        """Half to even; `decimals` as ops.round (MindSpore 2.10's CPU kernel takes 0 only)."""
+        return _ops().round(self, decimals=decimals)
 
     def floor(self):
         return _ops().floor(self)
@@ -568,8 +630,8 @@ class Tensor(TensorMethods):
     def nanmean(self, axis=None, keepdims=False, *, dtype=None):
         return _ops().nanmean(self, axis, keepdims, dtype=dtype)
 
-    def median(self, axis=-1, keepdims=False):
-        return _ops().median(self, axis, keepdims)
+    def median(self, axis=-1, keepdims=False, *, dim=None, keepdim=None):
+        return _ops().median(self, _either(axis, dim, -1), _either(keepdims, keepdim))
 
     def quantile(self, q, axis=None, keepdims=False):
         return _ops().quantile(self, q, axis, keepdims)
@@ -720,6 +782,28 @@ class Tensor(TensorMethods):
     def __le__(self, o): return _ops().less_equal(self, o)
     def __gt__(self, o): return _ops().greater(self, o)
     def __ge__(self, o): return _ops().greater_equal(self, o)
+
+
+def _either(value, alias, default=None):
+    """A Tensor method's argument given by either of MindSpore 2.10's names (`dim` for `axis`,
+    `keepdim` for `keepdims`, ...): the alias when it was given, else the value."""
+    if alias is None:
+        return value
+    if value is not None and value is not False and not (isinstance(value, int) and value == default):
+        raise TypeError(f"got both a value ({value!r}) and its other name's ({alias!r})")
+    return alias
+
+
+def _one_argument(method: str, name: str, args: tuple, kwargs: dict) -> tuple:
+    """`args`, or the one keyword `name` (reshape(shape=...), permute(dims=...))."""
+    if set(kwargs) - {name}:
+        unknown = sorted(set(kwargs) - {name})[0]
+        raise TypeError(f"Tensor.{method}() got an unexpected keyword argument {unknown!r}")
+    if name in kwargs:
+        if args:
+            raise TypeError(f"Tensor.{method}() got {name} both by position and as a keyword")
+        return (kwargs[name],)
+    return args
 
 
 def _check_writable_here(t: "Tensor", what: str) -> None:

@@ -271,9 +271,10 @@ class TensorMethods:
         return _ops().setitem(self, index, value)
 
     # -- shapes -----------------------------------------------------------------------------
-    def permute(self, *dims):
-        """permute(1, 0) or permute((1, 0)); keyword `dims`."""
-        return _ops().permute(self, _sizes(dims, "permute"))
+    def permute(self, *dims, **kwargs):
+        """permute(1, 0), permute((1, 0)) or permute(dims=(1, 0))."""
+        from .tensor import _one_argument
+        return _ops().permute(self, _sizes(_one_argument("permute", "dims", dims, kwargs), "permute"))
 
     def moveaxis(self, source, destination):
         return _ops().movedim(self, source, destination)
@@ -356,8 +357,9 @@ class TensorMethods:
     def bfloat16(self): return self.astype(mstype.bfloat16)
 
     def type(self, dtype=None):
-        """The dtype when `dtype` is None, else this Tensor cast to it."""
-        return self.dtype if dtype is None else self.astype(dtype)
+        """The dtype's name ('Float32', a str: MindSpore 2.10, measured) when `dtype` is None,
+        else this Tensor cast to it."""
+        return str(self.dtype) if dtype is None else self.astype(dtype)
 
     @staticmethod
     def from_numpy(array):

@@ -166,12 +166,17 @@ def tri(N, M=None, k=0, dtype=mstype.float32) -> Tensor:  # noqa: N803
 
 
 def tril(m, k=0) -> Tensor:
-    """`m` with the elements above the k-th diagonal (of its last two axes) zeroed."""
-    return ops.tril(tensor(m), k)
+    """`m` with the elements above the k-th diagonal (of its last two axes) zeroed; a 1-D `m` is
+    first repeated as the rows of a square matrix (numpy's and MindSpore 2.10's, measured)."""
+    return ops.tril(_as_matrix(tensor(m)), k)
 
 
 def triu(m, k=0) -> Tensor:
-    return ops.triu(tensor(m), k)
+    return ops.triu(_as_matrix(tensor(m)), k)
+
+
+def _as_matrix(m: Tensor) -> Tensor:
+    return F.broadcast_to(m, (m.shape[0], m.shape[0])) if m.ndim == 1 else m
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> Tensor:

@@ -51,7 +51,14 @@ ceil = _float_unary(ops.ceil, "ceil")
 floor = _float_unary(ops.floor, "floor")
 trunc = _float_unary(ops.trunc, "trunc")
 rint = _float_unary(lambda x: ops.round(x), "rint")     # round half to even, as numpy
-sign = _float_unary(ops.sign, "sign")
+
+
+def _sign_keeping_nan(x):
+    """numpy's sign: NaN stays NaN (MindSpore 2.10's mnp.sign, measured; ops.sign gives 0)."""
+    return ops.select(ops.isnan(x), x, ops.sign(x)) if x.dtype.is_floating else ops.sign(x)
+
+
+sign = _float_unary(_sign_keeping_nan, "sign")
 deg2rad = _float_unary(ops.deg2rad, "deg2rad")
 radians = _float_unary(ops.deg2rad, "radians")
 rad2deg = _float_unary(ops.rad2deg, "rad2deg")

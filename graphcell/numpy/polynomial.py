@@ -36,7 +36,9 @@ def diff(a, n=1, axis=-1, prepend=None, append=None) -> Tensor:
         x = F.concat(pieces, axis)
     for _ in range(n):
         length = x.shape[axis]
-        x = F.slice_axis(x, axis, 1, length) - F.slice_axis(x, axis, 0, length - 1)
+        later, earlier = F.slice_axis(x, axis, 1, length), F.slice_axis(x, axis, 0, length - 1)
+        # bools differ where they change (numpy's not_equal; MindSpore 2.10, measured)
+        x = ops.not_equal(later, earlier) if x.dtype is mstype.bool_ else later - earlier
     return x
 
 
@@ -222,6 +224,8 @@ def polyint(p, m=1, k=None) -> Tensor:
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
     constants = [0.0] * m if k is None else ([k] * m if isinstance(k, numbers.Number) else list(k))
+    if len(constants) == 1:   # one constant serves every integration (numpy; MindSpore 2.10, measured)
+        constants *= m
     if len(constants) < m:
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
     x = as_float(_poly(p))

@@ -27,11 +27,12 @@ def _sum(x: Tensor, axis: tuple, keepdims: bool) -> Tensor:
 
 
 def sum(a, axis=None, dtype=None, keepdims=False, initial=None) -> Tensor:  # noqa: A001 - mindspore.numpy's name
-    """The sum over `axis` (every axis when None); integers and bools sum in Int64."""
+    """The sum over `axis` (every axis when None); bools, int8/16/32 and uint8 sum in Int64,
+    uint16/32/64 keep their dtype (ops.sum's rule, measured on mindspore.numpy 2.10 too)."""
     x = tensor(a)
     if dtype is not None:
         x = with_dtype(x, dtype)
-    elif x.dtype is mstype.bool_ or x.dtype.is_integer:
+    elif F._widens_to_int64(x.dtype):
         x = F.cast(x, mstype.int64)
     out = _sum(x, _reduce_axes(x, axis), keepdims)
     if initial is not None:
@@ -115,9 +116,11 @@ def _nan_zeroed(a):
 
 
 def nansum(a, axis=None, dtype=None, keepdims=False) -> Tensor:
-    """The sum over `axis` with NaNs counted as zero."""
+    """The sum over `axis` with NaNs counted as zero; an integer or bool input keeps its dtype
+    (MindSpore 2.10, measured: Int8 for int8, Bool for bool), unlike `sum`."""
     x, _ = _nan_zeroed(a)
-    return sum(x, axis, dtype, keepdims)
+    out = sum(x, axis, dtype, keepdims)
+    return out if dtype is not None or x.dtype.is_floating else F.cast(out, x.dtype)
 
 
 def _nan_count(x: Tensor, nan, axis: tuple, keepdims: bool) -> Tensor:
@@ -134,11 +137,15 @@ def nanmean(a, axis=None, dtype=None, keepdims=False) -> Tensor:
 
 
 def _nan_extremum(a, axis, dtype, keepdims, largest):
+    """NaNs left out; where every element is NaN, NaN (numpy's; MindSpore 2.10 gives garbage)."""
     x = tensor(a)
-    if x.dtype.is_floating:
-        fill = float("-inf") if largest else float("inf")
-        x = ops.where(ops.isnan(x), F.full_like(x, fill), x)
-    return with_dtype((amax if largest else amin)(x, axis, keepdims), dtype)
+    if not x.dtype.is_floating:
+        return with_dtype((amax if largest else amin)(x, axis, keepdims), dtype)
+    nan = ops.isnan(x)
+    out = (amax if largest else amin)(ops.where(nan, F.full_like(x, float("-inf") if largest else float("inf")), x),
+                                      axis, keepdims)
+    all_nan = ops.all(nan, axis, keepdims)
+    return with_dtype(ops.where(all_nan, F.full_like(out, float("nan")), out), dtype)
 
 
 def nanmax(a, axis=None, dtype=None, keepdims=False) -> Tensor:
@@ -172,15 +179,18 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False) -> Tensor:
 
 # ---- cumulative ----
 
-def _cumulative(op, a, axis, dtype):
+def _cumulative(op, a, axis, dtype, unsigned_to=mstype.int32):
+    """Along `axis` (the flattened input when None), in `dtype`, else the input's dtype; bools
+    and integers narrower than 32 bits in Int32 (an unsigned one in `unsigned_to`), as
+    mindspore.numpy 2.10 (measured)."""
     x = tensor(a)
     if axis is None:
         x, axis = F.reshape(x, (-1,)), 0
     if dtype is not None:
         x = with_dtype(x, dtype)
-    elif x.dtype is mstype.bool_:
-        x = F.cast(x, mstype.int32)
-    return op(x, one_axis(axis, x.ndim))
+    elif x.dtype is mstype.bool_ or x.dtype.is_integer and x.dtype.itemsize < 4:
+        x = F.cast(x, unsigned_to if x.dtype.np_dtype.kind == "u" else mstype.int32)
+    return op(x, one_axis(axis, x.ndim), x.dtype)
 
 
 def cumsum(a, axis=None, dtype=None) -> Tensor:
@@ -189,7 +199,8 @@ def cumsum(a, axis=None, dtype=None) -> Tensor:
 
 
 def cumprod(a, axis=None, dtype=None) -> Tensor:
-    return _cumulative(ops.cumprod, a, axis, dtype)
+    """Running products; an unsigned 8- or 16-bit input in UInt32 (measured)."""
+    return _cumulative(ops.cumprod, a, axis, dtype, mstype.uint32)
 
 
 def nancumsum(a, axis=None, dtype=None) -> Tensor:
@@ -265,9 +276,13 @@ def sometrue(a, axis=None, keepdims=False) -> Tensor:
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None) -> Tensor:
-    """The sum of the `offset` diagonal of the (axis1, axis2) planes."""
+    """The sum of the `offset` diagonal of the (axis1, axis2) planes; integers and bools in
+    Int64 (MindSpore 2.10, measured for int8/16/32/64, uint8/16; its Bool result for a bool
+    input, the diagonal or-ed, is not copied: numpy sums in Int64 too)."""
     diagonal = ops.diagonal(tensor(a), offset, axis1, axis2)
-    return with_dtype(F.reduce_sum(diagonal, (diagonal.ndim - 1,), False), dtype)
+    if dtype is None and not diagonal.dtype.is_floating:
+        dtype = mstype.int64
+    return F.reduce_sum(with_dtype(diagonal, dtype), (diagonal.ndim - 1,), False)
 
 
 def size(a, axis=None) -> int:

@@ -167,11 +167,12 @@ def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):  # noqa: A002
-    """The product over `axis`; bools and integers multiply in int64 (measured), `dtype` casts first."""
+    """The product over `axis`; bools, int8/16/32 and uint8 multiply in int64, uint16/32/64 keep
+    their dtype (measured), `dtype` casts first."""
     x = F.as_tensor(input)
     if dtype is not None:
         x = F.cast(x, to_dtype(dtype))
-    elif not x.dtype.is_floating:
+    elif F._widens_to_int64(x.dtype):
         x = F.cast(x, mstype.int64)
     return F.reduce_prod(x, axis, keep_dims)
 

@@ -757,7 +757,7 @@ def _expanded(index, rank: int) -> tuple:
     """An index as a tuple with one item per axis (Ellipsis filled in, trailing axes whole)
     and Nones where it inserts axes; lists and ndarrays become integer Tensors."""
     index = index if isinstance(index, tuple) else (index,)
-    index = tuple(_index_array(i) if isinstance(i, (Tensor, list, np.ndarray)) else i for i in index)
+    index = tuple(item for i in index for item in _index_items(i))
     n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if n_real > rank:
         raise IndexError(f"too many indices ({n_real}) for a tensor of rank {rank}")
@@ -1038,11 +1038,31 @@ def _assignable(value, shape: tuple) -> Tensor:
     return value
 
 
+def _index_items(item) -> tuple:
+    """One index item as the items `_expanded` works with (MindSpore 2.10's rules, measured):
+    an array as an integer Tensor; a bool mask, eagerly, as the integer Tensors of its nonzero
+    positions (numpy's x[mask] is x[mask.nonzero()]); True as None (a new axis of 1); False and
+    floats are IndexErrors."""
+    if isinstance(item, (bool, np.bool_)):
+        if not item:
+            raise IndexError("When tensor is indexed by a bool object, the value only support 'True'.")
+        return (None,)
+    if isinstance(item, (float, np.floating)):
+        raise IndexError("Only support integers, slices(`:`), ellipsis(`...`), None, bool, tensor, int, list "
+                         f"and tuple as index, but got {item} with type {type(item)}")
+    if not isinstance(item, (Tensor, list, np.ndarray)):
+        return (item,)
+    idx = as_tensor(item)
+    if idx.dtype is mstype.bool_ and not idx.is_symbolic:
+        return tuple(Tensor(np.asarray(p, np.int64)) for p in np.nonzero(np.asarray(idx._payload)))
+    return (_index_array(idx),)
+
+
 def _index_array(item) -> Tensor:
     idx = as_tensor(item)
     if idx.dtype is mstype.bool_:
-        raise TypeError("boolean-mask indexing has a data-dependent shape and is not "
-                        "supported; use ops.select(mask, x, 0) instead")
+        raise TypeError("boolean-mask indexing has a data-dependent shape and is not supported in "
+                        "graph mode (jit, vmap, grad); use ops.select(mask, x, 0) instead")
     if not idx.dtype.is_integer:
         raise IndexError(f"array indices must be integers, got {idx.dtype}")
     return idx
@@ -1164,8 +1184,8 @@ def reduce_mean(x, axis=(), keep_dims=False):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):  # noqa: A001,A002
-    """MindSpore 2.x's ops.sum: bools and integers narrower than 64 bits sum in a 64-bit integer
-    (measured on 2.10; numpy does too) unless `dtype` is given; `reduce_sum` (the ReduceSum
+    """MindSpore 2.x's ops.sum: bools, int8/16/32 and uint8 sum in int64 (measured on 2.10;
+    uint16/32/64 keep their dtype) unless `dtype` is given; `reduce_sum` (the ReduceSum
     primitive's rule) keeps an integer input's dtype. `axis`/`keepdims` are Tensor.sum's names
     for `dim`/`keepdim`."""
     dim = axis if axis is not None else dim
@@ -1173,9 +1193,15 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None)
     x = as_tensor(input)
     if dtype is not None:
         x = cast(x, dtype)
-    elif x.dtype is mstype.bool_ or x.dtype.is_integer and x.dtype.itemsize < 8:
-        x = cast(x, mstype.uint64 if x.dtype.np_dtype.kind == "u" else mstype.int64)
+    elif _widens_to_int64(x.dtype):
+        x = cast(x, mstype.int64)
     return reduce_sum(x, dim, keepdim)
+
+
+def _widens_to_int64(dtype) -> bool:
+    """MindSpore 2.10's sum and prod (ops and Tensor methods, measured): bool, int8/16/32 and
+    uint8 reduce in int64; uint16/32/64 keep their dtype."""
+    return dtype in (mstype.bool_, mstype.int8, mstype.int16, mstype.int32, mstype.uint8)
 
 
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
