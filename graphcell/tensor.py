@@ -747,6 +747,31 @@ class Tensor(TensorMethods):
         self._payload = check_in_place(self, value, what)._payload
         return self
 
+    # -- augmented assignment -----------------------------------------------------------
+    def _augmented(self, result) -> "Tensor":
+        """`x += y` (-=, *=, ...): MindSpore 2.10's graph mode (measured with ms.jit and a
+        GRAPH_MODE construct) writes a Tensor argument in place, handed back to the caller's
+        Tensor and cast to its dtype (int32 x += 1.5 stays int32); PyNative, and any other
+        Tensor, rebind the name, as Python does without __iadd__. Parameters keep that too
+        (`self.p += 1` in construct is an assign through the Cell's attribute)."""
+        from .frontend.tracer import current_tracer
+        tracer = current_tracer()
+        if tracer is not None and id(self) in tracer.arg_ids and not isinstance(self, Parameter):
+            return self._write(result, "augmented assignment")
+        _refuse_outside_write(self, "augmented assignment")   # `global t; t += 1`
+        return result
+
+    def __iadd__(self, o): return self._augmented(self.__add__(o))
+    def __isub__(self, o): return self._augmented(self.__sub__(o))
+    def __imul__(self, o): return self._augmented(self.__mul__(o))
+    def __itruediv__(self, o): return self._augmented(self.__truediv__(o))
+    def __ifloordiv__(self, o): return self._augmented(self.__floordiv__(o))
+    def __imod__(self, o): return self._augmented(self.__mod__(o))
+    def __ipow__(self, o): return self._augmented(self.__pow__(o))
+    def __iand__(self, o): return self._augmented(self.__and__(o))
+    def __ior__(self, o): return self._augmented(self.__or__(o))
+    def __ixor__(self, o): return self._augmented(self.__xor__(o))
+
     # -- operators ----------------------------------------------------------------------
     def __add__(self, o): return _ops().add(self, o)
     def __radd__(self, o): return _ops().add(o, self)
@@ -816,6 +841,18 @@ def _check_writable_here(t: "Tensor", what: str) -> None:
         raise RuntimeError(
             f"{what} inside a traced function, branch or loop body writes a Tensor made outside it; "
             "write a copy made inside it (y = x * 1; y[i] = v) and return it")
+    _refuse_outside_write(t, what)
+
+
+def _refuse_outside_write(t: "Tensor", what: str) -> None:
+    """An in-place write inside jit to a Tensor from outside the function (frontend/outside_tensors.py)."""
+    from .frontend.tracer import STATE, GraphModeError
+    if STATE.tracers and not isinstance(t._payload, Value) and any(id(t) in tr.outside for tr in STATE.tracers):
+        raise GraphModeError(
+            f"{what} inside jit writes a Tensor the function reads from outside (a closure, a global, "
+            "an attribute): graphcell hands in-place writes back to the function's arguments and to "
+            "Parameters only (MindSpore 2.10's graph mode also writes this one back). Pass the Tensor "
+            "as an argument, or hold it in a Parameter")
 
 
 PARAMETER_NAME_DEFAULT = "Parameter"

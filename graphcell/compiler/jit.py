@@ -13,7 +13,7 @@ import weakref
 import jax
 
 from ..frontend import pytree
-from ..frontend.trace import TraceCache, Traced, inline, trace
+from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
 from ..tensor import Tensor
@@ -90,7 +90,8 @@ class Jit:
     def signature_key(self, args, kwargs):
         leaves, structure = pytree.flatten((args, kwargs))
         types = tuple((t.shape, t.dtype) for t in leaves)
-        return (pytree.structure_key(structure), types, config_epoch(), self._backend()), leaves
+        return (pytree.structure_key(structure), types, alias_pattern(leaves), config_epoch(),
+                self._backend()), leaves
 
     def _backend(self) -> str:
         if self.backend is not None:
@@ -106,7 +107,7 @@ class Jit:
             # onnxruntime: a vmapped ensemble picks its form by the call's batch ("onnx-auto",
             # resolved in api/vmap.py), as an export's batch-dispatch If would.
             with lowering_for("onnx-auto" if key[-1] == "onnx" else key[-1]):
-                traced = trace(self.fn, *args, name=self.name, **kwargs)
+                traced = trace(self.fn, *args, name=self.name, shares_aliases=True, **kwargs)
             traced.cache["backend"] = key[-1]
             self.cache[key] = traced
         return traced, leaves

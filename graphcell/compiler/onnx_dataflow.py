@@ -37,14 +37,22 @@ class Dataflow:
         ok = len(found) == 1 and found[0].op_type == op and self.private(name)
         return found[0] if ok else None
 
-    def reduction(self, name: str, op: str, x: str, through=("Reshape", "Identity")):
+    def reduction(self, name: str, op: str, x: str, through=("Reshape", "Identity"), guard=None):
         """(axes, nodes) when `name` is `op` of `x` over some axes, viewed with those axes
         kept (through Reshapes and Identities, or the ops `through` names, each read once),
-        else None."""
+        else None. `guard(flow, node)`, given, sees through a guard after the reduction: it
+        returns (the guarded value, the guard's nodes) or None."""
         chain, node = [], self.producer.get(name)
-        while node is not None and node.op_type in through and self.private(node.output[0]):
-            chain.append(node)
-            node = self.producer.get(node.input[0])
+        while node is not None and self.private(node.output[0]):
+            if node.op_type in through:
+                chain.append(node)
+                node = self.producer.get(node.input[0])
+                continue
+            guarded = guard(self, node) if guard is not None else None
+            if guarded is None:
+                break
+            chain += guarded[1]
+            node = self.producer.get(guarded[0])
         shape = self.shapes.get(x)
         if (node is None or node.op_type != op or node.input[0] != x or len(node.input) != 2 or shape is None
                 or not self.private(node.output[0]) or not self.ints(node.input[1])):

@@ -97,6 +97,7 @@ def _softmax(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     onnxruntime computes them the same way (the max subtracted first), in one pass over the
     data instead of six nodes. Only where no other node reads the intermediate values (a
     training step's backward pass reuses them: left as it is)."""
+    from .onnx_nan_rules import reduction_behind_nan_guard   # (it imports onnx_rules, which imports this)
     nodes = b.nodes
     flow = Dataflow(nodes, keep, constants, shapes)
     exp_of = {n.input[0]: n for n in nodes if n.op_type == "Exp"}
@@ -107,7 +108,8 @@ def _softmax(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     def shifted(name):
         """(x, axis, nodes) when `name` is Sub(x, max(x, axis)), else None."""
         sub = flow.made_by(name, "Sub")
-        found = flow.reduction(sub.input[1], "ReduceMax", sub.input[0]) if sub is not None else None
+        found = flow.reduction(sub.input[1], "ReduceMax", sub.input[0], guard=reduction_behind_nan_guard) \
+            if sub is not None else None
         return (sub.input[0], found[0][0], found[1] + [sub]) if one_axis(found) else None
 
     def match(node):

@@ -366,13 +366,6 @@ def element_count(ctx, x, *, axes, dtype):
     return cast(ctx, ctx.op("ReduceProd", sizes, keepdims=0), dtype)
 
 
-def arg(op_type: str):
-    def rule(ctx, x, *, axis, index_dtype):
-        out = ctx.op(op_type, x, axis=axis, keepdims=0)
-        return out if index_dtype is int64 else cast(ctx, out, index_dtype)
-    return rule
-
-
 # -- shapes ---------------------------------------------------------------------------------------
 
 def reshape_rule(ctx, x, *, shape):
@@ -943,7 +936,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_igamma_zeta  # noqa: E402 - uses onnx_special
 from . import onnx_resize  # noqa: E402 - uses the helpers above
-from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
+from . import onnx_bit_ops, onnx_float_neighbours, onnx_nan_rules  # noqa: E402
 from . import onnx_expm, onnx_householder, onnx_random_draws  # noqa: E402
 
 RULES = {
@@ -980,9 +973,10 @@ RULES = {
     "gt": compare("Greater"), "ge": compare("GreaterOrEqual"),
     "select": select,
     # reductions
-    "reduce_sum": reducer("ReduceSum"), "reduce_max": reducer("ReduceMax"),
-    "reduce_min": reducer("ReduceMin"), "reduce_prod": reducer("ReduceProd"),
-    "argmax": arg("ArgMax"), "argmin": arg("ArgMin"), "element_count": element_count,
+    "reduce_sum": reducer("ReduceSum"), "reduce_max": onnx_nan_rules.nan_reducer("ReduceMax"),
+    "reduce_min": onnx_nan_rules.nan_reducer("ReduceMin"), "reduce_prod": reducer("ReduceProd"),
+    "argmax": onnx_nan_rules.nan_arg("ArgMax"), "argmin": onnx_nan_rules.nan_arg("ArgMin"),
+    "element_count": element_count,
     # shapes
     "reshape": reshape_rule, "transpose": transpose_rule, "broadcast_in_dim": broadcast_in_dim,
     "concatenate": concatenate, "slice": slice_rule, "rev": rev, "pad": pad,

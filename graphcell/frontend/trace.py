@@ -12,6 +12,7 @@ from ..ir.core import Graph, TensorType, Value
 from ..tensor import Tensor
 from . import pytree
 from .ast_transform import converted
+from .outside_tensors import outside_tensors
 from .tracer import Tracer, current_tracer, note_modes, note_training_mode
 
 
@@ -128,13 +129,26 @@ def paused_gc():
 
 
 def trace(fn: Callable, *args, name: str | None = None, hands_back_writes: bool = True,
-          **kwargs) -> Traced:
+          shares_aliases: bool = False, **kwargs) -> Traced:
     """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
     everything else is a constant of the trace. With `hands_back_writes`, arguments the
     function writes in place are graph outputs too (`Traced.arg_writes`); control-flow bodies
-    do without: their arguments are operands and carries, which they return."""
+    do without: their arguments are operands and carries, which they return. With
+    `shares_aliases` (jit, whose cache key holds `alias_pattern`), a Tensor passed twice,
+    `f(x, x)`, is one Tensor inside, as in MindSpore 2.10's graph mode (measured): a write
+    through one name is read through the other and handed back once. Its second input is
+    left unread. (An export keeps them apart: an example passed twice is two inputs.)"""
     with paused_gc():
-        return _trace(fn, args, kwargs, name, concrete=False, hands_back_writes=hands_back_writes)
+        return _trace(fn, args, kwargs, name, concrete=False, hands_back_writes=hands_back_writes,
+                      shares_aliases=shares_aliases)
+
+
+def alias_pattern(leaves: list) -> tuple | None:
+    """For each Tensor leaf the index of its first occurrence among `leaves`, or None when no
+    Tensor occurs twice (the usual case, kept out of the key)."""
+    first: dict[int, int] = {}
+    pattern = tuple(first.setdefault(id(t), i) for i, t in enumerate(leaves))
+    return pattern if len(first) < len(leaves) else None
 
 
 def trace_with_values(fn: Callable, *args) -> Traced:
@@ -146,7 +160,7 @@ def trace_with_values(fn: Callable, *args) -> Traced:
 
 
 def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: bool,
-           hands_back_writes: bool = True) -> Traced:
+           hands_back_writes: bool = True, shares_aliases: bool = False) -> Traced:
     leaves, structure = pytree.flatten((args, kwargs))
     counts = [len(pytree.flatten(a)[0]) for a in args]
     counts.append(len(leaves) - sum(counts))
@@ -155,7 +169,11 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         name = type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
     tracer = Tracer(name, concrete=concrete)
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
+    aliases = alias_pattern(leaves) if shares_aliases else None
+    if aliases is not None:
+        symbolic = [symbolic[first] for first in aliases]
     tracer.arg_ids = frozenset(map(id, symbolic))
+    tracer.outside = outside_tensors(fn)
     if concrete:  # an argument's value: its array, or what its own trace works out
         tracer.concrete.sources.update((s._payload, t) for s, t in zip(symbolic, leaves))
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
@@ -186,8 +204,11 @@ def _arg_writes(tracer: Tracer, symbolic: list[Tensor], in_list: list[bool]) -> 
     to the caller's Tensor, except `x[i] = v`, which rebinds the name: from there on the
     argument is no longer written (the value just before it is handed back), and Tensors in
     a list argument (a copy), which are never written back."""
-    writes = []
+    writes, seen = [], set()
     for i, (t, value) in enumerate(zip(symbolic, tracer.inputs)):
+        if id(t) in seen:   # an alias of an earlier argument (`f(x, x)`): handed back there
+            continue
+        seen.add(id(t))
         final = tracer.setitem_frozen.get(id(t), t._payload)
         if final is not value and not in_list[i]:
             writes.append((i, final if isinstance(final, Value) else tracer.lift(Tensor._wrap(final))))

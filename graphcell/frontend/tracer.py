@@ -88,6 +88,9 @@ class Tracer(GraphBuilder):
         # The argument Tensors (ids), and for each one item-assigned, its value just before the
         # first `x[i] = v` on it: what the caller gets back (frontend/trace.py)
         self.arg_ids: frozenset = frozenset()
+        # Tensors the traced function reaches from outside (frontend/outside_tensors.py): an
+        # in-place write to one is refused, not left holding a value of this trace.
+        self.outside: dict = {}
         self.setitem_frozen: dict[int, Any] = {}
 
     # -- values in and out --------------------------------------------------------------
