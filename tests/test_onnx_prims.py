@@ -287,6 +287,11 @@ RECORDS = [
         transpose_a=True, unit_diagonal=False),
     rec("triangular_solve", [r(3, 3, dtype=F64) + 3 * np.eye(3), r(3, 1, dtype=F64)], 1e-12, lower=True,
         transpose_a=False, unit_diagonal=True, id="triangular_solve-unit"),
+    # svd: one-sided Jacobi (compiler/onnx_svd.py), the vectors' signs fixed on both sides; one extra
+    # column of full_matrices is unique too (tests/test_onnx_svd.py compares the others as spaces)
+    rec("svd", [r(2, 4, 3)], 1e-5, full_matrices=False, compute_uv=True),
+    rec("svd", [r(3, 4, dtype=F64)], 1e-12, full_matrices=True, compute_uv=True, id="svd-f64-wide-full"),
+    rec("svd", [r(2, 3, 5)], 1e-5, full_matrices=False, compute_uv=False, id="svd-values"),
 ]
 
 
@@ -337,8 +342,7 @@ def test_shape_inference_agrees_with_the_ir(name, arrays, attrs, tol):
 
 
 # Primitives ONNX cannot express: export refuses them, naming them.
-WITHOUT_ONNX = {"svd": ([r(3, 2)], {"full_matrices": False, "compute_uv": True}),
-                "qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {}),
+WITHOUT_ONNX = {"qr": ([r(3, 2)], {"full_matrices": False}), "matrix_exp": ([r(3, 3)], {}),
                 "igamma": ([pos(3), pos(3)], {"upper": False}), "igamma_grad_a": ([pos(3), pos(3)], {}),
                 "zeta": ([pos(3), pos(3)], {}),
                 **{n: ([KEY, pos(3)], {"shape": (2, 3), "dtype": mstype.float32})

@@ -4,7 +4,7 @@
 (`prim.onnx_rule`). Primitives with no single ONNX op are decomposed here: lhs-dilated and
 batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
 clipping gathers, the threefry random primitives (in `onnx_random`) and the gamma family (in
-`onnx_special`). A primitive with no rule here (svd) makes export fail, naming it.
+`onnx_special`). A primitive with no rule here (qr) makes export fail, naming it.
 """
 from __future__ import annotations
 
@@ -937,7 +937,7 @@ def conv_bias(ctx, x, w, bias, **attrs):
 
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_resize  # noqa: E402 - uses the helpers above
-from . import onnx_bit_ops, onnx_float_neighbours  # noqa: E402
+from . import onnx_bit_ops, onnx_float_neighbours, onnx_svd  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -995,6 +995,7 @@ RULES = {
     "random_split": onnx_random.random_split, "random_fold_in": onnx_random.random_fold_in,
     "random_uniform": onnx_random.random_uniform, "random_normal": onnx_random.random_normal,
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
+    **onnx_svd.RULES,      # svd, by one-sided Jacobi
     **onnx_bessel.RULES,   # the Bessel functions, in float64
 }
 
