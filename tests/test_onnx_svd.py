@@ -51,13 +51,19 @@ def kinds(m, n, dtype):
     ]).astype(dtype)
 
 
+# symmetric: vectors with entries of equal magnitude and opposite signs, e.g. (1, 0, -1, 0) / sqrt(2),
+# whose largest entry, and so the sign, would be whichever rounding made larger
+SYMMETRIC = np.array([[[3.0, 1, 0, 1], [1, 3.1, 1, 0], [0, 1, 3.2, 1], [1, 0, 1, 3.3]],
+                      [[2.0, 1, 0, 0], [1, 2, 1, 0], [0, 1, 2, 1], [0, 0, 1, 2]]])
+
+
 def _table():
     """name: (function, [input], full_matrices, compute_uv); one svd each."""
     cases = {}
     for dt in (F32, F64):
         name = np.dtype(dt).name
         for label, a, modes in [("tall", kinds(5, 3, dt), (False, True)), ("wide", kinds(4, 6, dt), (False, True)),
-                                ("square", kinds(4, 4, dt), (True,))]:
+                                ("square", np.concatenate([kinds(4, 4, dt), SYMMETRIC.astype(dt)]), (True,))]:
             for full in modes:
                 cases[f"{name}-{label}-{'full' if full else 'reduced'}"] = (_svd(full, True), [a], full, True)
     cases["float32-values-only"] = (_svd(False, False), [RNG.standard_normal((2, 3, 6)).astype(F32)], False, False)

@@ -27,20 +27,23 @@ it, for the e_j that keeps the most (the largest diagonal entry of I - Z^T Z, at
 Everything is computed in float64 (a float32 input too, and the results cast back), on
 A / max|A|, so that squares neither overflow nor underflow.
 
-Signs: each pair of singular vectors is defined up to a common sign, which LAPACK leaves to
-its algorithm (jax's CPU and GPU ones differ; MindSpore 2.10's CPU kernel differs from both,
-measured). The jax lowering and this rule both flip every pair so that the largest-magnitude
-entry of u's column is positive (scikit-learn's `svd_flip` convention), and a column of u or
-v that has no singular value (full_matrices) by its own largest entry: the two backends then
-agree elementwise wherever the vectors are unique (distinct singular values, and the largest
-entry not tied within rounding). Where they are not unique (repeated singular values, the
-complement columns of full_matrices past one) only the spaces they span agree.
+Signs: each pair of singular vectors is defined up to a common sign, which each algorithm
+picks its own way (MindSpore 2.10's CPU kernel follows neither LAPACK's gesdd, which jax
+runs, nor any simple rule, measured). The jax lowering and this rule both flip every pair so
+that the largest-magnitude entry of u's column is positive (scikit-learn's `svd_flip`
+convention; of entries within 0.1% of the largest, the first, so that a symmetric matrix's
+(1, -1) / sqrt(2) gets the same sign on both), and a column of u or v that has no singular
+value (full_matrices) by its own: the two backends then agree elementwise wherever the
+vectors are unique (distinct singular values, and no entry just at 0.1% from the largest).
+Where they are not unique (repeated singular values, the zero ones, the extra columns of
+full_matrices past one) only the spaces they span agree.
 """
 from __future__ import annotations
 
 import numpy as np
 from onnx import TensorProto, helper
 
+from ..ops.linalg import SIGN_ENTRY_TIE
 from .onnx import onnx_dtype
 from .onnx_linalg import _last2, _transpose_last2
 
@@ -167,10 +170,19 @@ def _complete(ctx, z, good, rows: int, p: int):
     return ctx.op("Loop", ctx.ints(rows), ctx.const(np.asarray(True)), z, body=graph)
 
 
+def _reduce_max(ctx, x, axes):
+    if ctx.opset >= 18:
+        return ctx.op("ReduceMax", x, ctx.ints(axes), keepdims=1)
+    return ctx.op("ReduceMax", x, axes=axes, keepdims=1)
+
+
 def _largest_entry_sign(ctx, rows):
-    """[..., r, c] -> [..., r, 1]: -1 where a row's largest-magnitude entry (the first of equal
-    ones) is negative, else 1."""
-    at = ctx.op("ArgMax", ctx.op("Abs", rows), axis=-1, keepdims=1)
+    """[..., r, c] -> [..., r, 1]: the sign (0 counts as +) of each row's first entry within
+    SIGN_ENTRY_TIE of its largest magnitude (the jax lowering's `_largest_entry_signs`)."""
+    magnitude = ctx.op("Abs", rows)
+    bar = ctx.op("Mul", _reduce_max(ctx, magnitude, [-1]), ctx.const(np.asarray(1 - SIGN_ENTRY_TIE)))
+    near = ctx.op("Cast", ctx.op("GreaterOrEqual", magnitude, bar), to=TensorProto.DOUBLE)
+    at = ctx.op("ArgMax", near, axis=-1, keepdims=1)
     entry = ctx.op("GatherElements", rows, at, axis=-1)
     return ctx.op("Where", ctx.op("Less", entry, ctx.const(np.asarray(0.0))), ctx.const(np.asarray(-1.0)),
                   ctx.const(np.asarray(1.0)))
@@ -181,8 +193,7 @@ def svd(ctx, a, *, full_matrices, compute_uv):
     rank, (m, n) = t.ndim, t.shape[-2:]
     p, q, tall = max(m, n), min(m, n), m >= n
     x = ctx.op("Cast", _transpose_last2(ctx, a, rank) if tall else a, to=TensorProto.DOUBLE)   # [..., q, p]
-    scale = ctx.op("ReduceMax", ctx.op("Abs", x), ctx.ints([-2, -1]), keepdims=1) if ctx.opset >= 18 else \
-        ctx.op("ReduceMax", ctx.op("Abs", x), axes=[-2, -1], keepdims=1)
+    scale = _reduce_max(ctx, ctx.op("Abs", x), [-2, -1])
     zero = ctx.const(np.asarray(0.0))
     scale = ctx.op("Where", ctx.op("Equal", scale, zero), ctx.const(np.asarray(1.0)), scale)
     x = ctx.op("Div", x, scale)

@@ -114,18 +114,26 @@ def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
             TensorType(batch + (n, n if full_matrices else k), x.dtype))
 
 
+SIGN_ENTRY_TIE = 1e-3   # entries this close (relative) to a column's largest magnitude tie with it
+
+
 def _largest_entry_signs(q):
-    """[..., r, c] -> [..., 1, c]: -1 where a column's largest-magnitude entry (the first of
-    equal ones) is negative, else 1."""
-    at = jnp.argmax(jnp.abs(q), axis=-2, keepdims=True)
+    """[..., r, c] -> [..., 1, c]: the sign (0 counts as +) of each column's first entry whose
+    magnitude is within SIGN_ENTRY_TIE of the largest. The first of near-equal entries, not
+    the largest: symmetric matrices have vectors like (1, -1) / sqrt(2), whose largest entry
+    is whichever rounding made larger, on each backend its own."""
+    magnitude = jnp.abs(q)
+    near = magnitude >= (1 - SIGN_ENTRY_TIE) * jnp.max(magnitude, axis=-2, keepdims=True)
+    at = jnp.argmax(near, axis=-2, keepdims=True)
     return jnp.where(jnp.take_along_axis(q, at, axis=-2) < 0, -1, 1).astype(q.dtype)
 
 
 def _canonical_signs(u, v):
-    """Each pair (u_j, v_j) flipped so that u_j's largest-magnitude entry is positive (scikit-
-    learn's svd_flip); a column without a pair (full_matrices' extra columns) by its own. The
-    signs are otherwise LAPACK's choice, different on CPU and GPU and from MindSpore 2.10's
-    (measured), and the ONNX rule, with other arithmetic, would make its own."""
+    """Each pair (u_j, v_j) flipped so that u_j's largest-magnitude entry (the first of those
+    within 0.1% of it) is positive, as scikit-learn's svd_flip; a column without a pair
+    (full_matrices' extra columns) by its own. The signs are otherwise LAPACK's choice (which
+    MindSpore 2.10's follow no more than they follow any simple rule, measured), and the ONNX
+    rule, with other arithmetic, would make its own."""
     k = min(u.shape[-2], v.shape[-2])
     su, sv = _largest_entry_signs(u), _largest_entry_signs(v)
     return u * su, v * jnp.concatenate([su[..., :k], sv[..., k:]], axis=-1)
