@@ -49,7 +49,8 @@ from .onnx_linalg import _last2, _transpose_last2
 
 MAX_SWEEPS = 30
 TINY = 1e-300          # guards divisions by zero (a zero pair, a zero row)
-ZERO_SINGULAR = 1e-140  # a singular value of A / max|A| below this (its square is subnormal) counts as 0
+ZERO_SINGULAR = 1e-140  # a singular value of A / max|A| at or below this is 0 (its row is completed):
+#                         an exact 0, or a row whose squares near float64's underflow
 
 
 def round_robin(q: int):
