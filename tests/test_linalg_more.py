@@ -12,7 +12,6 @@ import torch
 
 import graphcell as ms
 from graphcell import nn, ops
-from graphcell.compiler.onnx import OnnxExportError
 from graphcell.tensor import Tensor
 
 RNG = np.random.default_rng(14)
@@ -178,8 +177,8 @@ def test_matrix_power_integers_wrap_and_errors():
         ops.matrix_power(Tensor(M32), 2)
 
 
-# -- qr, least squares, pinv, matrix_exp (their ONNX rules: tests/test_onnx_linalg_qr_expm.py;
-# pinv's svd has none) ---------------------------------------------------------------------------
+# -- qr, least squares, pinv, matrix_exp (their ONNX rules: tests/test_onnx_linalg_qr_expm.py and
+# tests/test_onnx_svd.py) -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["eager", "xla"])
 def test_qr_lstsq_pinv_expm(backend):
@@ -214,14 +213,6 @@ def test_qr_and_lstsq_errors():
         ops.lstsq(Tensor(np.ones(3)), Tensor(M32))
     with pytest.raises(TypeError, match="float32, mindspore.float64"):
         ops.pinv(Tensor(M32.astype(np.int32)))
-
-
-def test_export_names_the_ops_without_onnx_rules():
-    class Net(nn.Cell):
-        def construct(self, x):
-            return ops.pinv(x)
-    with pytest.raises(OnnxExportError, match="no ONNX lowering:\n  svd in"):
-        ms.jit(Net(), backend="onnx")(Tensor(np.eye(3, dtype=np.float32)))
 
 
 # -- gradients against jax.grad --------------------------------------------------------------

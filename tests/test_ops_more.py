@@ -249,7 +249,7 @@ def test_logcumsumexp_and_diff():
     check.run()
 
 
-# -- svd and the norms built on it (no ONNX lowering: ONNX has no SVD) ------------------------------
+# -- svd and the norms built on it (their ONNX export: tests/test_onnx_svd.py) ----------------------
 
 def test_svd_against_numpy():
     """s against numpy's; u and v orthonormal and u diag(s) v^T the input (their signs are
@@ -305,13 +305,6 @@ def test_singular_value_norms_and_zero_gradients_as_measured():
     same(ms.grad(lambda t: ops.vector_norm(t).sum())(z), np.zeros((2, 3), np.float32))
     same(ms.grad(lambda t: ops.cdist(t, t).sum())(z), np.zeros((2, 3), np.float32))
     same(ops.norm(Tensor(np.array([[np.nan, 1.0]], np.float32)), None, 1), np.array([np.nan], np.float32))
-
-
-def test_onnx_refuses_svd_by_name():
-    from graphcell.compiler.onnx import OnnxExportError
-    for fn in (lambda t: ops.svd(t)[0], lambda t: ops.norm(t, "nuc"), lambda t: ops.matrix_norm(t, 2)):
-        with pytest.raises(OnnxExportError, match="no ONNX lowering:\n  svd in"):
-            ms.jit(fn, backend="onnx")(Tensor(X))
 
 
 # -- products and norms ------------------------------------------------------------------------

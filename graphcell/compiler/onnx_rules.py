@@ -5,7 +5,7 @@
 batch-grouped convolutions, windowed reductions over any axes, the max-pool gradient,
 clipping gathers, the threefry random primitives (in `onnx_random`), the gamma family (in
 `onnx_special`) and the incomplete gamma and zeta functions (in `onnx_igamma_zeta`). A
-primitive with no rule here (svd) makes export fail, naming it.
+primitive with no rule here makes export fail, naming it.
 """
 from __future__ import annotations
 
@@ -937,7 +937,7 @@ from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 
 from . import onnx_igamma_zeta  # noqa: E402 - uses onnx_special
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours, onnx_nan_rules  # noqa: E402
-from . import onnx_expm, onnx_householder, onnx_random_draws  # noqa: E402
+from . import onnx_expm, onnx_householder, onnx_random_draws, onnx_svd  # noqa: E402
 
 RULES = {
     "constant": constant,
@@ -999,6 +999,7 @@ RULES = {
     "random_poisson_draw": onnx_random_draws.random_poisson_draw,
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
     **onnx_householder.RULES, **onnx_expm.RULES,   # qr, matrix_exp
+    **onnx_svd.RULES,      # svd, by one-sided Jacobi
     **onnx_bessel.RULES,   # the Bessel functions, in float64
     **onnx_igamma_zeta.RULES,   # igamma (P and Q), igamma_grad_a, zeta: jax's algorithms, in float64
 }

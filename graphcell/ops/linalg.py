@@ -98,8 +98,9 @@ def _dot_vjp(ctx, cts, primals, outs, *, contract, batch):
 
 
 # -- svd: the singular value decomposition x = u diag(s) v^T over the last two axes, with
-# MindSpore's output order (s, u, v) and v, not v^T. Without compute_uv, s alone. ONNX has no
-# SVD and the backend has no rule: export names it (compiler/onnx.py).
+# MindSpore's output order (s, u, v) and v, not v^T. Without compute_uv, s alone. The signs
+# of the singular vectors are canonical (`_canonical_signs`), so that the ONNX rule (one-sided
+# Jacobi, compiler/onnx_svd.py) returns the same vectors as LAPACK.
 
 def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
     check(x.ndim >= 2, f"svd needs a matrix (2 or more axes), got {x}")
@@ -113,11 +114,37 @@ def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
             TensorType(batch + (n, n if full_matrices else k), x.dtype))
 
 
+SIGN_ENTRY_TIE = 1e-3   # entries this close (relative) to a column's largest magnitude tie with it
+
+
+def _largest_entry_signs(q):
+    """[..., r, c] -> [..., 1, c]: the sign (0 counts as +) of each column's first entry whose
+    magnitude is within SIGN_ENTRY_TIE of the largest. The first of near-equal entries, not
+    the largest: symmetric matrices have vectors like (1, -1) / sqrt(2), whose largest entry
+    is whichever rounding made larger, on each backend its own."""
+    magnitude = jnp.abs(q)
+    near = magnitude >= (1 - SIGN_ENTRY_TIE) * jnp.max(magnitude, axis=-2, keepdims=True)
+    at = jnp.argmax(near, axis=-2, keepdims=True)
+    return jnp.where(jnp.take_along_axis(q, at, axis=-2) < 0, -1, 1).astype(q.dtype)
+
+
+def _canonical_signs(u, v):
+    """Each pair (u_j, v_j) flipped so that u_j's largest-magnitude entry (the first of those
+    within 0.1% of it) is positive, as scikit-learn's svd_flip; a column without a pair
+    (full_matrices' extra columns) by its own. The signs are otherwise LAPACK's choice (which
+    MindSpore 2.10's follow no more than they follow any simple rule, measured), and the ONNX
+    rule, with other arithmetic, would make its own."""
+    k = min(u.shape[-2], v.shape[-2])
+    su, sv = _largest_entry_signs(u), _largest_entry_signs(v)
+    return u * su, v * jnp.concatenate([su[..., :k], sv[..., k:]], axis=-1)
+
+
 def _svd_impl(x, *, full_matrices, compute_uv):
     if not compute_uv:
         return (jnp.linalg.svd(x, compute_uv=False),)
     u, s, vh = jnp.linalg.svd(x, full_matrices=full_matrices)
-    return s, u, jnp.swapaxes(vh, -1, -2)
+    u, v = _canonical_signs(u, jnp.swapaxes(vh, -1, -2))
+    return s, u, v
 
 
 svd = Primitive("svd", _svd_rule, _svd_impl, multiple_results=True)

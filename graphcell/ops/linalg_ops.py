@@ -4,8 +4,9 @@ the singular value decomposition (svd), norms (vector_norm, matrix_norm, renorm)
 
 Each but svd is composed of functional-layer ops, so it decomposes into existing primitives at
 trace time and works eagerly, under jit (XLA, onnxruntime), vmap and grad without rules of its
-own. svd is a primitive (ops/linalg.py) with jax's lowering and no ONNX one: ONNX has no SVD,
-so exporting it, or the matrix norms 2, -2 and 'nuc' built on it, fails naming svd.
+own. svd is a primitive (ops/linalg.py): LAPACK under XLA, one-sided Jacobi under onnxruntime
+(compiler/onnx_svd.py, as ONNX has no SVD), the singular vectors' signs fixed the same way on
+both (u's largest entry positive in each pair), so the two agree where the vectors are unique.
 Integer inputs compute in float32 where MindSpore 2.10 does (measured).
 """
 from __future__ import annotations
