@@ -303,6 +303,8 @@ RECORDS = [
     rec("qr", [r(2, 4, 3)], 1e-5, full_matrices=False),
     rec("qr", [r(3, 5, dtype=F64)], 1e-12, full_matrices=True, id="qr-f64-wide-complete"),
     rec("matrix_exp", [r(3, 3)], 1e-5),
+    rec("geqrf", [r(2, 3, 4, dtype=F64)], 1e-12),
+    rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),
 ]
 
 
