@@ -173,7 +173,8 @@ def test_values_against_lapack(table):
         x, tau, cl, cr = CASES["ormqr"][1]
         forms = [(left, transpose) for left in (True, False) for transpose in (False, True)]
         for got, (left, transpose) in zip(out["ormqr"], forms):
-            assert_close(got, _lapack_ormqr(x, tau, cl if left else cr, left, transpose), F64, f"{mode} {left} {transpose}")
+            want = _lapack_ormqr(x, tau, cl if left else cr, left, transpose)
+            assert_close(got, want, F64, f"{mode} {left} {transpose}")
         # wide reflectors [3, 4] with 2 of 3 possible factors: C Q^T against the explicit Q
         x, tau, c = CASES["ormqr-wide-batch-f32"][1]
         for i in range(2):
@@ -269,11 +270,34 @@ def t(shape, dtype=F64):
     (lambda: ops.ormqr(t((2, 3, 2)), t((2, 2)), t((5, 3, 4))), ValueError, r"other.shape\[:-2\] must be equal to "
                                                                           r"x.shape\[:-2\]"),
     (lambda: ops.ormqr(t((3, 2)), t(2), t((2, 4))), ValueError,
-     r"For Ormqr, other.shape\[-2\] must be equal to x.shape\[-2\], while x.shape\[-2\] is 3 and other.shape\[-2\] is 2"),
+     r"For Ormqr, other.shape\[-2\] must be equal to x.shape\[-2\], while x.shape\[-2\] is 3 and "
+     r"other.shape\[-2\] is 2"),
     (lambda: ops.ormqr(t((3, 2)), t(2), t((3, 4)), left=False), ValueError,
-     r"For Ormqr, other.shape\[-1\] must be equal to x.shape\[-2\], while x.shape\[-2\] is 3 and other.shape\[-1\] is 4"),
+     r"For Ormqr, other.shape\[-1\] must be equal to x.shape\[-2\], while x.shape\[-2\] is 3 and "
+     r"other.shape\[-1\] is 4"),
     (lambda: ops.ormqr(t((3, 2)), t(3), t((3, 4))), ValueError, r"tau.shape\[-1\] must be less than or equal"),
 ])
 def test_bad_input_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+class QrFactors(ms.nn.Cell):
+    def construct(self, x, c):
+        packed, tau = ops.geqrf(x)
+        return packed, tau, ops.orgqr(packed, tau), ops.ormqr(packed, tau, c, False, True)
+
+
+def test_export_with_a_dynamic_batch(tmp_path):
+    import onnxruntime as ort
+    path = str(tmp_path / "qr_factors.onnx")
+    ms.export(QrFactors(), Tensor(normal(2, 4, 3)), Tensor(normal(2, 5, 4)), file_name=path)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert [i.shape[0] for i in sess.get_inputs()] == ["batch", "batch"]
+    x, c = normal(3, 4, 3), normal(3, 5, 4)
+    got = sess.run(None, dict(zip([i.name for i in sess.get_inputs()], (x, c))))
+    for i in range(3):
+        packed, tau = _lapack_geqrf(x[i])
+        want = (packed, tau, _lapack_orgqr(packed, tau), _lapack_ormqr(packed, tau, c[i], False, True))
+        for g, w in zip(got, want):
+            assert_close(g[i], w, F64)

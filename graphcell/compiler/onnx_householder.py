@@ -1,11 +1,11 @@
-"""The ONNX rules for qr, geqrf and householder_product: Householder reflections unrolled over the static columns, LAPACK's
-geqrf/orgqr computed the way its unblocked kernels (dgeqr2, dlarfg, dlarf, dorg2r) do, so Q
-and R carry its signs, those jax's lowering returns:
+"""The ONNX rules for qr, geqrf and householder_product: Householder reflections unrolled over
+the static columns, LAPACK's geqrf/orgqr computed the way its unblocked kernels (dgeqr2, dlarfg,
+dlarf, dorg2r) do, so Q and R carry its signs, those jax's lowering returns:
 
 - step k reflects rows k.. of column k, x = [alpha; below], onto beta e_k with
   beta = -sign(alpha) ||x|| (+0.0 counts as positive, -0.0 as negative), tau = (beta - alpha) / beta and
   v = [1; below / (alpha - beta)]; where `below` is exactly zero, tau = 0 and nothing moves
-  (R[k, k] keeps alpha's sign). R[k, k] is set to beta rather than computed.
+  (R[k, k] is alpha). R[k, k] is set to beta rather than computed.
 - the remaining columns get A - tau v (v^T A); Q is the identity's first columns with the
   reflectors applied last to first.
 The matrices are kept at full size ([..., m, 1] vectors, zero above row k), so every step is
