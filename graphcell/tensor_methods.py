@@ -441,6 +441,10 @@ class TensorMethods:
     def lstsq(self, A): return _ops().lstsq(self, A)  # noqa: N803 - MindSpore's names
     def lu_solve(self, LU_data, LU_pivots): return _ops().lu_solve(self, LU_data, LU_pivots)  # noqa: N803
 
+    def geqrf(self): return _ops().geqrf(self)
+    def orgqr(self, input2): return _ops().orgqr(self, input2)
+    def ormqr(self, input2, input3, left=True, transpose=False): return _ops().ormqr(self, input2, input3, left, transpose)
+
     def qr(self, some=True):
         """(Q, R): the reduced factorization, or with some=False the complete one (measured:
         [3, 2] gives Q [3, 2], R [2, 2]; with some=False Q [3, 3], R [3, 2])."""

@@ -246,7 +246,9 @@ def test_vjp_matches_jax(name, args, attrs, tol):
 
 # Control-flow primitives carry subgraphs; their vjps are tested against jax there.
 TESTED_ELSEWHERE = {"cond": "tests/test_control_flow.py", "while_loop": "tests/test_control_flow.py",
-                    "scan": "tests/test_rnn.py", "igamma_grad_a": "tests/test_special_more.py", **dict.fromkeys(
+                    "scan": "tests/test_rnn.py", "igamma_grad_a": "tests/test_special_more.py",
+                    **dict.fromkeys(["geqrf", "householder_product"], "tests/test_householder_qr.py"),  # 2.10's error
+                    **dict.fromkeys(
                         ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py")}
 
 

@@ -37,6 +37,9 @@ def with_zero_column(x, column):
 REPEATED = np.array([[3, 3, 1], [4, 4, 2], [0, 0, 5], [0, 0, 1]], F32)
 # LAPACK reads alpha's sign bit: -0.0 reflects to +||x||, 0.0 to -||x||
 SIGNED_ZEROS = np.array([[[-0.0, 1, 2], [3, 4, 5], [1, 1, 1]], [[0.0, 1, 2], [3, 4, 5], [1, 1, 1]]], F32)
+# Upper triangular: nothing below any pivot, so no reflection: Q = I and R = A (R's diagonal
+# once came out negated, with Q = I)
+UPPER = np.array([[[2, 1, 1], [0, 3, 1], [0, 0, -1]]], F32)
 TALL = np.stack([normal(5, 3), with_zero_column(normal(5, 3), 1)])
 SQUARE_F64 = np.stack([with_zero_column(normal(4, 4, dtype=F64), 0), normal(4, 4, dtype=F64)])
 SQUARE_F64[1, :, 3] = SQUARE_F64[1, :, 0] - 2 * SQUARE_F64[1, :, 1]          # rank 3: the last column depends
@@ -44,7 +47,7 @@ SQUARE_F64[1, :, 3] = SQUARE_F64[1, :, 0] - 2 * SQUARE_F64[1, :, 1]          # r
 # A batch holds several cases where the shapes agree: an XLA qr costs ~0.1 s to compile.
 QR_CASES = {
     "tall": qr_case(TALL), "tall-complete": qr_case(TALL, "complete"),
-    "square-signed-zeros": qr_case(np.concatenate([normal(1, 3, 3), SIGNED_ZEROS])),
+    "square-signed-zeros": qr_case(np.concatenate([normal(1, 3, 3), SIGNED_ZEROS, UPPER])),
     "wide": qr_case(normal(2, 3, 5)), "batched-4d": qr_case(normal(2, 3, 4, 2)),
     "f64-square-zero-column-rank-deficient": qr_case(SQUARE_F64),
     "f64-wide-complete": qr_case(normal(2, 4, 5, dtype=F64), "complete"),
@@ -69,6 +72,7 @@ def test_qr_matches_xla_in_one_session():
     assert r[1, 1, 1] == 0 and onnx_out["repeated-columns-zeros"][1][0, 1, 1] == 0
     assert abs(onnx_out["f64-square-zero-column-rank-deficient"][1][1, 3, 3]) < 1e-14
     assert onnx_out["square-signed-zeros"][1][1, 0, 0] > 0 > onnx_out["square-signed-zeros"][1][2, 0, 0]
+    np.testing.assert_array_equal(onnx_out["square-signed-zeros"][1][3], UPPER[0])
 
 
 def test_qr_of_a_generic_rank_deficient_matrix():

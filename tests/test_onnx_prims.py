@@ -308,6 +308,8 @@ RECORDS = [
     rec("svd", [r(2, 4, 3)], 1e-5, full_matrices=False, compute_uv=True),
     rec("svd", [r(3, 4, dtype=F64)], 1e-12, full_matrices=True, compute_uv=True, id="svd-f64-wide-full"),
     rec("svd", [r(2, 3, 5)], 1e-5, full_matrices=False, compute_uv=False, id="svd-values"),
+    rec("geqrf", [r(2, 3, 4, dtype=F64)], 1e-12),
+    rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),
 ]
 
 

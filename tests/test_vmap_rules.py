@@ -101,6 +101,7 @@ RECORDS.update({
     "det": ([((2, 3, 3), np.float64)], {}), "slogdet": ([((3, 3), np.float64)], {}),
     "matrix_inverse": ([((2, 3, 3), np.float64)], {}), "cholesky": ([((3, 3), np.float64)], {}),
     "qr": ([((2, 4, 3), np.float64)], {"full_matrices": False}), "matrix_exp": ([((2, 3, 3), np.float64)], {}),
+    "geqrf": ([((3, 2), np.float64)], {}), "householder_product": ([((2, 4, 3), np.float64), ((2, 2), np.float64)], {}),
     "triangular_solve": ([((3, 3), np.float64), ((3, 2), np.float64)],
                          {"lower": True, "transpose_a": True, "unit_diagonal": False}),
     "shift_left": ([((2, 1, 3), I32), ((4, 3), I32)], {}), "shift_right": ([((2, 1, 3), I32), ((4, 3), I32)], {}),

@@ -33,12 +33,17 @@ def static_matrices(rule):
     @functools.wraps(rule)
     def checked(ctx, *operands, **attrs):
         for dims in ctx.in_dims:
-            if ctx.is_dynamic(dims[-2:]):
-                size = " x ".join(str(d) for d in dims[-2:])
-                ctx.fail(f"no ONNX lowering for matrices of dynamic size {size} (the last two axes must be "
-                         "static; the leading batch axes may be dynamic)")
+            refuse_dynamic_matrix(ctx, dims)
         return rule(ctx, *operands, **attrs)
     return checked
+
+
+def refuse_dynamic_matrix(ctx, dims):
+    """`static_matrices`' check of one operand's dims."""
+    if ctx.is_dynamic(dims[-2:]):
+        size = " x ".join(str(d) for d in dims[-2:])
+        ctx.fail(f"no ONNX lowering for matrices of dynamic size {size} (the last two axes must be "
+                 "static; the leading batch axes may be dynamic)")
 
 
 def _last2(ctx, x, rows, cols):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import dtype as mstype
 from . import functional as F
 from . import linalg_prims as LP
+from . import householder_ops as HO
 from . import linalg_solvers as LS
 from . import matrix_builders as MB
 from .op_base import Operator, check_bool, check_choice, check_dtype, check_float, check_int
@@ -14,7 +15,7 @@ from .op_base import Operator, check_bool, check_choice, check_dtype, check_floa
 __all__ = ["MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "CholeskySolve",
            "CholeskyInverse", "MatrixExp", "MatrixBandPart", "MatrixPower", "Qr", "Ger", "LuUnpack", "LuSolve",
            "Lstsq", "TrilIndices", "TriuIndices", "MatrixTriangularSolve", "MatrixSolve", "MatrixDiagV3",
-           "MatrixDiagPartV3", "MatrixSetDiagV3"]
+           "MatrixDiagPartV3", "MatrixSetDiagV3", "Geqrf", "Orgqr", "Ormqr"]
 
 
 class MatrixInverse(Operator):
@@ -195,3 +196,21 @@ class MatrixSetDiagV3(Operator):
 
     def __call__(self, x, diagonal, k):
         return MB.matrix_set_diag(x, diagonal, k, self.align)
+
+
+class Geqrf(Operator):
+    def __call__(self, input):  # noqa: A002
+        return HO.geqrf(input)
+
+
+class Orgqr(Operator):
+    def __call__(self, x, tau):
+        return HO.orgqr(x, tau)
+
+
+class Ormqr(Operator):
+    def __init__(self, left=True, transpose=False):
+        super().__init__(left=check_bool("Ormqr", "left", left), transpose=check_bool("Ormqr", "transpose", transpose))
+
+    def __call__(self, x, tau, other):
+        return HO.ormqr(x, tau, other, self.left, self.transpose)
