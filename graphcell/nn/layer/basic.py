@@ -24,6 +24,12 @@ class Flatten(Cell):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
+        # MindSpore 2.10's layer checks both dims against the rank (a scalar counting as rank 1),
+        # so the default start_dim=1 refuses a vector that ops.flatten returns as it is.
+        rank = max(x.ndim, 1)
+        if not all(-rank <= d < rank for d in (self.start_dim, self.end_dim)):
+            raise ValueError(f"'start_dim' or 'end_dim' out of range. (Flatten: start_dim={self.start_dim}, "
+                             f"end_dim={self.end_dim}, input of shape {list(x.shape)})")
         return F.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
