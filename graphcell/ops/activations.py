@@ -126,6 +126,8 @@ def threshold(input, thr, value):  # noqa: A002 - MindSpore's names
     """`input` where it is greater than `thr`, else `value` (NaN too); the gradient is 1 above
     `thr` and 0 elsewhere (MindSpore 2.10's, measured). Integers stay integers."""
     x = F.as_tensor(input)
+    if not x.dtype.is_floating and isinstance(value, float):
+        value = int(value)   # 2.10 keeps an integer input's dtype, the value truncated (-2.5 -> -2)
     return F.select(F.greater(x, thr), x, value)
 
 
