@@ -107,11 +107,15 @@ def _transform(fn):
     _Escapes(counter, filename).function(fdef)
     _annotate_live(fdef.body, {})
     fdef = _Convert(filename, counter, fdef).visit(fdef)
+    # The factory is only compiled, never run. Defining `fdef` inside it makes the function's
+    # own name a local of the factory, so a recursive module-level function would read itself
+    # as a closure cell nobody fills; `global` keeps that name the module's, as in the original.
+    own_name = [] if fdef.name in code.co_freevars else [ast.Global(names=[fdef.name])]
     factory = ast.FunctionDef(
         name="__gc_factory__",
         args=ast.arguments(posonlyargs=[], args=[ast.arg(RUNTIME)] + [ast.arg(n) for n in code.co_freevars],
                            kwonlyargs=[], kw_defaults=[], defaults=[]),
-        body=[fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None)
+        body=own_name + [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None)
     ast.copy_location(factory, fdef)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     compiled = compile(module, filename, "exec")

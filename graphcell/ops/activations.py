@@ -126,6 +126,8 @@ def threshold(input, thr, value):  # noqa: A002 - MindSpore's names
     """`input` where it is greater than `thr`, else `value` (NaN too); the gradient is 1 above
     `thr` and 0 elsewhere (MindSpore 2.10's, measured). Integers stay integers."""
     x = F.as_tensor(input)
+    if not x.dtype.is_floating and isinstance(value, float):
+        value = int(value)   # 2.10 keeps an integer input's dtype, the value truncated (-2.5 -> -2)
     return F.select(F.greater(x, thr), x, value)
 
 
@@ -146,8 +148,15 @@ def prelu(input, weight):  # noqa: A002 - MindSpore's names
                          f"got {list(w.shape)}.")
     if x.ndim >= 2:
         w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))
-    w = F.cast(w, x.dtype)
-    return F.select(F.greater(x, 0), x, F.mul(x, w))
+    return prelu_select(x, F.cast(w, x.dtype))
+
+
+def prelu_select(x, w):
+    """w * x where x <= 0, else x: a NaN takes x's side (gradient 1), and the slope's gradient
+    sums x over the negative side only, so a +inf elsewhere adds nothing to it (MindSpore 2.10's
+    gradients, measured; w * x over all of x gave inf * 0 = NaN)."""
+    negative = F.less_equal(x, 0)
+    return F.select(negative, F.mul(w, F.select(negative, x, F.zeros_like(x))), x)
 
 
 def _halves(x, axis, op: str):

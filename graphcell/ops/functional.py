@@ -1367,7 +1367,9 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
     x = as_tensor(input)
     if x.dtype.is_floating:
         return ew.leaky_relu.bind(x, alpha=float(alpha))
-    return select(greater_equal(x, 0), x, mul(x, alpha))
+    # Integers stay integers, the slope truncated to one first (MindSpore 2.10: alpha 0.2 maps
+    # -2 to 0, alpha 1.5 leaves it -2, alpha -2 maps it to 4).
+    return select(greater(x, 0), x, mul(x, int(alpha)))
 
 
 def elu(input_x, alpha=1.0):
@@ -1432,13 +1434,16 @@ def mish(x):
 def hardsigmoid(input):  # noqa: A002
     """relu6(x + 3) / 6; its gradient is 1/6 strictly between -3 and 3 (MindSpore's)."""
     x = as_tensor(input)
-    return ew.hard_sigmoid.bind(x) if x.dtype.is_floating else div(relu6(add(x, 3.0)), 6.0)
+    # Integers stay integers: the division rounds toward zero, as MindSpore 2.10's kernel does.
+    return ew.hard_sigmoid.bind(x) if x.dtype.is_floating else div(relu6(add(x, 3)), 6, rounding_mode="trunc")
 
 
 def hardswish(input):  # noqa: A002
     """x * relu6(x + 3) / 6, 0 from -3 down (-inf included, as MindSpore's)."""
     x = as_tensor(input)
-    return ew.hard_swish.bind(x) if x.dtype.is_floating else mul(x, hardsigmoid(x))
+    if x.dtype.is_floating:
+        return ew.hard_swish.bind(x)
+    return div(mul(x, relu6(add(x, 3))), 6, rounding_mode="trunc")   # integers stay integers, as 2.10's
 
 
 def softmax(input, axis=-1, *, dtype=None):  # noqa: A002

@@ -24,6 +24,12 @@ class Flatten(Cell):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
+        # MindSpore 2.10's layer checks both dims against the rank (a scalar counting as rank 1),
+        # so the default start_dim=1 refuses a vector that ops.flatten returns as it is.
+        rank = max(x.ndim, 1)
+        if not all(-rank <= d < rank for d in (self.start_dim, self.end_dim)):
+            raise ValueError(f"'start_dim' or 'end_dim' out of range. (Flatten: start_dim={self.start_dim}, "
+                             f"end_dim={self.end_dim}, input of shape {list(x.shape)})")
         return F.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
@@ -151,11 +157,13 @@ class PReLU(Cell):
     def construct(self, x):
         w = F.cast(self.w, x.dtype)
         if x.ndim >= 2:
+            if self.w.shape[0] not in (1, x.shape[1]):
+                raise ValueError(f"For 'Prelu', the length of 'weight' must be equal to number of channels: "
+                                 f"{x.shape[1]}, but got {list(self.w.shape)}.")
             w = F.reshape(w, (-1,) + (1,) * (x.ndim - 2))  # one slope per channel, axis 1
         elif self.w.shape[0] != 1:
             raise ValueError(f"For 'PReLU', a rank-{x.ndim} input takes channel=1 only")
-        # x unless x <= 0: a NaN takes x's side, so its gradient is 1 (MindSpore 2.10's, measured)
-        return F.select(F.less_equal(x, 0), F.mul(w, x), x)
+        return A.prelu_select(x, w)
 
 
 class ELU(Cell):

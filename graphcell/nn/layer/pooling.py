@@ -109,7 +109,9 @@ class MaxPool2d(_Pool2d):
 class AvgPool2d(_Pool2d):
     """'same' divides by the real elements of each window; 'pad' by kh*kw, or with ceil_mode
     by the window's elements and explicit padding (torch's rule), and by the real elements only
-    with count_include_pad=False."""
+    with count_include_pad=False. Takes [N, C, H, W] or [C, H, W], as MaxPool2d."""
+    _ranks = (3, 4)
+    _layout = "[N, C, H, W] or [C, H, W]"
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
