@@ -156,7 +156,7 @@ def prelu_select(x, w):
     sums x over the negative side only, so a +inf elsewhere adds nothing to it (MindSpore 2.10's
     gradients, measured; w * x over all of x gave inf * 0 = NaN)."""
     negative = F.less_equal(x, 0)
-    return F.select(negative, F.mul(w, F.select(negative, x, F.zeros_like(x))), x)
+    return F.select(negative, F.mul(w, F.select(negative, x, 0.0)), x)
 
 
 def _halves(x, axis, op: str):
