@@ -19,14 +19,14 @@ from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import functional as F
 from . import reductions as red
-from .composite import _axis_list, flip, isnan
+from .composite import _axis_list, flip, isnan, trunc
 from .log_scan import log_step_scan
 from .math_ops import logaddexp
 from .sorting import sort
 
 __all__ = [
     # reductions
-    "max", "min", "aminmax", "prod", "nansum", "nanmean", "median", "quantile", "nanquantile",
+    "max", "min", "mean", "aminmax", "prod", "nansum", "nanmean", "median", "quantile", "nanquantile",
     # scans and differences
     "cummax", "cummin", "logcumsumexp", "diff",
     # shapes
@@ -46,6 +46,16 @@ def _int_arg(value, what: str) -> int:
 
 
 # -- reductions ------------------------------------------------------------------------------
+
+def mean(x, axis=None, keep_dims=False):
+    """MindSpore's ops.mean (and Tensor.mean): an integer input's mean keeps its dtype,
+    truncated toward zero, as the ReduceMean primitive (MindSpore 2.10, measured: Int32
+    [[-1, -2], [3, 4]] over axis 1 is [-1, 3]). graphcell's own layers use F.mean, which
+    averages integers in float32."""
+    x = F.as_tensor(x)
+    out = F.mean(x, axis, keep_dims)
+    return F.cast(trunc(out), x.dtype) if x.dtype.is_integer else out
+
 
 def _max_or_min(name, arg_prim, combine, input, axis, keepdims, initial, where):
     x = F.as_tensor(input)

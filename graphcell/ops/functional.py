@@ -168,6 +168,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     if rounding_mode == "trunc" and not x.dtype.is_floating:
         q = floor_div(x, y)    # floor, then one up where the exact quotient was negative and inexact
         inexact = logical_and(not_equal(mul(q, y), x), not_equal(less(x, 0), less(y, 0)))
+        inexact = logical_and(inexact, not_equal(y, 0))   # q is already saturated there
         return select(inexact, add(q, 1), q)
     if not x.dtype.is_floating:
         x, y = cast(x, mstype.float32), cast(y, mstype.float32)
@@ -189,7 +190,25 @@ def floor_div(x, y):
     x, y = _pair(x, y)
     if x.dtype.is_floating:
         return floor(ew.div.bind(x, y))
-    return ew.div.bind(x, y)
+    if x.dtype is mstype.bool_:
+        return ew.div.bind(x, y)
+    return _saturate_division_by_zero(x, y, ew.div.bind(x, _nonzero_divisor(y)))
+
+
+def _nonzero_divisor(y):
+    """An integer divisor with its zeros made 1: XLA leaves integer division by zero undefined
+    (-1 and -2 on CPU) and onnxruntime's Div and Mod fail on it; the callers put MindSpore's
+    answer there instead."""
+    return select(equal(y, 0), ones_like(y), y)
+
+
+def _saturate_division_by_zero(x, y, quotient):
+    """An integer quotient where y is 0 as MindSpore 2.10's FloorDiv and TruncateDiv give it
+    (measured): the dtype's largest value for x > 0, its smallest for x < 0, 0 for 0."""
+    info = np.iinfo(x.dtype.np_dtype)
+    signed = select(less(x, 0), full_like(quotient, int(info.min)), zeros_like(quotient))
+    by_zero = select(greater(x, 0), full_like(quotient, int(info.max)), signed)
+    return select(equal(y, 0), by_zero, quotient)
 
 
 def mod(x, y):
@@ -337,8 +356,13 @@ def limit(x, min=None, max=None, name: str = "clip_by_value"):  # noqa: A002
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """MindSpore's ops.clip_by_value: clamp's values; at a limit the gradient is 0.5 (measured
-    on MindSpore 2.10, where clamp's is 1)."""
-    return limit(x, clip_value_min, clip_value_max)
+    on MindSpore 2.10, where clamp's is 1). The result keeps x's dtype (an Int32 x clipped to
+    [2.5, 7.5] is Int32 [2, 7], a Float16 one by Float32 limits Float16: measured); a list or
+    tuple of tensors is clipped one by one, as a tuple."""
+    if isinstance(x, (list, tuple)):
+        return tuple(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
+    x = as_tensor(x)
+    return cast(limit(x, clip_value_min, clip_value_max), x.dtype)
 
 
 def cast(input, dtype) -> Tensor:  # noqa: A002
@@ -1258,7 +1282,10 @@ def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):  # noqa
     too, and its `axis`/`keepdims` names are taken here; the Argmax primitive's are int32)."""
     dim = axis if axis is not None else dim
     keepdim = keepdims if keepdims is not None else keepdim
-    return _arg(red.argmax, input, dim, keepdim, mstype.int64)
+    x = as_tensor(input)
+    if x.dtype is mstype.bool_:   # MindSpore 2.10 takes bools here (argmin refuses them): True wins
+        x = cast(x, mstype.int32)
+    return _arg(red.argmax, x, dim, keepdim, mstype.int64)
 
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
