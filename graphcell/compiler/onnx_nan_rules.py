@@ -21,6 +21,7 @@ from ..dtype import bool_, int64, uint8
 from .onnx_dataflow import scalar_value
 from .onnx_rules import cast, reducer
 
+
 def _nan_rows(ctx, x, axes) -> tuple[str, str]:
     """(uint8 IsNaN of x, bool `the row over axes holds a NaN`)."""
     is_nan = cast(ctx, ctx.op("IsNaN", x), uint8)
