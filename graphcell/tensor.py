@@ -316,12 +316,7 @@ class Tensor(TensorMethods):
         Tensor's mean keeps its dtype, truncated toward zero (measured: [1, 2] gives 1, [-1, -4]
         gives -2), as mindspore.numpy.mean; `dtype` converts the input first."""
         x = self if dtype is None else self.astype(dtype)
-        axis, keep_dims = _either(axis, dim), _either(keep_dims, keepdim)
-        if x.dtype.is_floating or x.dtype is mstype.bool_:
-            return _ops().mean(x, axis, keep_dims)
-        total = _ops().sum(x, axis, keep_dims)
-        count = x.size // max(total.size, 1) if x.size else 1
-        return _ops().cast(_ops().div(total, count, rounding_mode="trunc"), x.dtype)
+        return _ops().mean(x, _either(axis, dim), _either(keep_dims, keepdim))
 
     def max(self, *args, **kwargs):
         """MindSpore 2.10's two forms: max(dim, keepdim=False) -> (values, indices), and

@@ -108,3 +108,15 @@ def test_clip_by_value_clips_a_list_one_by_one():
 def test_clip_by_value_gradient_is_still_half_at_a_limit():
     grad = ms.grad(lambda x: ops.clip_by_value(x, 2.0, 7.0).sum())(Tensor([1., 2., 5., 7., 9.]))
     np.testing.assert_array_equal(grad.asnumpy(), [0., 0.5, 1., 0.5, 0.])
+
+
+def test_integer_mean_sums_exactly():
+    """An integer mean is an int64 sum divided with truncation, not a float32 mean (which rounds
+    100000001..100000004 to 100000000), the same through ops.mean and Tensor.mean, eagerly and
+    under jit; a Tensor.mean(dtype=) converts first."""
+    x = Tensor(np.array([[100000001, 100000002, 100000004], [-1, -4, 0]], np.int32))
+    want = np.array([100000002, -1], np.int32)
+    for got in (ops.mean(x, 1), x.mean(1), ms.jit(lambda t: ops.mean(t, 1))(x)):
+        assert got.dtype == ms.int32
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    np.testing.assert_allclose(x.mean(1, dtype=ms.float64).asnumpy(), [100000002 + 1 / 3, -5 / 3])

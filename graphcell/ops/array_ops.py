@@ -50,11 +50,14 @@ def _int_arg(value, what: str) -> int:
 def mean(x, axis=None, keep_dims=False):
     """MindSpore's ops.mean (and Tensor.mean): an integer input's mean keeps its dtype,
     truncated toward zero, as the ReduceMean primitive (MindSpore 2.10, measured: Int32
-    [[-1, -2], [3, 4]] over axis 1 is [-1, 3]). graphcell's own layers use F.mean, which
-    averages integers in float32."""
+    [[-1, -2], [3, 4]] over axis 1 is [-1, 3]); the sum is exact (int64), not a float32 mean.
+    graphcell's own layers use F.mean, which averages integers in float32."""
     x = F.as_tensor(x)
-    out = F.mean(x, axis, keep_dims)
-    return F.cast(trunc(out), x.dtype) if x.dtype.is_integer else out
+    if not x.dtype.is_integer:
+        return F.mean(x, axis, keep_dims)
+    total = F.sum(x, axis, keep_dims)
+    count = builtins.max(math.prod(x.shape) // builtins.max(math.prod(total.shape), 1), 1)   # (max is ops.max here)
+    return F.cast(F.div(total, count, rounding_mode="trunc"), x.dtype)
 
 
 def _max_or_min(name, arg_prim, combine, input, axis, keepdims, initial, where):
