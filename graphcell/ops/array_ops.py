@@ -19,7 +19,7 @@ from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import functional as F
 from . import reductions as red
-from .composite import _axis_list, flip, isnan, trunc
+from .composite import _axis_list, flip, isnan
 from .log_scan import log_step_scan
 from .math_ops import logaddexp
 from .sorting import sort
