@@ -48,10 +48,15 @@ def _check_tau(op: str, x: Tensor, tau: Tensor) -> None:
     if tau.ndim != x.ndim - 1:
         raise ValueError(f"For {op}, tau should have one dimension less than x, while rank of x is {x.ndim} and "
                          f"rank of tau is {tau.ndim}.")
-    for i, (dx, dt) in enumerate(zip(x.shape[:-2], tau.shape[:-1])):
-        if dx != dt:
-            raise ValueError(f"For {op}, tau.shape[:-1] must be equal to x.shape[:-2], but x.shape[{i}] is {dx}, "
-                             f"and tau.shape[{i}] is {dt}.")
+    _check_batch(op, x, "tau", tau.shape, -1)
+
+
+def _check_batch(op: str, x: Tensor, name: str, shape: tuple, cut: int) -> None:
+    """`name`'s leading axes, shape[:cut], must be x's (2.10's message)."""
+    for i, (dx, d) in enumerate(zip(x.shape[:-2], shape[:cut])):
+        if dx != d:
+            raise ValueError(f"For {op}, {name}.shape[:{cut}] must be equal to x.shape[:-2], but x.shape[{i}] is "
+                             f"{dx}, and {name}.shape[{i}] is {d}.")
 
 
 def geqrf(input):  # noqa: A002 - MindSpore's names
@@ -104,10 +109,7 @@ def ormqr(input, tau, other, left=True, transpose=False):  # noqa: A002
     if other.ndim != x.ndim:
         raise ValueError(f"For Ormqr, other should have same dimension with x, while rank of x is {x.ndim} and rank "
                          f"of other is {other.ndim}.")
-    for i, (dx, do) in enumerate(zip(x.shape[:-2], other.shape[:-2])):
-        if dx != do:
-            raise ValueError(f"For Ormqr, other.shape[:-2] must be equal to x.shape[:-2], but x.shape[{i}] is {dx}, "
-                             f"and other.shape[{i}] is {do}.")
+    _check_batch("Ormqr", x, "other", other.shape, -2)
     mn, k = x.shape[-2:]
     side = -2 if left else -1
     if other.shape[side] != mn:
