@@ -11,6 +11,15 @@ DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = DATA / "golden"
 SHARED = ROOT.parent / "shared"
 
+# Nine tenths of a typical test's time is XLA compiling small programs (about 8,000 of them in the
+# eleven largest files). XLA's classic CPU emitters without LLVM's optimisations compile them in
+# half the time, and every test checks values against an independent reference under either
+# compiler. `make test-slow` (GRAPHCELL_TEST_FAST_COMPILE=0) keeps XLA's default compiler, the one
+# users run. Set before anything imports jax; subprocesses inherit it.
+FAST_COMPILE_FLAGS = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
+if os.environ.get("GRAPHCELL_TEST_FAST_COMPILE", "1") == "1":
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {FAST_COMPILE_FLAGS}".strip()
+
 
 @pytest.fixture
 def golden():

@@ -23,7 +23,8 @@ SEEDS = os.path.join(os.path.dirname(ROOT), "shared", "seed_programs")  # the se
 
 
 def _env(devices: int) -> dict:
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices}".strip()
+    env = dict(os.environ, XLA_FLAGS=flags,
                JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
     return env
 

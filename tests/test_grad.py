@@ -260,7 +260,10 @@ def test_grad_inside_construct_and_jit_and_bn_statistics_update():
     after_one = net.bn.moving_mean.asnumpy().copy()
     np.testing.assert_allclose(after_one, 0.9 * before + 0.1 * x.asnumpy().mean(0), rtol=1e-5)
     jit_g = ms.jit(Outer(net))(x).asnumpy()
-    np.testing.assert_allclose(jit_g, 2 * eager_g, rtol=1e-5)
+    # The exact gradient is zero (the sum of a normalised batch does not depend on x): both paths
+    # return rounding noise, so the comparison needs an absolute tolerance.
+    np.testing.assert_allclose(jit_g, 2 * eager_g, rtol=1e-5, atol=1e-6)
+    assert np.abs(eager_g).max() < 1e-6
     assert not np.allclose(net.bn.moving_mean.asnumpy(), after_one)  # the jitted call updated it too
 
 
