@@ -176,6 +176,10 @@ REFUSED = {
     "x[:6:2]": (lambda x: x[:6:2] * 1.0, r"takes 3 elements of dynamic axis 0 \(batch\) with a step"),
     "x * x.shape[0]": (lambda x: x * x.shape[0], r"a number computed from a shape"),
     "x[:x.shape[0] // 2]": (lambda x: x[:x.shape[0] // 2], r"ops.chunk, ops.tensor_split or x\[:n // 2\]"),
+    # all 8 rows at the example's size, so traced as no slice at all: the file took every row
+    "x[:100] at batch 8": (lambda x: x[:100] * 1.0, r"bound 100 reaches past the example's 8 elements"),
+    "x[-100:] at batch 8": (lambda x: x[-100:] * 1.0, r"bound -100 reaches past the example's 8 elements"),
+    "x[:10] at batch 8": (lambda x: x[:10] * 1.0, r"an example of more than 10 along that axis"),
 }
 
 
@@ -185,6 +189,30 @@ def test_what_cannot_follow_the_batch_is_refused_at_export(name):
     x = ms.Tensor(np.zeros((8, 5), np.float32))
     with pytest.raises(OnnxExportError, match=words):
         to_onnx(fn, x, dynamic_axes={0: [0]})
+
+
+def test_bounds_past_the_example_are_refused_in_a_cached_member_and_clip_past_it():
+    """A vmapped member's x[:100], traced (and cached) by a jit call at batch 8 first, is
+    refused at export; exported with an example past the bound, the file clips it. Bounds past
+    a static axis, or that follow the size, are whole at every size and export as such."""
+    class Member(ms.nn.Cell):
+        def construct(self, x):
+            return x[:100] * 2.0
+
+    ensemble = ms.vmap(ms.nn.CellList([Member(), Member()]), in_axes=None)
+    x = ms.Tensor(np.ones((8, 3), np.float32))
+    ms.jit(ensemble)(x)
+    with pytest.raises(OnnxExportError, match=r"test_export_dynamic_shapes.py:\d+ in .*bound 100"):
+        to_onnx(ensemble, x, dynamic_axes={0: [0]})
+    model = to_onnx(ensemble, ms.Tensor(np.ones((101, 3), np.float32)), dynamic_axes={0: [0]}).model
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for batch in (1, 100, 150):
+        rows = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        np.testing.assert_array_equal(session.run(None, {session.get_inputs()[0].name: rows})[0],
+                                      np.stack([rows[:100] * 2] * 2))
+    for fn in (lambda t: t[:, :100] * 2.0, lambda t: t[:2 * t.shape[0]] * 2.0):
+        model = to_onnx(fn, x, dynamic_axes={0: [0]}).model
+        assert model.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "batch"
 
 
 def test_a_net_that_refuses_small_batches_keeps_the_lengths_it_has():

@@ -207,7 +207,8 @@ class VmapFunction:
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
         state = [own(p) for p in traced.state_params]
         built = Traced(graph, traced.n_args, params, traced.captures, state, traced.out_tree,
-                       modes=traced.modes + self._member_modes(), arg_writes=traced.arg_writes)
+                       modes=traced.modes + self._member_modes(), arg_writes=traced.arg_writes,
+                       clamped_slices=traced.clamped_slices)
         built.cache["numbers"] = _numbers_plan(traced.out_tree, number_axes)
         return built
 

@@ -428,11 +428,30 @@ def _trace_resized(fn, traced, leaves, structure, axes, sizes, same_structure: b
                               f"dimensions follow them, failed: {type(e).__name__}: {e}. The code must run at "
                               "every size of a dynamic axis; export with static shapes "
                               "(dynamic_axes=False) otherwise") from e
+    if same_structure:
+        _check_clamped_slices(traced, other)
     problem = _same_structure(traced.graph, other.graph) if same_structure else None
     if problem is not None:
         raise OnnxExportError(f"the graph changes with the batch size ({problem}); export with "
                               "static shapes (dynamic_axes=False) or make the code shape-independent")
     return other
+
+
+def _check_clamped_slices(traced: Traced, other: Traced) -> None:
+    """Refuses a slice whose bound lay beyond a dynamic axis in the example's trace: x[:100] of
+    8 rows traced to no slice at all, so the file would take every row at any batch size. On
+    a static axis the other trace records the same slice; a bound that follows the size
+    (x[:2 * n]) is beyond the axis at every size."""
+    for source, axis, bound, size in sorted(traced.clamped_slices - other.clamped_slices, key=str):
+        if any((s, a) == (source, axis) and b != bound for s, a, b, _ in other.clamped_slices):
+            continue
+        where = f"at {source}: " if str(source) else ""
+        raise OnnxExportError(
+            f"{where}a slice of axis {axis} with bound {bound} reaches past the example's {size} elements, so it "
+            f"traced as the whole axis, and with that axis dynamic the file would take every element at any size "
+            f"where the code takes at most {abs(bound)}. Export with an example of more than {abs(bound)} along "
+            "that axis (the slice is then traced, and the file clips it at smaller sizes), or with static shapes "
+            "(dynamic_axes=False)")
 
 
 def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = False):

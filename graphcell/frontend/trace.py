@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import pytree
 from .ast_transform import converted
 from .outside_tensors import outside_tensors
-from .tracer import Tracer, current_tracer, note_modes, note_training_mode
+from .tracer import Tracer, current_tracer, note_clamped_slices, note_modes, note_training_mode
 
 
 @dataclass
@@ -34,6 +34,8 @@ class Traced:
     cache: dict = field(default_factory=dict)
     # The Cells the trace called, each with the training mode it saw: (weakref, training).
     modes: tuple = ()
+    # Slices whose bound lay beyond their axis, (source, axis, bound, size) (frontend/tracer.py)
+    clamped_slices: frozenset = frozenset()
     # Argument leaves written in place (x.add_(1)), whose new values the caller's Tensors get.
     arg_writes: tuple = ()
     _modes_verdict: tuple = (-1, False)  # (mode epoch, whether `modes` held then)
@@ -195,7 +197,8 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
                          tuple(p.name for p, _ in state) + tuple(tracer.inputs[i].name for i, _ in arg_writes))
     return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
                   [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree,
-                  modes=tuple(tracer.modes.values()), arg_writes=tuple(i for i, _ in arg_writes))
+                  modes=tuple(tracer.modes.values()), arg_writes=tuple(i for i, _ in arg_writes),
+                  clamped_slices=frozenset(tracer.clamped_slices))
 
 
 def _arg_writes(tracer: Tracer, symbolic: list[Tensor], in_list: list[bool]) -> list:
@@ -251,6 +254,7 @@ def inline(traced: Traced, args: list[Tensor]):
     else:
         from ..ir.core import replay
         note_modes(traced.modes)  # the enclosing trace depends on the modes this one read
+        note_clamped_slices(traced.clamped_slices)
         values = [tracer.lift(t) for t in inputs]
         out_values = replay(traced.graph, tracer, values)
         outs = [Tensor._symbolic(v) for v in out_values]

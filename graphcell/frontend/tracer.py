@@ -85,6 +85,8 @@ class Tracer(GraphBuilder):
         self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
         self.constants: dict[Any, Value] = {}
         self.modes: dict[int, tuple] = {}  # id(Cell) -> (weakref, training): what the trace read
+        # Slices whose bound lay beyond their axis (x[:100] of 8 rows): {(source, axis, bound, size)}
+        self.clamped_slices: set = set()
         # The argument Tensors (ids), and for each one item-assigned, its value just before the
         # first `x[i] = v` on it: what the caller gets back (frontend/trace.py)
         self.arg_ids: frozenset = frozenset()
@@ -192,6 +194,20 @@ def note_modes(modes) -> None:
     for tracer in STATE.tracers:
         for ref, training in modes:
             tracer.modes.setdefault(id(ref()), (ref, training))
+
+
+def note_clamped_slice(axis: int, bound: int, size: int) -> None:
+    """Records in every active trace that a slice's `bound` lay beyond its axis of `size`
+    (x[:100] of 8 rows takes all 8 and traces to nothing), with the user's line: an export
+    whose axis is dynamic must not take it for the whole axis (compiler/export.py)."""
+    note_clamped_slices(((user_source(), axis, bound, size),))
+
+
+def note_clamped_slices(slices) -> None:
+    """Adds (source, axis, bound, size) records to every active trace: an inner trace's, or
+    an inlined cached one's, belong to the enclosing traces too."""
+    for tracer in STATE.tracers:
+        tracer.clamped_slices.update(slices)
 
 
 def bind(primitive: Primitive, args: tuple, attrs: dict):

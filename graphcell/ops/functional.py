@@ -734,6 +734,7 @@ def getitem(x: Tensor, index) -> Tensor:
             continue
         size = x.shape[axis]
         if isinstance(item, slice):
+            _note_bounds_beyond(item, axis, size)
             start, stop, step = _forward_slice(item, size, axis in reversed_axes)
             # The slice's own bounds (x[::2]'s end is the axis' end, not its last element's),
             # so that an export with a dynamic axis sees them fixed or relative to the end.
@@ -759,6 +760,18 @@ def getitem(x: Tensor, index) -> Tensor:
     if len(arrays) == 1:
         return take_in_range(out, arrays[0][1], arrays[0][0])
     return _advanced(out, arrays) if arrays else out
+
+
+def _note_bounds_beyond(item: slice, axis: int, size: int) -> None:
+    """Tells the active traces about a bound beyond the axis (x[:100] or x[-100:] of 8 rows,
+    all of them): traced, it is no slice at all, which an export with that axis dynamic must
+    not take for the whole axis. A bound of exactly the size (x[:n]) is the whole axis."""
+    from ..frontend.tracer import current_tracer, note_clamped_slice
+    if current_tracer() is None:
+        return
+    for bound in (item.start, item.stop):
+        if bound is not None and not isinstance(bound, Tensor) and not -size <= bound <= size:
+            note_clamped_slice(axis, int(bound), size)
 
 
 def _reversed_axes(index: tuple, shape: tuple) -> tuple:
