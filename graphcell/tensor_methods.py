@@ -522,6 +522,8 @@ class TensorMethods:
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
         return _ops().unique_consecutive(self, return_inverse, return_counts, dim)
 
+    def unique_with_pad(self, pad_num): return _ops().unique_with_pad(self, pad_num)
+
     # -- scatters that return a new Tensor (measured: this Tensor is left as it is) ------------
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _ops().diagonal_scatter(self, src, offset, dim1, dim2)

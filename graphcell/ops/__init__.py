@@ -27,7 +27,9 @@ from .primitive import PRIMITIVES, Literal, Primitive, ShapeError  # noqa: F401
 from .sorting import argsort, cumprod, cumsum, sort, topk  # noqa: F401,E402
 from .convolution import conv1d, conv3d, conv3d_transpose, conv_transpose2d  # noqa: F401,E402
 from .control_flow import cond, fori_loop, while_loop  # noqa: F401,E402 - tensor control flow
-from .dynamic_shape import argwhere, masked_select, nonzero, unique, unique_consecutive  # noqa: F401,E402 - eager only
+from .dynamic_shape import argwhere, is_nonzero, masked_select, nonzero, unique, unique_consecutive  # noqa: F401,E402 - eager only
+from .padded_unique import unique_with_pad  # noqa: F401,E402
+from .inplace_functions import *  # noqa: F401,F403,E402 - ops.zero_, clamp_, uniform_, put_, ... (the Tensor methods)
 from .math_ops import *  # noqa: F401,F403,E402 - elementwise math with MindSpore 2.10 names
 from .scan_loop import scan  # noqa: F401,E402 - a loop with per-step outputs (jax.lax.scan)
 from .array_ops import *  # noqa: F401,F403,E402 - reductions, scans, shapes, draws, lookups

@@ -25,6 +25,7 @@ _INSTEAD = {
     "masked_select": "ops.masked_fill(input, ~mask, 0) (or ops.select), which keeps the shape",
     "unique": "a fixed-size encoding such as ops.one_hot, or unique values computed before the jitted function",
     "unique_consecutive": "a mask of run starts, ops.not_equal(x[1:], x[:-1]), which keeps a static shape",
+    "is_nonzero": "ops.not_equal(input, 0), a bool Tensor",
 }
 
 
@@ -140,3 +141,13 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         outs.append(Tensor(np.diff(np.append(starts, length)).astype(np.int64)))
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def is_nonzero(input):  # noqa: A002
+    """Whether the one element of `input` is nonzero, a Python bool (NaN is nonzero), as
+    MindSpore 2.10 (measured). A value on the host: eager only, like the ops above."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For is_nonzero, the input must be a Tensor, but got {type(input)}.")
+    if input.size != 1:
+        raise ValueError(f"For is_nonzero, the numel of input must be 1, but got {input.size}.")
+    return bool(_host("is_nonzero", input).reshape(()) != 0)

@@ -1687,3 +1687,9 @@ class GatherV2(Gather):
     def __call__(self, input_params, input_indices, axis, batch_dims=0):
         self.add_prim_attr("batch_dims", check_int("GatherV2", "batch_dims", batch_dims, minimum=0))
         return super().__call__(input_params, input_indices, axis)
+
+# == unique values, segments, scatters, bits (index_segment_classes.py) ===========================
+
+from . import index_segment_classes as _index_segment_classes  # noqa: E402
+from .index_segment_classes import *  # noqa: F401,F403,E402
+__all__ += _index_segment_classes.__all__

@@ -128,3 +128,49 @@ def _values(op: str, t: Tensor) -> np.ndarray:
         raise GraphModeError(f"ops.{op} has an output shape that depends on segment_ids' values, and graph mode "
                              f"(jit, vmap, grad) builds graphs of static shapes; call it eagerly, or use "
                              f"ops.unsorted_segment_sum with a fixed num_segments, divided by the counts") from None
+
+
+def sorted_segments(kernel: str, reduction: str, x, segment_ids) -> Tensor:
+    """MindSpore 2.10's SegmentSum/Mean/Max/Min/Prod (classes only in 2.10): x's slices reduced
+    per segment id, the ids 1-D, sorted, non-negative and as many as x's rows; the output has
+    segment_ids[-1] + 1 rows, a shape that depends on the values, so it runs eagerly only (as
+    sparse_segment_mean). Measured: an empty segment is 0 for every reduction but prod (1); an
+    integer mean truncates toward zero. Max and min skip NaN here (2.10's CPU kernels give
+    NaN for max, but not for min, of [1, nan]; graphcell does not copy that)."""
+    if not isinstance(x, Tensor) or not isinstance(segment_ids, Tensor):
+        bad, value = ("x_type", x) if not isinstance(x, Tensor) else ("segment_ids_type", segment_ids)
+        raise TypeError(f"For Primitive[{kernel}], the type of input argument[{bad}] must be Tensor but got "
+                        f"{type(value).__name__}.")
+    ids = segment_ids
+    if x.dtype is mstype.bool_:
+        raise TypeError(f"For primitive[{kernel}], the input argument[x_type] must be a numeric Tensor, but got "
+                        f"Tensor[Bool].")
+    if ids.dtype not in (mstype.int32, mstype.int64):
+        raise TypeError(f"For primitive[{kernel}], the input argument[segment_ids_type] must be a type of "
+                        f"{{Tensor[Int32], Tensor[Int64]}}, but got Tensor[{ids.dtype}].")
+    if x.ndim < 1:
+        raise ValueError(f"For primitive[{kernel}], the rank of 'x' must be greater than or equal to 1, but got 0.")
+    if ids.ndim != 1:
+        raise ValueError(f"For primitive[{kernel}], the rank of 'segment_ids' must be equal to 1, but got {ids.ndim}.")
+    if ids.shape[0] != x.shape[0]:
+        raise ValueError(f"For '{kernel}', the amount of data for segment_ids must be equal to the first dimension "
+                         f"of the shape of input_x, but got {ids.shape[0]} and {x.shape[0]}.")
+    segs = _values(kernel, ids)
+    if segs.size == 0:
+        raise ValueError("For 'SegmentOp', segment_ids input cannot be empty.")
+    if segs[0] < 0:
+        raise ValueError(f"For 'SegmentOp', the values of segment_ids must be nonnegative, but got {int(segs.min())}.")
+    if (np.diff(segs) < 0).any():
+        raise ValueError("For 'SegmentOp', segment_ids must be a tensor with element values sorted in ascending order.")
+    n = int(segs[-1]) + 1
+    index = Tensor(segs.astype(np.int32))
+    counts = np.bincount(segs, minlength=n).reshape((n,) + (1,) * (x.ndim - 1))
+    if reduction == "mean":
+        divisor = Tensor(np.maximum(counts, 1).astype(x.dtype.np_dtype))
+        # (an integer mean truncates toward zero, as measured)
+        return F.div(_segments(kernel, "add", x, index, n), divisor,
+                     rounding_mode="trunc" if x.dtype.is_integer else None)
+    out = _segments(kernel, reduction, x, index, n)
+    if reduction in ("max", "min"):   # an empty segment is 0, not the reduction's identity
+        out = F.select(Tensor(np.broadcast_to(counts > 0, out.shape)), out, F.zeros_like(out))
+    return out
