@@ -1655,6 +1655,10 @@ from .array_classes import *  # noqa: F401,F403,E402
 from .math_classes import *  # noqa: F401,F403,E402
 from .nn_classes import *  # noqa: F401,F403,E402
 __all__ += _math_classes.__all__ + _array_classes.__all__ + _nn_classes.__all__
+from .windows import BartlettWindow, BlackmanWindow, HammingWindow  # noqa: E402
+from .space_depth import BatchToSpace, BatchToSpaceND, DepthToSpace, ReverseSequence, SpaceToBatch, SpaceToBatchND, SpaceToDepth  # noqa: E402,E501
+__all__ += ["BartlettWindow", "BlackmanWindow", "HammingWindow", "BatchToSpace", "BatchToSpaceND", "DepthToSpace",
+            "ReverseSequence", "SpaceToBatch", "SpaceToBatchND", "SpaceToDepth"]
 
 
 # MindSpore's deprecated aliases of classes above (2.10 still exports them)

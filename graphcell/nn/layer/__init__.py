@@ -18,5 +18,6 @@ from .pooling_more import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool1d, LPPoo
                            MaxUnpool2d, MaxUnpool3d)
 from .math_layers import BiDense, MatMul, Moments, Norm, ReduceLogSumExp  # noqa: F401
 from .image import CentralCrop, ImageGradients  # noqa: F401
+from .image_quality import MSSSIM, PSNR, SSIM  # noqa: F401
 from .gamma_cells import DiGamma, IGamma, LBeta, LGamma  # noqa: F401
 from .array_layers import OneHot, Range, Roll, Unflatten  # noqa: F401
