@@ -79,7 +79,7 @@ class Tensor(TensorMethods):
     >>> Tensor([1.0, 2.0])
     Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00])
     """
-    __slots__ = ("_payload", "__weakref__")
+    __slots__ = ("_payload", "_grad_hooks", "__weakref__")   # _grad_hooks: register_hook's, when any
     __array_priority__ = 100  # numpy scalars defer to Tensor's operators
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None):
@@ -140,6 +140,16 @@ class Tensor(TensorMethods):
     @property
     def is_symbolic(self) -> bool:
         return isinstance(self._payload, Value)
+
+    def register_hook(self, hook):
+        """`hook(grad)` runs on this Tensor's gradient when a backward pass computes it (its
+        whole gradient, over every use, also the uses before the call); a Tensor result
+        replaces the gradient, None keeps it. Several hooks run in the order registered, each
+        on the one before's result. Works eagerly and under jit (a host call in the compiled
+        backward pass), on intermediates, inputs and Parameters (whose hooks stay until
+        removed). Returns a handle whose remove() unregisters it."""
+        from .ops.tensor_hooks import register_hook
+        return register_hook(self, hook)
 
     # -- conversion ---------------------------------------------------------------------
     def _concrete(self, what: str):

@@ -249,7 +249,8 @@ TESTED_ELSEWHERE = {"cond": "tests/test_control_flow.py", "while_loop": "tests/t
                     "scan": "tests/test_rnn.py", "igamma_grad_a": "tests/test_special_more.py",
                     **dict.fromkeys(["geqrf", "householder_product"], "tests/test_householder_qr.py"),  # 2.10's error
                     **dict.fromkeys(
-                        ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py")}
+                        ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py"),
+                    "tensor_hook": "tests/test_tensor_hooks.py"}
 
 
 def test_every_primitive_has_a_vjp_rule_and_differentiable_ones_a_record():

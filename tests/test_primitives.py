@@ -393,6 +393,7 @@ def test_every_primitive_is_covered_here():
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
         "resize",  # values against MindSpore's measured numbers and torch in test_resize.py
         "backward_hook", "backward_hook_enter", "backward_hook_exit",  # hooks: test_backward_hooks.py
+        "tensor_hook",  # Tensor.register_hook: test_tensor_hooks.py
         "tile_rows"}  # made by the XLA pipeline's last pass: values against the untiled graph in test_tile_rows.py
     assert set(PRIMITIVES) <= covered, f"untested primitives: {set(PRIMITIVES) - covered}"
 

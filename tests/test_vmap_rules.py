@@ -11,6 +11,7 @@ import graphcell as ms
 from graphcell.ops import PRIMITIVES
 from graphcell.ops import elementwise as ew
 from graphcell.ops.hooks import HookSite
+from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.tensor import Tensor
 
 N = 3
@@ -50,6 +51,7 @@ RECORDS.update({
     "stop_gradient": ([((2, 3), F32)], {}),
     "backward_hook_enter": ([((2, 3), F32), ((3,), F32)], {"site": HOOK_SITE, "layout": (True, True), "post": True}),
     "backward_hook_exit": ([((), BOOL), ((2, 3), F32)], {"site": HOOK_SITE, "layout": (True,), "pre": True}),
+    "tensor_hook": ([((2, 3), F32)], {"site": TensorHookSite(print, {}, 0)}),
     "reduce_sum": ([((2, 3, 4), F32)], {"axes": (0, 2)}),
     "reduce_max": ([((2, 3, 4), F32)], {"axes": (1,)}),
     "reduce_min": ([((2, 3, 4), F32)], {"axes": (2,)}),

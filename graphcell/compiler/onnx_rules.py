@@ -947,6 +947,7 @@ RULES = {
     "backward_hook_enter": lambda ctx, *xs, **attrs: [ctx.op("Identity", x) for x in xs]
     + [ctx.const(np.zeros((), np.bool_))],
     "backward_hook_exit": lambda ctx, token, *ys, **attrs: [ctx.op("Identity", y) for y in ys],
+    "tensor_hook": lambda ctx, x, **attrs: ctx.op("Identity", x),   # Tensor.register_hook's marker
     # elementwise unary
     "neg": neg, "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),

@@ -178,6 +178,7 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
     tracer.outside = outside_tensors(fn)
     if concrete:  # an argument's value: its array, or what its own trace works out
         tracer.concrete.sources.update((s._payload, t) for s, t in zip(symbolic, leaves))
+        _mark_hooked_args(tracer, symbolic, leaves)
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
     with tracer:
         owner = getattr(fn, "__self__", None)
@@ -201,18 +202,33 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
                   clamped_slices=frozenset(tracer.clamped_slices))
 
 
+def _mark_hooked_args(tracer: Tracer, symbolic: list[Tensor], leaves: list[Tensor]) -> None:
+    """An eager grad's arguments that carry Tensor hooks (registered before the call) read
+    their hooks' markers (ops/tensor_hooks.py)."""
+    from ..ops.tensor_hooks import mark_all
+    done = set()
+    for s, t in zip(symbolic, leaves):
+        hooks = getattr(t, "_grad_hooks", None)
+        if hooks and id(s) not in done:
+            done.add(id(s))
+            s._payload = mark_all(tracer, s._payload, hooks)
+
+
 def _arg_writes(tracer: Tracer, symbolic: list[Tensor], in_list: list[bool]) -> list:
     """(index, new value) of each argument the traced function wrote in place: its Tensor no
     longer holds the input value. MindSpore 2.10's graph mode (measured) hands such writes back
     to the caller's Tensor, except `x[i] = v`, which rebinds the name: from there on the
     argument is no longer written (the value just before it is handed back), and Tensors in
     a list argument (a copy), which are never written back."""
+    from ..ops.tensor_hooks import unmarked
     writes, seen = [], set()
     for i, (t, value) in enumerate(zip(symbolic, tracer.inputs)):
         if id(t) in seen:   # an alias of an earlier argument (`f(x, x)`): handed back there
             continue
         seen.add(id(t))
         final = tracer.setitem_frozen.get(id(t), t._payload)
+        if isinstance(final, Value):   # a Tensor hook's marker is no write
+            final = unmarked(final)
         if final is not value and not in_list[i]:
             writes.append((i, final if isinstance(final, Value) else tracer.lift(Tensor._wrap(final))))
     return writes

@@ -81,6 +81,7 @@ class Tracer(GraphBuilder):
         # Where its inputs' values are, for an eager grad's trace (frontend/concrete.py)
         self.concrete = ConcreteValues() if concrete else None
         self.params: dict[int, tuple[Any, Value]] = {}      # id(Parameter) -> (param, input)
+        self.param_reads: dict[int, Value] = {}   # id(Parameter) -> its input marked by its Tensor hooks
         self.captures: dict[int, tuple[Any, Value]] = {}    # id(outer Tensor) -> (tensor, input)
         self.state: dict[int, tuple[Any, Value]] = {}       # id(Parameter) -> (param, new value)
         self.constants: dict[Any, Value] = {}
@@ -131,7 +132,11 @@ class Tracer(GraphBuilder):
             self.params[id(t)] = entry
             if self.concrete is not None:
                 self.concrete.sources[entry[1]] = t
-        return entry[1]
+            hooks = getattr(t, "_grad_hooks", None)
+            if hooks:   # Tensor.register_hook (ops/tensor_hooks.py)
+                from ..ops.tensor_hooks import mark_all
+                self.param_reads[id(t)] = mark_all(self, entry[1], hooks)
+        return self.param_reads.get(id(t), entry[1]) if self.param_reads else entry[1]
 
     def _capture(self, t) -> Value:
         if t._payload.tracer not in STATE.tracers:  # its trace is over: a branch's value kept

@@ -3,7 +3,7 @@ and MindSpore's operator classes (`ops.ReduceSum(keep_dims=True)`, `operations.p
 
 Importing this package registers every primitive (each family module declares its own).
 """
-from . import core_prims, elementwise, fused_prims, hooks, linalg, linalg_prims, nn_prims, random_prims, reductions, shape_ops, sorting, special, tiling  # noqa: F401
+from . import core_prims, elementwise, fused_prims, hooks, linalg, linalg_prims, nn_prims, random_prims, reductions, shape_ops, sorting, special, tensor_hooks, tiling  # noqa: F401
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, pow, round, sum)  # noqa: F401,A004 - MindSpore's names
 from .composite import *  # noqa: F401,F403,E402 - ops composed of other ops

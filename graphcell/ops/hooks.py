@@ -55,6 +55,10 @@ class HookSite:
     def __eq__(self, other):
         return isinstance(other, HookSite) and self._ref == other._ref
 
+    @property
+    def subject(self) -> str:   # for messages (a Tensor's hooks have theirs: ops/tensor_hooks.py)
+        return f"Cell {self}"
+
     def __str__(self):
         return f"<{self.label}>"
 
@@ -157,7 +161,7 @@ call.def_batch(batching.unrolled(call))   # each member's gradients, as a loop o
 
 @call.def_vjp
 def _call_vjp(ctx, cts, primals, outs, *, site, kind, slots, context):
-    raise NotImplementedError(f"grad: a second-order gradient through the backward hooks of Cell {site} is "
+    raise NotImplementedError(f"grad: a second-order gradient through the backward hooks of {site.subject} is "
                               "not supported; remove the hooks (handle.remove()) for it")
 
 

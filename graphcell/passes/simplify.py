@@ -162,6 +162,11 @@ def _hook_exit(node, ins, builder):
     return ins[1:]
 
 
+@rule("tensor_hook")
+def _tensor_hook(node, ins, builder):
+    return ins
+
+
 @rule("select")
 def _select(node, ins, builder):
     pred, x, y = ins
