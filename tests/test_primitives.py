@@ -357,6 +357,9 @@ def test_shrink_against_torch(lambd, bias, torch_fn, dtype, jit):
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_polygamma_against_torch(dtype, jit):
     x = rand((3, 4), dtype, -4.9, 9)
+    # Within 0.1 of a pole (0, -1, -2, ...) float32's rounding of x alone moves polygamma by
+    # more than the tolerance (its relative condition number there is ~(n+1)/distance): step off.
+    x = np.where((x < 0.5) & (np.abs(x - np.round(x)) < 0.1), x + 0.3, x).astype(dtype)
     for n in (0, 1, 4):
         want = torch.polygamma(n, torch.from_numpy(x.astype(np.float64))).numpy().astype(dtype)
         tol = 2e-5 if dtype == np.float32 else 1e-9
