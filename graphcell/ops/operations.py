@@ -1656,6 +1656,10 @@ from .math_classes import *  # noqa: F401,F403,E402
 from .nn_classes import *  # noqa: F401,F403,E402
 __all__ += _math_classes.__all__ + _array_classes.__all__ + _nn_classes.__all__
 
+from . import detection_classes as _detection_classes  # noqa: E402
+from .detection_classes import *  # noqa: F401,F403,E402 - IOU, BoundingBoxEncode/Decode, CheckValid, CropAndResize, ROIAlign, NMSWithMask
+__all__ += _detection_classes.__all__
+
 
 # MindSpore's deprecated aliases of classes above (2.10 still exports them)
 def _alias(name: str, cls, doc: str):
