@@ -1660,6 +1660,10 @@ from .space_depth import BatchToSpace, BatchToSpaceND, DepthToSpace, ReverseSequ
 __all__ += ["BartlettWindow", "BlackmanWindow", "HammingWindow", "BatchToSpace", "BatchToSpaceND", "DepthToSpace",
             "ReverseSequence", "SpaceToBatch", "SpaceToBatchND", "SpaceToDepth"]
 
+from . import detection_classes as _detection_classes  # noqa: E402
+from .detection_classes import *  # noqa: F401,F403,E402 - IOU, BoundingBoxEncode/Decode, CheckValid, CropAndResize, ROIAlign, NMSWithMask
+__all__ += _detection_classes.__all__
+
 
 # MindSpore's deprecated aliases of classes above (2.10 still exports them)
 def _alias(name: str, cls, doc: str):
