@@ -23,6 +23,7 @@ _LAZY = {
                      "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"],
                     "graphcell.nn.dynamic_lr"),
     **dict.fromkeys(["TrainOneStepCell"], "graphcell.nn.wrap_train"),
+    **dict.fromkeys(["WithGradCell", "ForwardValueAndGrad"], "graphcell.nn.wrap_grad"),
     **dict.fromkeys(["TrainOneStepWithLossScaleCell", "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell"],
                     "graphcell.nn.loss_scale"),
     **dict.fromkeys(["DistributedGradReducer"], "graphcell.nn.grad_reducer"),

@@ -21,3 +21,8 @@ from .image import CentralCrop, ImageGradients  # noqa: F401
 from .image_quality import MSSSIM, PSNR, SSIM  # noqa: F401
 from .gamma_cells import DiGamma, IGamma, LBeta, LGamma  # noqa: F401
 from .array_layers import OneHot, Range, Roll, Unflatten  # noqa: F401
+from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt, DropoutExt, EmbeddingExt,  # noqa: F401
+                         LayerNormExt, Linear, LogSoftmaxExt, MaxPool2dExt, PReLUExt)
+from .misc_cells import ClipByNorm, Conv2dBnAct, DenseBnAct, L1Regularizer, SyncBatchNorm  # noqa: F401
+from .embedding_lookup import EmbeddingLookup, MultiFieldEmbeddingLookup  # noqa: F401
+from .time_distributed import TimeDistributed  # noqa: F401
