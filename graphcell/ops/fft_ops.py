@@ -8,7 +8,7 @@ primitive computes the "backward" normalisation (1/n on the inverse transforms o
 
 FFTs are linear, so the vjp is the transposed transform (jax's convention, no conjugation):
 fft's is fft, ifft's ifft, rfft's the real part of an fft of the cotangent zero-padded to full
-length, irfft's an rfft with the half-spectrum's doubled bins (jax's rules).
+length, irfft's the conjugate of an rfft with the half-spectrum's doubled bins (jax's rules).
 ONNX: no rule (onnxruntime has no complex tensors), so export names the op.
 """
 from __future__ import annotations
@@ -82,7 +82,8 @@ def _fft_vjp(ctx, cts, primals, outs, *, fft_type, lengths):
     mask[0] = 1.0
     if n % 2 == 0:
         mask[-1] = 1.0
-    return (F.mul(spectrum, F.cast(F.as_tensor(mask / math.prod(lengths)), x.dtype)),)
+    # conjugated: irfft reads the spectrum as its conjugate-symmetric extension (jax's rule)
+    return (conj(F.mul(spectrum, F.cast(F.as_tensor(mask / math.prod(lengths)), x.dtype))),)
 
 
 # -- the functional layer ------------------------------------------------------------------
