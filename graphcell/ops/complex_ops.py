@@ -46,7 +46,7 @@ def _complex_rule(re: TensorType, im: TensorType) -> TensorType:
 real_part = Primitive("real", _part_rule("real"), jnp.real)
 imag_part = Primitive("imag", _part_rule("imag"), jnp.imag)
 conjugate = Primitive("conj", _conj_rule, jnp.conj)
-make_complex = Primitive("complex", _complex_rule, jax.lax.complex)
+make_complex = Primitive("complex", _complex_rule, lambda re, im: jax.lax.complex(*jnp.broadcast_arrays(re, im)))
 for _p in (real_part, imag_part, conjugate):
     _p.def_batch(batching.vectorized(_p))
 make_complex.def_batch(batching.broadcasting(make_complex))
