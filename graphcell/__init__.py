@@ -9,7 +9,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import dtype  # noqa: E402
-from .dtype import (DType, bfloat16, bool_, float16, float32, float64, float_, int8, int16,  # noqa: E402,F401
+from .dtype import (DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, float_, int8, int16,  # noqa: E402,F401
                     int32, int64, int_, uint8, uint16, uint32, uint64, dtype_to_nptype, dtype_to_pytype,
                     pytype_to_dtype)
 from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402

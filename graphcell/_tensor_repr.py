@@ -5,6 +5,8 @@ import numpy as np
 
 
 def _element_formatter(dtype):
+    if dtype.is_complex:
+        return {"complex_kind": _complex_text}
     if dtype.is_floating:
         digits = 4 if dtype.name == "float16" else 8
         return {"float_kind": lambda x: f"{float(x): .{digits}e}"}
@@ -15,10 +17,21 @@ def _scalar_text(array: np.ndarray) -> str:
     """A 0-d value in its shortest form in its own dtype (numpy's scalar str: 0.1, not float32's
     0.10000000149011612; 1e+20; -0), a whole float without its `.0` (MindSpore prints 2)."""
     value = array[()]
+    if array.dtype.kind == "c":
+        return _complex_text(value)
     if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
         text = str(value)
         return text[:-2] if text.endswith(".0") else text
     return str(value.item())
+
+
+def _complex_text(value) -> str:
+    """MindSpore's form of a complex element: 1+2j, 3-1j, 0.5+1.5j (measured on 2.10)."""
+    def part(x):
+        text = str(x)
+        return text[:-2] if text.endswith(".0") else text
+    imag = part(value.imag)
+    return f"{part(value.real)}{'' if imag.startswith('-') else '+'}{imag}j"
 
 
 def format_tensor(array: np.ndarray, dtype) -> str:

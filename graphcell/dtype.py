@@ -33,6 +33,20 @@ class DType:
         return self.np_dtype.kind == "f" or self is bfloat16
 
     @property
+    def is_complex(self) -> bool:
+        return self.np_dtype.kind == "c"
+
+    @property
+    def is_inexact(self) -> bool:
+        """Floating or complex: the dtypes that carry gradients and that float functions take as they are."""
+        return self.np_dtype.kind in "fc" or self is bfloat16
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The dtype of a complex dtype's real and imaginary parts (itself for the others)."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    @property
     def is_integer(self) -> bool:
         return self.np_dtype.kind in "iu"
 
@@ -54,9 +68,11 @@ uint16 = DType("uint16", np.uint16, "UInt16", "u16")
 uint32 = DType("uint32", np.uint32, "UInt32", "u32")
 uint64 = DType("uint64", np.uint64, "UInt64", "u64")
 bool_ = DType("bool_", np.bool_, "Bool", "bool")
+complex64 = DType("complex64", np.complex64, "Complex64", "c64")
+complex128 = DType("complex128", np.complex128, "Complex128", "c128")
 
 ALL_DTYPES = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-              bool_)
+              bool_, complex64, complex128)
 float_ = float32
 int_ = int64
 
@@ -87,6 +103,8 @@ def to_dtype(x) -> DType:
         return int64
     if x is float:
         return float32
+    if x is complex:
+        return complex128
     try:
         npd = np.dtype(x)
     except TypeError:
@@ -110,21 +128,26 @@ def pytype_to_dtype(obj) -> DType:
 def dtype_to_pytype(dtype) -> type:
     """The Python type a dtype's values convert to (MindSpore's `dtype_to_pytype`): bool, int or float."""
     d = to_dtype(dtype)
-    return bool if d is bool_ else int if d.is_integer else float
+    return bool if d is bool_ else int if d.is_integer else complex if d.is_complex else float
 
 
 def result_dtype(*dtypes: DType) -> DType:
     """The dtype two tensors promote to, with MindSpore's rules for the common cases:
     bool < ints < floats, and the wider of two members of one kind. A signed and an unsigned
     integer meet in a signed type that holds both (int8 + uint8 -> int16, as MindSpore and
-    numpy); with uint64 there is none, which is an error (MindSpore refuses such mixes)."""
-    order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, bfloat16, float16, float32, float64]
+    numpy); with uint64 there is none, which is an error (MindSpore refuses such mixes).
+    Complex is above every real dtype, and a complex64 meeting a float64 is complex128
+    (MindSpore 2.10, measured: complex64 + float64 -> Complex128, complex64 + int32 -> Complex64)."""
+    order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, bfloat16, float16, float32, float64,
+             complex64, complex128]
     best = dtypes[0]
     for d in dtypes[1:]:
         if d is best:
             continue
         if {d, best} == {bfloat16, float16}:
             best = float32
+        elif {d, best} == {complex64, float64}:
+            best = complex128
         elif d.is_integer and best.is_integer and d.np_dtype.kind != best.np_dtype.kind:
             both = np.promote_types(d.np_dtype, best.np_dtype)
             if both.kind != "i":

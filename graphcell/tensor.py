@@ -31,6 +31,8 @@ def _default_dtype(data) -> DType:
         return mstype.int64
     if isinstance(data, float):
         return mstype.float32
+    if isinstance(data, complex):
+        return mstype.complex128   # MindSpore 2.10 (measured): Tensor(1+2j) is Complex128
     arr = np.asarray(data)
     if arr.dtype == np.float64:
         return mstype.float32  # a Python list of floats

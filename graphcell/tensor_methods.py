@@ -351,7 +351,11 @@ class TensorMethods:
     # -- dtypes -----------------------------------------------------------------------------
     def is_floating_point(self): return self.dtype.is_floating
     def is_signed(self): return self.dtype.is_floating or self.dtype.np_dtype.kind == "i"
-    def is_complex(self): return False      # graphcell has no complex dtypes
+    def is_complex(self): return self.dtype.is_complex
+    def real(self): return _ops().real(self)
+    def imag(self): return _ops().imag(self)
+    def conj(self): return _ops().conj(self)
+    def angle(self): return _ops().angle(self)
     def byte(self): return self.astype(mstype.uint8)
     def short(self): return self.astype(mstype.int16)
     def bfloat16(self): return self.astype(mstype.bfloat16)

@@ -342,10 +342,13 @@ def unsupported_ops(graph: Graph) -> list[str]:
     for sub in graph.subgraphs():
         lines += unsupported_ops(sub)
     for node in graph.nodes:
-        if node.primitive.onnx_rule is None:
+        # ONNX (and onnxruntime) has no complex tensors: an op on complex values has no lowering
+        complex_values = any(v.dtype.is_complex for v in (*node.inputs, *node.outputs))
+        if node.primitive.onnx_rule is None or complex_values:
             src = node.source
             where = f" at {src.file}:{src.line}" if src.file else ""
-            lines.append(f"  {node.primitive.name} in Cell '{src.scope or '<top>'}'{where}")
+            why = " (complex values: ONNX has no complex tensors)" if complex_values else ""
+            lines.append(f"  {node.primitive.name}{why} in Cell '{src.scope or '<top>'}'{where}")
     return lines
 
 

@@ -45,6 +45,8 @@ from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
 from .grid_sampling import *  # noqa: F401,F403,E402 - grid_sample, affine_grid
 from .channel_ops import *  # noqa: F401,F403,E402 - channel-wise dropouts, channel_shuffle
 from .unpooling import *  # noqa: F401,F403,E402 - max_unpool1d/2d/3d
+from .complex_ops import *  # noqa: F401,F403,E402 - real, imag, conj, angle, polar, view_as_real
+from .fft_ops import *  # noqa: F401,F403,E402 - the FFT family
 from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, igamma, zeta, mvlgamma
 from .random_draws import *  # noqa: F401,F403,E402 - bernoulli, multinomial, gamma, poisson, ...
 from .windows import *  # noqa: F401,F403,E402 - bartlett, blackman, hamming, hann and kaiser windows

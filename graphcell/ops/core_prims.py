@@ -37,14 +37,26 @@ def _cast_rule(x: TensorType, *, dtype: DType) -> TensorType:
 
 # jnp, also for numpy operands (constant folding): numpy's astype wraps float -> int out of
 # range where XLA saturates (a folded cast of 300.0 to uint8 gave 44, the unfolded 255).
-cast = Primitive("cast", _cast_rule, lambda x, *, dtype: jnp.asarray(x).astype(dtype.np_dtype))
+def _cast_impl(x, *, dtype):
+    x = jnp.asarray(x)
+    if jnp.iscomplexobj(x) and not dtype.is_complex:
+        x = jnp.real(x)   # the real part, as MindSpore 2.10's astype (measured), without numpy's warning
+    return x.astype(dtype.np_dtype)
+
+
+cast = Primitive("cast", _cast_rule, _cast_impl)
 cast.def_batch(batching.vectorized(cast))
 
 
 @cast.def_vjp
 def _cast_vjp(ctx, cts, primals, outs, *, dtype):
-    x = primals[0]
-    return (F.cast(cts[0], x.dtype) if x.dtype.is_floating else None,)
+    x, ct = primals[0], cts[0]
+    if not x.dtype.is_inexact:
+        return (None,)
+    if ct.dtype.is_complex and not x.dtype.is_complex:   # real -> complex: the real part's share
+        from .complex_ops import real
+        ct = real(ct)
+    return (F.cast(ct, x.dtype),)
 
 
 # Identity in value; its cotangent is zero. Used by losses and by users (ops.stop_gradient).

@@ -38,6 +38,7 @@ def broadcast_shapes(name: str, *shapes: tuple) -> tuple:
 
 
 UNARY: dict[str, Primitive] = {}
+ORDERED = {"lt", "le", "gt", "ge", "max", "min", "rem"}   # binary ops that compare magnitudes
 BINARY: dict[str, Primitive] = {}
 
 
@@ -46,10 +47,23 @@ def _check_bits(name: str, *xs: TensorType) -> None:
         raise ShapeError(f"{name} needs bool or integer tensors, got {', '.join(map(str, xs))}")
 
 
+def refuse_complex(name: str, *xs: TensorType) -> None:
+    """Ordering and piecewise ops have no meaning on complex numbers: a TypeError, as MindSpore
+    2.10 gives (its Less on Complex64: "Unsupported data type")."""
+    if any(x.dtype.is_complex for x in xs):
+        raise TypeError(f"{name} does not support complex tensors, got {', '.join(map(str, xs))}")
+
+
+# The float functions that are also defined on complex numbers (jax computes them there).
+COMPLEX_OK = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "sin", "cos", "sinh", "cosh", "tan"}
+
+
 def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False, bits_only: bool = False,
           out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, **attrs) -> TensorType:
-        if floats_only and not x.dtype.is_floating:
+        if x.dtype.is_complex and (floats_only or bits_only) and name not in COMPLEX_OK:
+            refuse_complex(name, x)
+        if floats_only and not x.dtype.is_inexact:
             raise ShapeError(f"{name} needs a floating-point tensor, got {x}")
         if numbers_only and x.dtype is bool_:
             raise ShapeError(f"{name} needs a numeric tensor, got {x}")
@@ -66,6 +80,8 @@ def binary(name: str, fn, *, floats_only: bool = False, bits_only: bool = False,
            out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, y: TensorType) -> TensorType:
         dtype = same_dtype(name, x, y)
+        if dtype.is_complex and (floats_only or bits_only or name in ORDERED):
+            refuse_complex(name, x, y)
         if floats_only and not dtype.is_floating:
             raise ShapeError(f"{name} needs floating-point tensors, got {x}, {y}")
         if bits_only:
@@ -102,7 +118,9 @@ acosh = unary("acosh", jnp.arccosh, floats_only=True)
 atanh = unary("atanh", jnp.arctanh, floats_only=True)
 erfc = unary("erfc", jax.lax.erfc, floats_only=True)
 erfinv = unary("erfinv", jax.lax.erf_inv, floats_only=True)
-abs_ = unary("abs", jnp.abs)
+# On complex numbers |x| in x's own dtype (MindSpore 2.10, measured: ops.abs of Complex64 is
+# Complex64, imaginary part 0).
+abs_ = unary("abs", lambda x: jnp.abs(x).astype(x.dtype))
 
 
 def _sign(x):
@@ -321,7 +339,16 @@ def _shrink_vjp(ctx, cts, primals, outs, *, lambd, bias):
 
 # |x|' = sign(x), 0 at 0: MindSpore's AbsGrad, torch and oneDNN (jax alone takes 1 there: an L1
 # loss of equal tensors had a gradient of 1/n per element).
-_unary_vjp(abs_, lambda x, y: F.sign(x))
+@abs_.def_vjp
+def _abs_vjp(ctx, cts, primals, outs):
+    (x,), (ct,) = primals, cts
+    if not x.dtype.is_complex:
+        return (F.mul(ct, F.sign(x)),)
+    # |z| is real (its imaginary part is 0 whatever z): the real part of the cotangent times
+    # conj(z) / |z|, 0 at 0 (jax's rule, in its convention of transposes without conjugation).
+    from .complex_ops import conj, real
+    unit = F.select(F.equal(x, 0), F.zeros_like(x), F.div(conj(x), outs[0]))
+    return (F.mul(real(ct), unit),)
 for _p in (sign, floor, ceil, round_, logical_not, is_finite, logical_and, logical_or, logical_xor,
            eq, ne, lt, le, gt, ge):
     _p.def_vjp(no_gradient)  # piecewise constant, or boolean

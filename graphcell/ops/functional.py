@@ -46,7 +46,10 @@ def _scalar_like(x, like: Tensor) -> Tensor:
     if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
         if isinstance(x, (np.generic, np.ndarray)):
             x = x.item()   # numpy scalars and 0-d arrays as the Python numbers they hold
-        if isinstance(x, float) and not like.dtype.is_floating:
+        if isinstance(x, complex):
+            raise TypeError(f"a Python complex ({x!r}) with a Tensor is not supported (MindSpore 2.10 refuses it "
+                            "too): make it a Tensor first, e.g. Tensor(np.complex64(...))")
+        if isinstance(x, float) and not like.dtype.is_inexact:
             return _scalar(x, mstype.float32)
         if isinstance(x, bool) and like.dtype is not mstype.bool_:
             return _scalar(int(x), like.dtype)
@@ -170,7 +173,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
         inexact = logical_and(not_equal(mul(q, y), x), not_equal(less(x, 0), less(y, 0)))
         inexact = logical_and(inexact, not_equal(y, 0))   # q is already saturated there
         return select(inexact, add(q, 1), q)
-    if not x.dtype.is_floating:
+    if not x.dtype.is_inexact:
         x, y = cast(x, mstype.float32), cast(y, mstype.float32)
     out = ew.div.bind(x, y)
     if rounding_mode == "trunc":
@@ -235,7 +238,7 @@ def _float_unop(prim):
     float32 (sqrt(4) is 2.0)."""
     def op(input):  # noqa: A002
         x = as_tensor(input)
-        return prim.bind(x if x.dtype.is_floating else cast(x, mstype.float32))
+        return prim.bind(x if x.dtype.is_inexact else cast(x, mstype.float32))
     op.__name__ = prim.name
     return op
 
@@ -1190,14 +1193,14 @@ def reduce_prod(x, axis=(), keepdims=False):
 def mean(x, axis=None, keep_dims=False):
     """Integers average in float32; float16 sums in float32 (1,000 values of 100 overflowed)."""
     x = as_tensor(x)
-    if not x.dtype.is_floating:
+    if not x.dtype.is_inexact:
         x = cast(x, mstype.float32)
     if x.dtype is mstype.float16:
         return cast(mean(cast(x, mstype.float32), axis, keep_dims), mstype.float16)
     axes = _axes(axis, x.ndim)
     if math.prod(x.shape[a] for a in axes) == 0:   # numpy: nan (0 / 0); onnxruntime's ReduceMean: 0
         return _empty_reduction(x, axes, keep_dims, float("nan"))
-    return div(reduce_sum(x, axes, keep_dims), element_count(x, axes, x.dtype))
+    return div(reduce_sum(x, axes, keep_dims), element_count(x, axes, x.dtype.real_dtype))
 
 
 def element_count(x, axis=None, dtype=mstype.float32) -> Tensor:

@@ -9,6 +9,7 @@ from ..dtype import DType, bool_, int32
 from ..ir.core import TensorType
 from . import batching
 from . import shape_ops
+from .elementwise import refuse_complex
 from .ad_util import F, no_gradient
 from .primitive import Primitive, check
 
@@ -47,6 +48,7 @@ def _arg_rule(name):
     def rule(x: TensorType, *, axis: int, index_dtype: DType) -> TensorType:
         check(0 <= axis < x.ndim, f"{name}: axis {axis} is out of range for rank {x.ndim}")
         check(x.dtype is not bool_, f"{name} needs a numeric tensor")
+        refuse_complex(name, x)
         return TensorType(x.shape[:axis] + x.shape[axis + 1:], index_dtype)
     return rule
 

@@ -20,6 +20,7 @@ from .. import dtype as mstype
 from ..dtype import DType, bool_
 from ..ir.core import TensorType
 from . import batching, shape_ops
+from .elementwise import refuse_complex
 from .ad_util import F
 from .primitive import Primitive, check
 
@@ -86,6 +87,7 @@ def _sort_impl(x, *, axis, descending, index_dtype):
 
 def _sort_rule(x: TensorType, *, axis: int, descending: bool, index_dtype: DType):
     check(0 <= axis < x.ndim, f"sort: axis {axis} is out of range for rank {x.ndim}")
+    refuse_complex("sort", x)
     check(index_dtype.is_integer, f"sort: index_dtype must be an integer type, got {index_dtype}")
     return x, TensorType(x.shape, index_dtype)
 
@@ -100,6 +102,7 @@ def _top_k_impl(x, *, k, axis, largest, index_dtype):
 
 def _top_k_rule(x: TensorType, *, k: int, axis: int, largest: bool, index_dtype: DType):
     check(0 <= axis < x.ndim, f"top_k: axis {axis} is out of range for rank {x.ndim}")
+    refuse_complex("top_k", x)
     check(0 <= k <= x.shape[axis], f"top_k: k={k} is out of range for an axis of size {x.shape[axis]} ({x})")
     check(index_dtype.is_integer, f"top_k: index_dtype must be an integer type, got {index_dtype}")
     shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]

@@ -56,7 +56,7 @@ def _note(node: Node, note: str) -> None:
 
 
 def differentiable(value: Value) -> bool:
-    return value.dtype.is_floating
+    return value.dtype.is_inexact
 
 
 def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None = None,
