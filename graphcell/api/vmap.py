@@ -201,7 +201,8 @@ class VmapFunction:
         out_axes = (user_out_axes + [None if stacked(p) is None else 0 for p in traced.state_params]
                     + [axes[i] for i in traced.arg_writes])
         graph = vmap_graph(traced.graph, in_axes, out_axes, axis_size, randomness=self.randomness,
-                           conv_strategy=strategy, target=target, name=f"vmap_{traced.graph.name}")
+                           conv_strategy=strategy, target=target, name=f"vmap_{traced.graph.name}",
+                           **({} if self.ensemble is None else {"ensemble": self.ensemble}))
         params = [own(p) for p in traced.params]
         for value, param in zip(graph.inputs[traced.n_args:], params):
             value.name = param.name  # the stacked Parameter's name, e.g. conv1.weight
@@ -223,11 +224,20 @@ class VmapFunction:
         traced = self._member_traces.get(key)
         if traced is None or not traced.modes_hold():
             first = self.fn if self.ensemble is None else self.ensemble.members[0]
-            traced = trace(first, *member_args)
+            with self._member_hooks():
+                traced = trace(first, *member_args)
             if not traced.captures and not chose_by_target(traced.graph):
                 # The latest two signatures: export traces two batch sizes per target.
                 self._member_traces = {**dict(list(self._member_traces.items())[-1:]), key: traced}
         return traced
+
+    def _member_hooks(self):
+        """Around a member's trace: a hooked Cell stands for its counterpart in every member
+        (ops/member_hooks.py), so that each member's backward hooks run on its gradients."""
+        from contextlib import nullcontext
+
+        from ..ops.member_hooks import member_trace
+        return nullcontext() if self.ensemble is None else member_trace(self.ensemble)
 
     def _member_modes(self) -> tuple:
         """Every ensemble member's Cells with their training modes: the vmapped graph is member
@@ -252,7 +262,8 @@ class VmapFunction:
         for i, cell in enumerate(self.ensemble.members[1:], 1):
             if configured is not None and configuration(cell) == configured:
                 continue   # the same class, attributes and parameter shapes: the same graph
-            other = trace(cell, *member_args)
+            with self._member_hooks():
+                other = trace(cell, *member_args)
             if graph_signature(other.graph) == reference:
                 continue
             where = "its inputs or outputs"

@@ -19,6 +19,7 @@ from ..compiler.jit import Jit, bump_config_epoch
 from ..frontend.ast_transform import converted
 from ..frontend.trace import bump_mode_epoch
 from ..frontend.tracer import current_tracer, note_training_mode, scope
+from ..ops.member_hooks import backward_hooks_of, counterpart_hooked
 from ..dtype import DType
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
 
@@ -474,10 +475,11 @@ class Cell:
             grads = result
         return grads
 
-    def _hooked_inputs(self, args: tuple):
+    def _hooked_inputs(self, args: tuple, hooked: tuple):
         """`args` with their floating Tensors passed through the backward-hook enter marker,
         and the marker's token. grad_input has a slot per positional Tensor argument (kwargs
-        and Python values have none); a Cell without one gets (None,), as in MindSpore 2.10."""
+        and Python values have none); a Cell without one gets (None,), as in MindSpore 2.10.
+        `hooked`: (site, has pre-hooks, has post-hooks), from ops/member_hooks.backward_hooks_of."""
         from ..ops import hooks
         layout, positions = [], []
         for i, a in enumerate(args):
@@ -485,14 +487,14 @@ class Cell:
                 layout.append(a.dtype.is_floating)
                 if a.dtype.is_floating:
                     positions.append(i)
-        outs = hooks.enter.bind(*[args[i] for i in positions], site=hooks.HookSite(self),
-                                layout=tuple(layout) or (False,), post=bool(self.__dict__.get("_backward_hooks")))
+        outs = hooks.enter.bind(*[args[i] for i in positions], site=hooked[0],
+                                layout=tuple(layout) or (False,), post=hooked[2])
         args = list(args)
         for i, new in zip(positions, outs):
             args[i] = new
         return tuple(args), outs[-1]
 
-    def _hooked_output(self, output, token):
+    def _hooked_output(self, output, token, hooked: tuple):
         """`output` with its floating Tensors passed through the exit marker; grad_output has a
         slot per Tensor in it (flattened)."""
         from ..frontend import pytree
@@ -501,9 +503,9 @@ class Cell:
         if not leaves:
             return output
         floating = [t for t in leaves if t.dtype.is_floating]
-        new = iter(hooks.exit_.bind(token, *floating, site=hooks.HookSite(self),
+        new = iter(hooks.exit_.bind(token, *floating, site=hooked[0],
                                     layout=tuple(t.dtype.is_floating for t in leaves),
-                                    pre=bool(self.__dict__.get("_backward_pre_hooks"))))
+                                    pre=hooked[1]))
         return pytree.unflatten(structure, [next(new) if t.dtype.is_floating else t for t in leaves])
 
     def _add_hook(self, table: str, entry: tuple, prepend: bool) -> "HookHandle":
@@ -531,13 +533,13 @@ class Cell:
                     args = result if isinstance(result, tuple) else (result,)
         tracing = current_tracer() is not None
         construct = converted(self.construct) if tracing else self.construct
-        backward = tracing and (self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks"))
+        backward = backward_hooks_of(self) if tracing else None
         if backward:   # a gradient of this trace runs them (eagerly, no trace: no gradient)
-            args, token = self._hooked_inputs(args)
+            args, token = self._hooked_inputs(args, backward)
         try:   # graph mode: tensor if/while/for in construct compile (ast_transform)
             output = construct(*args, **kwargs)
             if backward:
-                output = self._hooked_output(output, token)
+                output = self._hooked_output(output, token, backward)
         except Exception:
             for fn, with_kwargs, always in list(post.values()) if post else ():
                 if always:
@@ -563,7 +565,7 @@ class Cell:
             if current_tracer() is not None:
                 note_training_mode(self)
             with scope(self._scope_name):
-                if not self.__dict__.keys().isdisjoint(_HOOK_TABLES):
+                if not self.__dict__.keys().isdisjoint(_HOOK_TABLES) or counterpart_hooked(self):
                     return self._run_forward(args, kwargs)
                 if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
                     return converted(self.construct)(*args, **kwargs)

@@ -75,7 +75,9 @@ def _enter_impl(*xs, site, layout, post):
     return (*xs, jnp.zeros((), jnp.bool_))
 
 
-enter = Primitive("backward_hook_enter", _enter_rule, _enter_impl, multiple_results=True)
+# Nondeterministic: an ensemble's vmap pass maps them even when no operand is batched
+# (ops/member_hooks.py).
+enter = Primitive("backward_hook_enter", _enter_rule, _enter_impl, multiple_results=True, deterministic=False)
 
 
 def _exit_rule(token, *types, site, layout, pre):
@@ -86,17 +88,27 @@ def _exit_impl(token, *ys, site, layout, pre):
     return ys
 
 
-exit_ = Primitive("backward_hook_exit", _exit_rule, _exit_impl, multiple_results=True)
+exit_ = Primitive("backward_hook_exit", _exit_rule, _exit_impl, multiple_results=True, deterministic=False)
+
+
+def _enter_plain(ctx, args, dims, **attrs):
+    return enter.bind(*args, **attrs), (*dims, None)
+
+
+def _exit_plain(ctx, args, dims, **attrs):
+    return exit_.bind(*args, **attrs), tuple(dims[1:])
 
 
 @enter.def_batch
 def _enter_batch(ctx, args, dims, **attrs):
-    return enter.bind(*args, **attrs), (*dims, None)
+    from .member_hooks import batch
+    return batch(enter, ctx, args, dims, attrs, 0, _enter_plain)
 
 
 @exit_.def_batch
 def _exit_batch(ctx, args, dims, **attrs):
-    return exit_.bind(*args, **attrs), tuple(dims[1:])
+    from .member_hooks import batch
+    return batch(exit_, ctx, args, dims, attrs, 1, _exit_plain)
 
 
 def _present(layout, cts) -> tuple:
@@ -155,8 +167,14 @@ def _call_impl(*arrays, site, kind, slots, context):
 # pure=False: the hooks have side effects (they print, they store gradients) and run even
 # when nothing reads what they return.
 call = Primitive("backward_hook", _call_rule, _call_impl, multiple_results=True, pure=False,
-                 eager_jit=False)
-call.def_batch(batching.unrolled(call))   # each member's gradients, as a loop over members would
+                 eager_jit=False, deterministic=False)
+_call_unrolled = batching.unrolled(call)   # each member's gradients, as a loop over members would
+
+
+@call.def_batch
+def _call_batch(ctx, args, dims, **attrs):
+    from .member_hooks import batch
+    return batch(call, ctx, args, dims, attrs, 0, _call_unrolled)
 
 
 @call.def_vjp
