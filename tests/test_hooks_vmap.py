@@ -158,3 +158,57 @@ def test_a_removed_member_hook_stops_and_unhooked_members_are_untouched():
     want = sum(ms.grad(lambda x, n=n: n(x).sum())(Tensor(X)).asnumpy() for n in plain)
     np.testing.assert_allclose(grad_fn(Tensor(X)).asnumpy(), want, rtol=1e-5)
     assert seen == []
+
+
+# -- Tensor hooks of a jitted function's arguments ---------------------------------------------
+
+def square_sum(x):
+    return (x * x).sum()
+
+
+def test_a_hooked_argument_of_a_jitted_grad_runs_its_hook():
+    """The hook registered outside the jitted function runs (MindSpore 2.10: the gradient is
+    [20, 40], measured) and a call with another Tensor does not reuse the hooked program
+    (2.10 does: an unhooked Tensor got [20, 40] too, and so did x after remove())."""
+    seen = []
+
+    def hook(g):
+        seen.append(g.asnumpy().tolist())
+        return g * 10
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    handle = x.register_hook(hook)
+    inner = ms.jit(lambda x: ms.grad(square_sum)(x))
+    outer = ms.jit(ms.grad(square_sum))
+    for fn in (inner, outer):
+        np.testing.assert_allclose(fn(x).asnumpy(), [20.0, 40.0])
+        assert seen == [[2.0, 4.0]]
+        seen.clear()
+        np.testing.assert_allclose(fn(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [2.0, 4.0])
+        assert seen == []
+    handle.remove()
+    np.testing.assert_allclose(inner(x).asnumpy(), [2.0, 4.0])
+    assert seen == []
+
+
+def test_remove_of_a_handle_made_inside_the_function_stops_the_cached_program():
+    """An eager grad reuses its compiled program for the same graph: the hook it runs is this
+    call's registration, live or removed, not the first call's."""
+    seen, remove = [], [False]
+
+    def hook(g):
+        seen.append(1)
+        return g * 10
+
+    def f(x):
+        y = x * 2
+        handle = y.register_hook(hook)
+        if remove[0]:
+            handle.remove()
+        return (y * y).sum()
+    grad_fn, x = ms.grad(f), Tensor(np.array([1.0, 2.0], np.float32))
+    for removed in (False, True, False):
+        remove[0] = removed
+        np.testing.assert_allclose(grad_fn(x).asnumpy(), np.array([8.0, 16.0]) * (1 if removed else 10))
+        assert seen == ([] if removed else [1])
+        seen.clear()
+    assert len(grad_fn.cache) == 1   # one program for the three calls

@@ -117,7 +117,12 @@ class _GradFunction:
             forward = trace_with_values(self.fn, *args)
             key = (pytree.structure_key(structure), graph_signature(forward.graph),
                    tuple(map(id, forward.params)), tuple(map(id, forward.state_params)))
-            entry = self.cache.pop(key, None) or self._build(args, positions, forward)
+            entry = self.cache.pop(key, None)
+            if entry is None:
+                entry = self._build(args, positions, forward)
+            elif entry[0] is not forward:   # this call's hook handles decide (ops/tensor_hooks.py)
+                from ..ops.tensor_hooks import adopt_sites
+                adopt_sites(entry[0].graph, forward.graph)
             self.cache[key] = entry          # the most recent last
             if len(self.cache) > EAGER_GRAPHS:
                 del self.cache[next(iter(self.cache))]

@@ -88,10 +88,11 @@ class Jit:
         return bound
 
     def signature_key(self, args, kwargs):
+        from ..ops.tensor_hooks import arg_hooks_key
         leaves, structure = pytree.flatten((args, kwargs))
         types = tuple((t.shape, t.dtype) for t in leaves)
-        return (pytree.structure_key(structure), types, alias_pattern(leaves), config_epoch(),
-                self._backend()), leaves
+        return (pytree.structure_key(structure), types, alias_pattern(leaves), arg_hooks_key(leaves),
+                config_epoch(), self._backend()), leaves
 
     def _backend(self) -> str:
         if self.backend is not None:

@@ -179,6 +179,11 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
     if concrete:  # an argument's value: its array, or what its own trace works out
         tracer.concrete.sources.update((s._payload, t) for s, t in zip(symbolic, leaves))
         _mark_hooked_args(tracer, symbolic, leaves)
+    else:   # a grad inside (jit's trace) marks them: its trace_with_values reads these
+        for s, t in zip(symbolic, leaves):
+            hooks = getattr(t, "_grad_hooks", None)
+            if hooks:
+                s._grad_hooks = hooks
     s_args, s_kwargs = pytree.unflatten(structure, symbolic)
     with tracer:
         owner = getattr(fn, "__self__", None)

@@ -129,6 +129,29 @@ def mark_all(tracer, value, table: OrderedDict):
     return value
 
 
+def arg_hooks_key(leaves) -> tuple | None:
+    """The hooks on a jitted function's Tensor arguments, for its cache key (None: none, the
+    usual case): a call with other hooks, or none, must not run a program marked with these."""
+    ids = [tuple(table) if (table := getattr(t, "_grad_hooks", None)) else () for t in leaves]
+    return tuple(ids) if any(ids) else None
+
+
+def adopt_sites(cached, fresh) -> None:
+    """Points the hook sites of `cached` (a graph whose compiled program is reused) at the
+    handles of `fresh`, this call's trace of the same program: a hook registered inside the
+    traced function is registered again on each call, and its new handle's remove(), not the
+    first call's, decides whether the program runs it. The graphs are equal up to the sites'
+    handles (an eager grad's cache key), so markers correspond in order."""
+    old = [n for n in cached.nodes if n.primitive is marker]
+    new = [n for n in fresh.nodes if n.primitive is marker]
+    for a, b in zip(old, new):
+        site, now = a.attrs["site"], b.attrs["site"]
+        if site is not now:
+            site.table, site.id = now.table, now.id
+    for a, b in zip(cached.subgraphs(), fresh.subgraphs()):
+        adopt_sites(a, b)
+
+
 def register_hook(tensor, hook):
     """Tensor.register_hook: see the module docstring."""
     from ..frontend.tracer import STATE, GraphModeError
