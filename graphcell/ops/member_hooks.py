@@ -147,7 +147,8 @@ def batch(prim, ctx, args, dims, attrs, first: int, fallback):
     site = attrs["site"]
     if isinstance(site, MemberHookSites) and not site.mapped and ctx.options.get("ensemble") is site.ensemble():
         # the ensemble's own pass: every member's gradients stacked on axis 0
-        moved = [*args[:first], *[batching.materialize(a, d, ctx.axis_size, 0) for a, d in zip(args[first:], dims[first:])]]
+        moved = [*args[:first], *[batching.materialize(a, d, ctx.axis_size, 0)
+                                  for a, d in zip(args[first:], dims[first:])]]
         outs = prim.bind(*moved, **{**attrs, "site": site.as_mapped()})
         return outs, _out_dims(prim, outs, 0)
     if all(d is None for d in dims):   # (the primitives are nondeterministic so that the rule above runs)
@@ -155,7 +156,8 @@ def batch(prim, ctx, args, dims, attrs, first: int, fallback):
         return outs, _out_dims(prim, outs, None)
     if isinstance(site, MemberHookSites) and site.mapped and prim.name != "backward_hook":
         # a later vmap: axis 0 stays the members', this vmap's axis goes after it
-        moved = [*args[:first], *[a if d is None else batching.move(a, d, 1) for a, d in zip(args[first:], dims[first:])]]
+        moved = [*args[:first], *[a if d is None else batching.move(a, d, 1)
+                                  for a, d in zip(args[first:], dims[first:])]]
         outs = prim.bind(*moved, **attrs)
         grads = [None if d is None else 1 for d in dims[first:]]
         return outs, _gradient_dims(prim, grads)
