@@ -36,7 +36,6 @@ def _type_list(dtypes) -> str:
 def _sizes(value, name: str, nd: int) -> tuple:
     """ksize / output_shape: a positive int or a tuple of nd positive ints (2.10's checks)."""
     prim, count = _PRIM[nd], "two" if nd == 2 else "three"
-    quote = "" if nd == 2 else "'"
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, tuple, list)):
         raise TypeError(f"For '{prim}', the type of '{name}' should be one of '['int', 'tuple']', but got type "
                         f"'{type(value).__name__}'.")
@@ -46,7 +45,7 @@ def _sizes(value, name: str, nd: int) -> tuple:
                          f"int numbers, but got {len(values)} numbers.")
     if len(values) != nd or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > 0
                                     for v in values):
-        raise ValueError(f"For {quote}{prim}{quote} attr '{name}' must be an positive int number or a tuple of "
+        raise ValueError(f"For '{prim}' attr '{name}' must be an positive int number or a tuple of "
                          f"{count} positive int numbers, but got {value}")
     return tuple(int(v) for v in values)
 
