@@ -206,3 +206,63 @@ def test_fractional_max_pool_errors_match_mindspore():
         ValueError, "For 'FractionalMaxPoolWithFixedKsize', the 'data_format' must be str and must be in "
         "'['NCHW']', but got 'NHWC'.")
     assert _error(lambda: ops.FractionalMaxPool3DWithFixedKsize(2, 3)(x3, Tensor(S3).astype(ms.int32)))[0] is TypeError
+
+
+# -- CropAndResize(method='bilinear_v2') ------------------------------------------------------------
+
+CROP_IMAGE = (np.sin(np.arange(2 * 5 * 6 * 2) * 0.7) * 5).reshape(2, 5, 6, 2).astype(np.float32)
+CROP_BOXES = np.array([[-0.5, -0.5, 0.5, 1.5], [0.1, 0.2, 0.8, 0.9], [0.3, -0.2, 1.4, 0.7], [0.0, 0.0, 1.0, 1.0],
+                       [0.9, 0.8, 0.2, 0.1]], np.float32)
+CROP_INDEX = np.array([1, 0, 1, 1, 0], np.int32)
+# measured on MindSpore 2.10: CropAndResize(method='bilinear_v2', extrapolation_value=7.0)(..., (2, 3))[..., 0]
+# (boxes partly outside the image, the full image, a reversed box; the extrapolation value is never used)
+MS_V2 = [[[-4.58261, 3.98976, -4.76876], [1.47447, -3.27625, 3.03632]],
+         [[-1.17938, -0.96338, 2.28052], [2.06704, -3.25868, 1.65758]],
+         [[1.73797, -2.5074, 2.33792], [1.00205, 2.8472, -3.53794]],
+         [[3.55466, -4.64726, 3.7608], [3.66575, -4.76073, 3.97374]],
+         [[4.98779, 4.98779, 4.98779], [4.98779, 4.98779, 4.98779]]]
+# the same on the image cast to int32 (the output is float32)
+MS_V2_INT = [[[-4.0, 3.0, -4.0], [0.75, -3.0, 2.25]], [[-0.75, -1.0, 1.75], [1.58333, -3.0, 1.5]],
+             [[1.25, -2.125, 1.625], [1.0, 2.0, -3.0]], [[2.66667, -4.0, 3.0], [3.0, -4.0, 3.0]],
+             [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]]
+
+
+def _v2_reference(image, boxes, index, size):
+    """numpy: 2.10's bilinear_v2 as measured (see detection._sample_axis_v2), per box and channel."""
+    def axis(lo, hi, n, count):
+        first, last = int(np.float32(lo) * n), int(np.float32(hi) * n)
+        span = last - first + 1
+        at = [max(min((i + 0.5) * span / count - 0.5, span - 1), 0) for i in range(count)]
+        return [min(max(first + a, 0), n - 1) for a in at]
+    _, height, width, _ = image.shape
+    out = np.zeros((len(boxes),) + size + (image.shape[3],))
+    for k, (y1, x1, y2, x2) in enumerate(boxes):
+        img = image[index[k]].astype(np.float64)
+        for i, y in enumerate(axis(y1, y2, height, size[0])):
+            for j, x in enumerate(axis(x1, x2, width, size[1])):
+                t, left = int(y), int(x)
+                b, r = min(t + 1, height - 1), min(left + 1, width - 1)
+                top = img[t, left] + (img[t, r] - img[t, left]) * (x - left)
+                bottom = img[b, left] + (img[b, r] - img[b, left]) * (x - left)
+                out[k, i, j] = top + (bottom - top) * (y - t)
+    return out
+
+
+@pytest.mark.parametrize("mode", ["jit", "onnx"])
+def test_crop_and_resize_bilinear_v2(mode):
+    crop = ops.CropAndResize(method="bilinear_v2", extrapolation_value=7.0)
+    more = np.concatenate([CROP_BOXES, RNG.uniform(-0.3, 1.3, (6, 4)).astype(np.float32)])
+    more_index = RNG.integers(0, 2, len(more)).astype(np.int32)
+    cases = {
+        "measured": (lambda x, b, i: crop(x, b, i, (2, 3)), (CROP_IMAGE, CROP_BOXES, CROP_INDEX)),
+        "int": (lambda x, b, i: crop(x, b, i, (2, 3)), (CROP_IMAGE.astype(np.int32), CROP_BOXES, CROP_INDEX)),
+        "random": (lambda x, b, i: crop(x, b, i, (4, 5)), (CROP_IMAGE, more, more_index)),
+        "one": (lambda x, b, i: crop(x, b, i, (1, 1)), (CROP_IMAGE, more, more_index)),
+    }
+    out = run_table(cases, cases, mode)
+    assert out["measured"].dtype == out["int"].dtype == np.float32
+    np.testing.assert_allclose(out["measured"][..., 0], MS_V2, atol=2e-5)
+    np.testing.assert_allclose(out["int"][..., 0], MS_V2_INT, atol=2e-5)
+    for name, size in (("random", (4, 5)), ("one", (1, 1))):
+        np.testing.assert_allclose(out[name], _v2_reference(CROP_IMAGE, more, more_index, size), atol=2e-5,
+                                   err_msg=name)

@@ -233,8 +233,6 @@ def _check_crop(image, boxes, box_indices, crop_size, method, extrapolation_valu
     if method not in CROP_METHODS:
         raise ValueError(f"For 'CropAndResize', the 'method' must be str and must be in '{list(CROP_METHODS)}', but "
                          f"got '{method}'.")
-    if method == "bilinear_v2":
-        raise NotImplementedError("For 'CropAndResize', graphcell has no 'bilinear_v2' method; use 'bilinear'.")
     strict_float("CropAndResize", "extrapolation_value", extrapolation_value)
     if not isinstance(image, Tensor):
         raise TypeError("For crop_and_resize, the input image must be a tensor")
@@ -292,6 +290,22 @@ def _sample_axis(low, high, size: int, count: int):
     return F.add(F.mul(low, float(size - 1)), F.mul(steps, scale))
 
 
+def _sample_axis_v2(low, high, size: int, count: int):
+    """2.10's 'bilinear_v2' sample positions [N, count] (measured): the box covers the whole pixels
+    int(low * size) .. int(high * size) (C's int(), toward zero), resized with half-pixel centres;
+    a position stays within that span (an empty or reversed span reads its first pixel) and within
+    the image."""
+    def whole(edge):
+        return F.cast(F.cast(F.mul(edge, float(size)), mstype.int32), mstype.float32)
+    first = whole(low)
+    span = F.add(F.sub(whole(high), first), 1.0)                                      # [N]
+    steps = Tensor((np.arange(count, dtype=np.float32) + 0.5).reshape(1, count))
+    span = F.expand_dims(span, 1)
+    at = F.sub(F.div(F.mul(steps, span), float(count)), 0.5)
+    at = F.maximum(F.minimum(at, F.sub(span, 1.0)), 0.0)
+    return F.clamp(F.add(F.expand_dims(first, 1), at), 0.0, float(size - 1))
+
+
 def _gather_pixels(flat, batch_offset, ys, xs, width: int):
     """flat [B*H*W, C] at rows batch_offset [N, 1, 1] + ys [N, h, 1] * width + xs [N, 1, w]
     (int32, in range) -> [N, h, w, C]."""
@@ -303,13 +317,15 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     """Crops of `image` [B, H, W, C] at `boxes` [N, 4] (y1, x1, y2, x2, normalised: 0 and 1 are
     the first and last pixel centres) from the images `box_indices` [N], each resized to
     `crop_size` (h, w): float32 [N, h, w, C]. Points outside the image read
-    `extrapolation_value`; 'nearest' rounds halves up, 'bilinear' interpolates."""
+    `extrapolation_value`; 'nearest' rounds halves up, 'bilinear' interpolates; 'bilinear_v2'
+    interpolates over the box's whole pixels with half-pixel centres and never extrapolates."""
     crop_h, crop_w = _check_crop(image, boxes, box_indices, crop_size, method, extrapolation_value)
     batch, height, width, channels = image.shape
     n = boxes.shape[0]
     y1, x1, y2, x2 = _columns(boxes)
-    ys = _sample_axis(y1, y2, height, crop_h)                                     # [N, h]
-    xs = _sample_axis(x1, x2, width, crop_w)                                      # [N, w]
+    sample_axis = _sample_axis_v2 if method == "bilinear_v2" else _sample_axis
+    ys = sample_axis(y1, y2, height, crop_h)                                      # [N, h]
+    xs = sample_axis(x1, x2, width, crop_w)                                       # [N, w]
     inside = F.logical_and(
         F.expand_dims(F.logical_and(F.greater_equal(ys, 0.0), F.less_equal(ys, float(height - 1))), 2),
         F.expand_dims(F.logical_and(F.greater_equal(xs, 0.0), F.less_equal(xs, float(width - 1))), 1))
@@ -337,6 +353,8 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
 
         upper = row(t)
         out = F.add(upper, F.mul(F.sub(row(b), upper), y_frac))
+    if method == "bilinear_v2":
+        return out
     return F.select(F.expand_dims(inside, 3), out, float(extrapolation_value))
 
 
