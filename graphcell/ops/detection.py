@@ -401,6 +401,23 @@ def adaptive_grid(rois: np.ndarray, bins_h: int, bins_w: int, scale: float, end_
     return (np.trunc(height / np.float32(bins_h)).astype(np.int64), np.trunc(width / np.float32(bins_w)).astype(np.int64))
 
 
+def _traced_adaptive_grid(starts, ends, bins: tuple, sizes: tuple, clamp_to_one: bool):
+    """adaptive_grid's counts from traced rois (float32 Tensors [R], y then x) and their static
+    bound: a roi within the feature map has at most ceil(size / bins) samples per bin along an
+    axis, so the sample layout is that wide and a mask drops the unused ones. A roi reaching
+    beyond the map, which eagerly gets a larger grid, is capped at the bound under jit."""
+    grids, bounds = [], []
+    for start, end, n_bins, size in zip(starts, ends, bins, sizes):
+        extent = F.sub(end, start)
+        if clamp_to_one:
+            extent = F.maximum(extent, 1.0)
+        bound = max(-(-size // n_bins), 1)
+        per_bin = F.cast(F.cast(F.div(extent, float(n_bins)), mstype.int32), mstype.float32)   # int(): toward zero
+        grids.append(F.minimum(per_bin, float(bound)))
+        bounds.append(bound)
+    return tuple(grids), tuple(bounds)
+
+
 def roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int,
               roi_end_mode: int):
     """ROIAlign over features [N, C, H, W] and rois [R, 5] (batch index, x1, y1, x2, y2 in input
@@ -417,12 +434,14 @@ def roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_sca
         grids, grid_max, count = (sample_num, sample_num), (sample_num, sample_num), float(sample_num * sample_num)
     else:
         if rois.is_symbolic:
-            raise ValueError("For 'ROIAlign', sample_num <= 0 (a grid sized by each roi) needs the rois' values at "
-                             "trace time; under jit give sample_num > 0.")
-        gh, gw = adaptive_grid(rois.asnumpy(), pooled_height, pooled_width, spatial_scale, roi_end_mode)
-        grid_max = (max(int(gh.max(initial=0)), 1), max(int(gw.max(initial=0)), 1))
-        grids = (Tensor(gh.astype(np.float32)), Tensor(gw.astype(np.float32)))
-        count = Tensor((gh * gw).astype(np.float32).reshape(-1, 1, 1, 1))
+            grids, grid_max = _traced_adaptive_grid(starts, ends, (pooled_height, pooled_width), (height, width),
+                                                    roi_end_mode == 0)
+            count = F.reshape(F.mul(*grids), (-1, 1, 1, 1))
+        else:
+            gh, gw = adaptive_grid(rois.asnumpy(), pooled_height, pooled_width, spatial_scale, roi_end_mode)
+            grid_max = (max(int(gh.max(initial=0)), 1), max(int(gw.max(initial=0)), 1))
+            grids = (Tensor(gh.astype(np.float32)), Tensor(gw.astype(np.float32)))
+            count = Tensor((gh * gw).astype(np.float32).reshape(-1, 1, 1, 1))
     axes = [_roi_axis(starts[i], ends[i], (pooled_height, pooled_width)[i], grids[i], grid_max[i],
                       (height, width)[i], roi_end_mode == 0) for i in range(2)]
     (ylo, yhi), (wy0, wy1), vy, uy = axes[0]
