@@ -289,3 +289,24 @@ def test_roi_align_adaptive_grid_under_jit():
         fits = (gh <= -(-height // args[0])) & (gw <= -(-width // args[1]))
         assert fits.sum() >= 5, name
         np.testing.assert_allclose(traced[name][fits], measured[name][fits], rtol=2e-5, atol=2e-5, err_msg=name)
+
+
+# -- nn.GradAccumulationCell ------------------------------------------------------------------------
+
+def test_grad_accumulation_cell_sums_micro_batches():
+    dense = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+    loss = nn.WithLossCell(dense, nn.MSELoss())
+    cell = nn.GradAccumulationCell(loss, 2)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    y = np.zeros((4, 2), np.float32)
+    value, grads = ms.jit(ops.value_and_grad(cell, None, dense.trainable_params()))(Tensor(x), Tensor(y))
+    # measured on MindSpore 2.10: the sum of the two micro-batches' losses (0.765 + 6.705) and its gradient
+    np.testing.assert_allclose(value.asnumpy(), 7.47, rtol=1e-5)
+    np.testing.assert_allclose(grads[0].asnumpy(), [[2.16, 2.49, 2.82]] * 2, rtol=1e-5)
+    np.testing.assert_allclose(grads[1].asnumpy(), [3.3, 3.3], rtol=1e-5)
+    with pytest.raises(ValueError, match=r"the 0th dimension shape of input\(3\) must be divided by micro size\(2\)"):
+        cell(Tensor(x[:3]), Tensor(y[:3]))
+    with pytest.raises(ValueError, match="'micro_size' must be large than 0, but got 0"):
+        nn.GradAccumulationCell(loss, 0)
+    with pytest.raises(TypeError, match="'micro_size' must be integer"):
+        nn.GradAccumulationCell(loss, 1.5)
