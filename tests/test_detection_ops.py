@@ -205,8 +205,6 @@ def test_errors_as_mindspore():
             "For 'NMSWithMask', the type of 'iou_threshold' should be 'float', but got type 'int'.")
     _raises(lambda: ops.NMSWithMask()(Tensor(NMSB[:, :4])), ValueError,
             "For NMSWithMask, the 2nd dim in shape of bboxes should equal to 5")
-    _raises(lambda: ms.jit(lambda f, r: ops.ROIAlign(2, 2, 1.0, 0)(f, r))(Tensor(FEAT), Tensor(RS)), ValueError,
-            "needs the rois' values at trace time")
 
 
 def test_classes_record_mindspores_attributes():

@@ -51,6 +51,7 @@ from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, iga
 from .random_draws import *  # noqa: F401,F403,E402 - bernoulli, multinomial, gamma, poisson, ...
 from .windows import *  # noqa: F401,F403,E402 - bartlett, blackman, hamming, hann and kaiser windows
 from .detection import *  # noqa: F401,F403,E402 - iou, bounding_box_encode/decode, check_valid, crop_and_resize
+from .fractional_pool import *  # noqa: F401,F403,E402 - fractional_max_pool2d/3d
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's

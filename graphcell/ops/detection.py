@@ -233,8 +233,6 @@ def _check_crop(image, boxes, box_indices, crop_size, method, extrapolation_valu
     if method not in CROP_METHODS:
         raise ValueError(f"For 'CropAndResize', the 'method' must be str and must be in '{list(CROP_METHODS)}', but "
                          f"got '{method}'.")
-    if method == "bilinear_v2":
-        raise NotImplementedError("For 'CropAndResize', graphcell has no 'bilinear_v2' method; use 'bilinear'.")
     strict_float("CropAndResize", "extrapolation_value", extrapolation_value)
     if not isinstance(image, Tensor):
         raise TypeError("For crop_and_resize, the input image must be a tensor")
@@ -292,6 +290,22 @@ def _sample_axis(low, high, size: int, count: int):
     return F.add(F.mul(low, float(size - 1)), F.mul(steps, scale))
 
 
+def _sample_axis_v2(low, high, size: int, count: int):
+    """2.10's 'bilinear_v2' sample positions [N, count] (measured): the box covers the whole pixels
+    int(low * size) .. int(high * size) (C's int(), toward zero), resized with half-pixel centres;
+    a position stays within that span (an empty or reversed span reads its first pixel) and within
+    the image."""
+    def whole(edge):
+        return F.cast(F.cast(F.mul(edge, float(size)), mstype.int32), mstype.float32)
+    first = whole(low)
+    span = F.add(F.sub(whole(high), first), 1.0)                                      # [N]
+    steps = Tensor((np.arange(count, dtype=np.float32) + 0.5).reshape(1, count))
+    span = F.expand_dims(span, 1)
+    at = F.sub(F.div(F.mul(steps, span), float(count)), 0.5)
+    at = F.maximum(F.minimum(at, F.sub(span, 1.0)), 0.0)
+    return F.clamp(F.add(F.expand_dims(first, 1), at), 0.0, float(size - 1))
+
+
 def _gather_pixels(flat, batch_offset, ys, xs, width: int):
     """flat [B*H*W, C] at rows batch_offset [N, 1, 1] + ys [N, h, 1] * width + xs [N, 1, w]
     (int32, in range) -> [N, h, w, C]."""
@@ -303,13 +317,15 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     """Crops of `image` [B, H, W, C] at `boxes` [N, 4] (y1, x1, y2, x2, normalised: 0 and 1 are
     the first and last pixel centres) from the images `box_indices` [N], each resized to
     `crop_size` (h, w): float32 [N, h, w, C]. Points outside the image read
-    `extrapolation_value`; 'nearest' rounds halves up, 'bilinear' interpolates."""
+    `extrapolation_value`; 'nearest' rounds halves up, 'bilinear' interpolates; 'bilinear_v2'
+    interpolates over the box's whole pixels with half-pixel centres and never extrapolates."""
     crop_h, crop_w = _check_crop(image, boxes, box_indices, crop_size, method, extrapolation_value)
     batch, height, width, channels = image.shape
     n = boxes.shape[0]
     y1, x1, y2, x2 = _columns(boxes)
-    ys = _sample_axis(y1, y2, height, crop_h)                                     # [N, h]
-    xs = _sample_axis(x1, x2, width, crop_w)                                      # [N, w]
+    sample_axis = _sample_axis_v2 if method == "bilinear_v2" else _sample_axis
+    ys = sample_axis(y1, y2, height, crop_h)                                      # [N, h]
+    xs = sample_axis(x1, x2, width, crop_w)                                       # [N, w]
     inside = F.logical_and(
         F.expand_dims(F.logical_and(F.greater_equal(ys, 0.0), F.less_equal(ys, float(height - 1))), 2),
         F.expand_dims(F.logical_and(F.greater_equal(xs, 0.0), F.less_equal(xs, float(width - 1))), 1))
@@ -337,6 +353,8 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
 
         upper = row(t)
         out = F.add(upper, F.mul(F.sub(row(b), upper), y_frac))
+    if method == "bilinear_v2":
+        return out
     return F.select(F.expand_dims(inside, 3), out, float(extrapolation_value))
 
 
@@ -383,6 +401,23 @@ def adaptive_grid(rois: np.ndarray, bins_h: int, bins_w: int, scale: float, end_
     return (np.trunc(height / np.float32(bins_h)).astype(np.int64), np.trunc(width / np.float32(bins_w)).astype(np.int64))
 
 
+def _traced_adaptive_grid(starts, ends, bins: tuple, sizes: tuple, clamp_to_one: bool):
+    """adaptive_grid's counts from traced rois (float32 Tensors [R], y then x) and their static
+    bound: a roi within the feature map has at most ceil(size / bins) samples per bin along an
+    axis, so the sample layout is that wide and a mask drops the unused ones. A roi reaching
+    beyond the map, which eagerly gets a larger grid, is capped at the bound under jit."""
+    grids, bounds = [], []
+    for start, end, n_bins, size in zip(starts, ends, bins, sizes):
+        extent = F.sub(end, start)
+        if clamp_to_one:
+            extent = F.maximum(extent, 1.0)
+        bound = max(-(-size // n_bins), 1)
+        per_bin = F.cast(F.cast(F.div(extent, float(n_bins)), mstype.int32), mstype.float32)   # int(): toward zero
+        grids.append(F.minimum(per_bin, float(bound)))
+        bounds.append(bound)
+    return tuple(grids), tuple(bounds)
+
+
 def roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int,
               roi_end_mode: int):
     """ROIAlign over features [N, C, H, W] and rois [R, 5] (batch index, x1, y1, x2, y2 in input
@@ -399,12 +434,14 @@ def roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_sca
         grids, grid_max, count = (sample_num, sample_num), (sample_num, sample_num), float(sample_num * sample_num)
     else:
         if rois.is_symbolic:
-            raise ValueError("For 'ROIAlign', sample_num <= 0 (a grid sized by each roi) needs the rois' values at "
-                             "trace time; under jit give sample_num > 0.")
-        gh, gw = adaptive_grid(rois.asnumpy(), pooled_height, pooled_width, spatial_scale, roi_end_mode)
-        grid_max = (max(int(gh.max(initial=0)), 1), max(int(gw.max(initial=0)), 1))
-        grids = (Tensor(gh.astype(np.float32)), Tensor(gw.astype(np.float32)))
-        count = Tensor((gh * gw).astype(np.float32).reshape(-1, 1, 1, 1))
+            grids, grid_max = _traced_adaptive_grid(starts, ends, (pooled_height, pooled_width), (height, width),
+                                                    roi_end_mode == 0)
+            count = F.reshape(F.mul(*grids), (-1, 1, 1, 1))
+        else:
+            gh, gw = adaptive_grid(rois.asnumpy(), pooled_height, pooled_width, spatial_scale, roi_end_mode)
+            grid_max = (max(int(gh.max(initial=0)), 1), max(int(gw.max(initial=0)), 1))
+            grids = (Tensor(gh.astype(np.float32)), Tensor(gw.astype(np.float32)))
+            count = Tensor((gh * gw).astype(np.float32).reshape(-1, 1, 1, 1))
     axes = [_roi_axis(starts[i], ends[i], (pooled_height, pooled_width)[i], grids[i], grid_max[i],
                       (height, width)[i], roi_end_mode == 0) for i in range(2)]
     (ylo, yhi), (wy0, wy1), vy, uy = axes[0]

@@ -87,7 +87,8 @@ class ROIAlign(Operator):
     """Detectron's ROIAlign: ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2,
     roi_end_mode=1)(features [N, C, H, W], rois [R, 5]) -> [R, C, pooled_height, pooled_width].
 
-    sample_num <= 0 sizes each roi's grid by its extent, which needs the rois' values: eager only."""
+    sample_num <= 0 sizes each roi's grid by its extent; under jit (traced rois) the grid's layout is
+    bounded by the feature map's size (ceil(H / pooled_height) per bin) and masked."""
 
     def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1):
         op = "ROIAlign"

@@ -26,3 +26,4 @@ from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt,
 from .misc_cells import ClipByNorm, Conv2dBnAct, DenseBnAct, L1Regularizer, SyncBatchNorm  # noqa: F401
 from .embedding_lookup import EmbeddingLookup, MultiFieldEmbeddingLookup  # noqa: F401
 from .time_distributed import TimeDistributed  # noqa: F401
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
