@@ -1663,6 +1663,8 @@ __all__ += ["BartlettWindow", "BlackmanWindow", "HammingWindow", "BatchToSpace",
 from . import detection_classes as _detection_classes  # noqa: E402
 from .detection_classes import *  # noqa: F401,F403,E402 - IOU, BoundingBoxEncode/Decode, CheckValid, CropAndResize, ROIAlign, NMSWithMask
 __all__ += _detection_classes.__all__
+from .eig_ops import Eig  # noqa: E402
+__all__.append("Eig")
 
 
 # MindSpore's deprecated aliases of classes above (2.10 still exports them)
