@@ -8,8 +8,6 @@ window multiply and the fft family's rfft or fft along the frame. 2.10 has no is
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import dtype as mstype
@@ -24,7 +22,7 @@ _TYPE_NAMES = "{Tensor[Complex128], Tensor[Complex64], Tensor[Float32], Tensor[F
 
 
 def _int_arg(name: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+    if type(value) is not int:   # 2.10 refuses bools and numpy ints too (measured)
         raise TypeError(f"For 'STFT', the type of '{name}' should be 'int', but got type '{type(value).__name__}'.")
     return int(value)
 
@@ -48,8 +46,9 @@ def _frame_positions(length: int, n_fft: int, hop: int, pad: int, mode: str) -> 
     padded = np.arange(length + (2 * pad if mode == "CONSTANT" else 0))
     if pad and mode != "CONSTANT":
         if pad > length or (mode == "REFLECT" and pad == length):
+            relation = "not less than" if mode == "REFLECT" else "greater than"
             raise ValueError(f"For 'MirrorPad', paddings must be no greater than the dimension size: [{pad}], "
-                             f"[{pad}] not less than [{length}]")
+                             f"[{pad}] {relation} [{length}]")
         padded = np.pad(padded, pad, mode=mode.lower())
     if not 0 < n_fft <= padded.size:
         raise ValueError(f"For primitive[STFT], the n_fft must be in (0,{padded.size}], but got {n_fft}.")
