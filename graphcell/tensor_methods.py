@@ -436,6 +436,7 @@ class TensorMethods:
     def matrix_determinant(self): return _ops().matrix_determinant(self)
     def logdet(self): return _ops().logdet(self)
     def slogdet(self): return _ops().slogdet(self)
+    def eigvals(self): return _ops().eigvals(self)   # 2.10's own raises a TypeError (a missing argument, measured)
     def log_matrix_determinant(self): return _ops().log_matrix_determinant(self)
     def inverse(self): return _ops().inverse(self)
     def matrix_power(self, n): return _ops().matrix_power(self, n)

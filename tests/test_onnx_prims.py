@@ -367,7 +367,7 @@ def test_every_primitive_has_a_record():
     # backward_hook runs Python on the host and has no ONNX form (tests/test_backward_hooks.py
     # checks the error)
     assert sorted(name for name, p in PRIMITIVES.items()
-                  if name not in covered and not p.lowering_only) == ["backward_hook", "complex", "conj", "fft",
+                  if name not in covered and not p.lowering_only) == ["backward_hook", "complex", "conj", "eig", "fft",
                                                                       "imag", "real"]   # complex: no ONNX
 
 

@@ -396,6 +396,7 @@ def test_every_primitive_is_covered_here():
         "linear", "conv_bias",  # fused (made by the fuse pass): values against numpy/torch in test_fuse.py
         "resize",  # values against MindSpore's measured numbers and torch in test_resize.py
         "real", "imag", "conj", "complex", "fft",  # against numpy and jax in test_complex_fft.py
+        "eig",  # against numpy in test_eig_stft.py
         "backward_hook", "backward_hook_enter", "backward_hook_exit",  # hooks: test_backward_hooks.py
         "tensor_hook",  # Tensor.register_hook: test_tensor_hooks.py
         "tile_rows"}  # made by the XLA pipeline's last pass: values against the untiled graph in test_tile_rows.py

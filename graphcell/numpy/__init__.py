@@ -5,7 +5,7 @@ grad, and exports to ONNX; those whose output shape depends on the values (uniqu
 intersect1d, setdiff1d, bincount without `length`) run eagerly only, as ops.unique does. Where
 mindspore.numpy differs from numpy (Int32 for Python ints, argmin's Int32, an integer mean
 truncated to the input's dtype, Float32 histograms), graphcell follows MindSpore 2.10 as measured
-by tools/mindspore_numpy_cases.py. The fft functions are missing: graphcell has no complex dtype.
+by tools/mindspore_numpy_cases.py. `graphcell.numpy.fft` is mindspore.numpy.fft (numpy's names over ops' FFTs).
 
 Random draws use numpy's global legacy generator, which `graphcell.set_seed` seeds, so a
 seeded script is reproducible (the values differ from MindSpore's own StandardNormal op).
@@ -25,6 +25,7 @@ from .creation import (arange, array, asarray, asfarray, bartlett, blackman, cop
                        hanning, identity, indices, ix_, linspace, logspace, meshgrid, mgrid, ogrid, ones,
                        ones_like, rand, randint, randn, tri, tril, tril_indices, tril_indices_from, triu,
                        triu_indices, triu_indices_from, zeros, zeros_like)
+from . import fft  # noqa: F401,E402 - mindspore.numpy.fft
 from .data_dependent import argwhere, array_str, intersect1d, setdiff1d, unique  # noqa: F401
 from .histograms import (bincount, digitize, histogram, histogram2d, histogram_bin_edges,  # noqa: F401
                          histogramdd, searchsorted)

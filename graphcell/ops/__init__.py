@@ -47,6 +47,8 @@ from .channel_ops import *  # noqa: F401,F403,E402 - channel-wise dropouts, chan
 from .unpooling import *  # noqa: F401,F403,E402 - max_unpool1d/2d/3d
 from .complex_ops import *  # noqa: F401,F403,E402 - real, imag, conj, angle, polar, view_as_real
 from .fft_ops import *  # noqa: F401,F403,E402 - the FFT family
+from .eig_ops import eig, eigvals  # noqa: F401,E402 - general eigendecomposition (complex results)
+from .stft import stft  # noqa: F401,E402 - short-time Fourier transform, composed of pads, gathers and ffts
 from .special_functions import *  # noqa: F401,F403,E402 - Bessel functions, igamma, zeta, mvlgamma
 from .random_draws import *  # noqa: F401,F403,E402 - bernoulli, multinomial, gamma, poisson, ...
 from .windows import *  # noqa: F401,F403,E402 - bartlett, blackman, hamming, hann and kaiser windows

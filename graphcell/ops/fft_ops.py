@@ -27,7 +27,7 @@ from .complex_ops import conj, real_part
 from .primitive import Primitive, ShapeError
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",
-           "irfftn", "hfft", "ihfft", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+           "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
 
 _LAX_TYPES = {"fft": jax.lax.FftType.FFT, "ifft": jax.lax.FftType.IFFT, "rfft": jax.lax.FftType.RFFT,
               "irfft": jax.lax.FftType.IRFFT}
@@ -300,6 +300,28 @@ def ihfft(input, n=None, dim=-1, norm=None):  # noqa: A002
     """hfft's inverse: conj(rfft(input)) with the norm's direction swapped."""
     norm = _SWAPPED[_check_norm(norm, "ihfft")]
     return conj(rfft(input, n, dim, norm))
+
+
+def hfftn(input, s=None, dim=None, norm=None):  # noqa: A002
+    """hfft over several axes (the last of `dim` holds the half spectrum): irfftn(conj(input))
+    with the norm's direction swapped, as torch.fft.hfftn (MindSpore 2.10's values, measured)."""
+    norm = _SWAPPED[_check_norm(norm, "hfftn")]
+    x = F.as_tensor(input)
+    return _c2r(conj(x) if x.dtype.is_complex else x, s, dim, norm, "hfftn")
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):  # noqa: A002
+    return hfftn(input, s, dim, norm)
+
+
+def ihfftn(input, s=None, dim=None, norm=None):  # noqa: A002
+    """hfftn's inverse: conj(rfftn(input)) with the norm's direction swapped."""
+    norm = _SWAPPED[_check_norm(norm, "ihfftn")]
+    return conj(_r2c(input, s, dim, norm, "ihfftn"))
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):  # noqa: A002
+    return ihfftn(input, s, dim, norm)
 
 
 def _shift(input, dim, sign: int):  # noqa: A002

@@ -1665,6 +1665,8 @@ from .detection_classes import *  # noqa: F401,F403,E402 - IOU, BoundingBoxEncod
 __all__ += _detection_classes.__all__
 from .fractional_pool import FractionalMaxPool3DWithFixedKsize, FractionalMaxPoolWithFixedKsize  # noqa: E402
 __all__ += ["FractionalMaxPoolWithFixedKsize", "FractionalMaxPool3DWithFixedKsize"]
+from .eig_ops import Eig  # noqa: E402
+__all__.append("Eig")
 
 
 # MindSpore's deprecated aliases of classes above (2.10 still exports them)
