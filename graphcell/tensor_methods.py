@@ -326,18 +326,19 @@ class TensorMethods:
 
     @property
     def H(self):
-        """The conjugate transpose of a 2-D Tensor (graphcell's Tensors are real: the transpose)."""
+        """The conjugate transpose of a 2-D Tensor (the transpose of a real one)."""
         if self.ndim != 2:
             raise ValueError(f"For tensor.H, only 2-D Tensor is supported, but got {self.ndim}-D.")
-        return _ops().transpose(self, None)
+        t = _ops().transpose(self, None)
+        return _ops().conj(t) if t.dtype.is_complex else t
 
     @property
     def mH(self):
         return self.adjoint()
 
     def adjoint(self):
-        """The conjugate of mT (graphcell's Tensors are real: mT)."""
-        return self.mT
+        """The conjugate of mT (mT of a real Tensor)."""
+        return _ops().adjoint(self)
 
     def clone(self):
         """A new Tensor of the same value (in-place methods on either leave the other as it is)."""

@@ -44,6 +44,20 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     return _GradFunction(fn, grad_position, weights, has_aux, return_ids, sens_param, with_value=True)
 
 
+def _mindspore_convention(t):
+    """A complex gradient (or sens) in MindSpore's convention, from the graph's (jax's).
+
+    The backward graph transposes linear maps without conjugating (jax's vjp), so for a real
+    loss L(x + iy) it yields dL/dx - i dL/dy. MindSpore 2.10 gives dL/dx + i dL/dy (measured:
+    grad of sum(imag(z)) is +1j, of sum(real(z)) 1), torch's convention, the direction of
+    steepest ascent, so that p - lr * grad descends. The two are conjugates; a complex sens is
+    conjugated on the way in for the same reason (torch's vjp(v) = conj(jax's vjp(conj(v))))."""
+    if t is not None and getattr(t, "dtype", None) is not None and t.dtype.is_complex:
+        from ..ops.complex_ops import conj
+        return conj(t)
+    return t
+
+
 def _positions(grad_position, weights):
     """(tuple of positions or None, whether the input gradient is bare)."""
     if grad_position is None:
@@ -130,10 +144,10 @@ class _GradFunction:
             entry = self._build(args, positions)
         forward, gtraced, layout = entry
         sens_leaves = [] if sens is None else self._sens_leaves(sens, layout["diff"], forward)
-        outs = inline(gtraced, leaves + sens_leaves)
+        outs = inline(gtraced, leaves + [_mindspore_convention(s) for s in sens_leaves])
         n_out = len(forward.graph.user_outputs)
         value = pytree.unflatten(forward.out_tree, list(outs[:n_out]))
-        return self._assemble(value, list(outs[n_out:]), layout, args)
+        return self._assemble(value, [_mindspore_convention(g) for g in outs[n_out:]], layout, args)
 
     # -- building ----------------------------------------------------------------------
     def _build(self, args, positions, forward=None):
@@ -149,10 +163,10 @@ class _GradFunction:
                                 "not a Tensor; only Tensor arguments can be differentiated")
             idx = list(range(starts[p], starts[p] + leaves_per_arg[p]))
             for i in idx:
-                if not graph.inputs[i].dtype.is_floating:
+                if not graph.inputs[i].dtype.is_inexact:
                     raise TypeError(f"grad: argument {p} ('{graph.inputs[i].name}') of {self._name()} is "
                                     f"{graph.inputs[i].dtype}; gradients exist only for floating-point "
-                                    "inputs (integer and bool inputs have none)")
+                                    "and complex inputs (integer and bool inputs have none)")
             input_slots.append((p, len(wrt), len(idx)))
             wrt.extend(idx)
         # Per weight: an index into the grads, (index, member) for an ensemble member's
@@ -162,9 +176,9 @@ class _GradFunction:
         param_index = {id(p): forward.n_args + j for j, p in enumerate(forward.params)}
         stack_slots: dict[int, int] = {}
         for w in self.weights or ():
-            if not w.dtype.is_floating:
+            if not w.dtype.is_inexact:
                 raise TypeError(f"grad: weight '{w.name}' is {w.dtype}; gradients exist only for "
-                                "floating-point Parameters")
+                                "floating-point and complex Parameters")
             j = param_index.get(id(w))
             if j is not None:
                 weight_slots.append(len(wrt))

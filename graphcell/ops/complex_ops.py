@@ -18,7 +18,7 @@ from .ad_util import F
 from .elementwise import broadcast_shapes
 from .primitive import Primitive, ShapeError, same_dtype
 
-__all__ = ["real", "imag", "conj", "angle", "polar", "view_as_real", "is_complex"]
+__all__ = ["real", "imag", "conj", "adjoint", "angle", "polar", "view_as_real", "is_complex"]
 
 
 def _part_rule(name):
@@ -98,6 +98,15 @@ def conj(input):  # noqa: A002
     """The complex conjugate; a real tensor is its own."""
     x = F.as_tensor(input)
     return conjugate.bind(x) if x.dtype.is_complex else x
+
+
+def adjoint(x):
+    """The conjugate transpose of the last two axes (mT of a real tensor), MindSpore 2.10's
+    ops.adjoint and Tensor.mH (measured: mH conjugates, mT does not)."""
+    x = F.as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"For 'adjoint', the input must have at least 2 dimensions, got {x.ndim}")
+    return conj(F.swapaxes(x, -2, -1))
 
 
 def complex_from(re, im):

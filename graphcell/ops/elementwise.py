@@ -55,13 +55,14 @@ def refuse_complex(name: str, *xs: TensorType) -> None:
 
 
 # The float functions that are also defined on complex numbers (jax computes them there).
-COMPLEX_OK = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "sin", "cos", "sinh", "cosh", "tan"}
+COMPLEX_OK = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "sin", "cos", "sinh", "cosh", "tan",
+              "asin", "acos", "atan", "asinh", "acosh", "atanh", "logistic"}
 
 
 def unary(name: str, fn, *, floats_only: bool = False, numbers_only: bool = False, bits_only: bool = False,
           out_dtype: DType | None = None) -> Primitive:
     def rule(x: TensorType, **attrs) -> TensorType:
-        if x.dtype.is_complex and (floats_only or bits_only) and name not in COMPLEX_OK:
+        if x.dtype.is_complex and (floats_only or bits_only or name == "relu") and name not in COMPLEX_OK:
             refuse_complex(name, x)
         if floats_only and not x.dtype.is_inexact:
             raise ShapeError(f"{name} needs a floating-point tensor, got {x}")

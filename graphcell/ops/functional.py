@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..dtype import DType, result_dtype, to_dtype
 from ..tensor import Parameter, Tensor, host_array
+from .complex_guard import refuse_complex_tensors
 from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
 
 # -- argument conversion -------------------------------------------------------------------
@@ -130,7 +131,10 @@ def pow(input, exponent):  # noqa: A001,A002 - MindSpore's names
 
 
 def _bools(x) -> Tensor:
-    return cast(as_tensor(x), mstype.bool_)
+    x = as_tensor(x)
+    if x.dtype.is_complex:   # nonzero, not cast's real part (2.10: logical_not([0, 1j]) is [True, False])
+        return not_equal(x, 0)
+    return cast(x, mstype.bool_)
 
 
 # MindSpore's logical ops take any dtype as bool and give bools.
@@ -168,6 +172,8 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     x, y = _pair(input, other)
     if rounding_mode == "floor":
         return floor_div(x, y)
+    if rounding_mode == "trunc":
+        refuse_complex_tensors("trunc", x)
     if rounding_mode == "trunc" and not x.dtype.is_floating:
         q = floor_div(x, y)    # floor, then one up where the exact quotient was negative and inexact
         inexact = logical_and(not_equal(mul(q, y), x), not_equal(less(x, 0), less(y, 0)))
@@ -193,6 +199,9 @@ def floor_div(x, y):
     x, y = _pair(x, y)
     if x.dtype.is_floating:
         return floor(ew.div.bind(x, y))
+    if x.dtype.is_complex:   # floor of the quotient's real part, imaginary 0 (MindSpore 2.10's FloorDiv, measured)
+        from .complex_ops import real
+        return cast(floor(real(ew.div.bind(x, y))), x.dtype)
     if x.dtype is mstype.bool_:
         return ew.div.bind(x, y)
     return _saturate_division_by_zero(x, y, ew.div.bind(x, _nonzero_divisor(y)))
@@ -219,6 +228,7 @@ def mod(x, y):
     fmod, which is exact (x - floor(x / y) * y loses the remainder of 1e8 % 3, and XLA's
     fused form of it gave -2)."""
     x, y = _pair(x, y)
+    refuse_complex_tensors("floor_mod", x)
     if not x.dtype.is_floating:
         return sub(x, mul(floor_div(x, y), y))
     r = ew.rem.bind(x, y)
@@ -298,6 +308,7 @@ def round(input, *, decimals=0):  # noqa: A001,A002
 def isfinite(input):  # noqa: A002
     """True where `input` is finite: everywhere for integers and bools (MindSpore takes them)."""
     x = as_tensor(input)
+    refuse_complex_tensors("isfinite", x)
     return ew.is_finite.bind(x) if x.dtype.is_floating else full_like(x, True, dtype=mstype.bool_)
 
 
@@ -1276,7 +1287,7 @@ def any(input, axis=None, keep_dims=False):  # noqa: A001,A002
 
 def _all_or_any(prim, x, axis, keep_dims, empty):
     """min or max of bools; over an empty axis, all is True and any False (numpy)."""
-    x = cast(as_tensor(x), mstype.bool_)
+    x = _bools(x)
     axes = _axes(axis, x.ndim)
     if builtins.any(x.shape[a] == 0 for a in axes):
         return _empty_reduction(x, axes, keep_dims, empty)
@@ -1311,6 +1322,7 @@ def argmin(input, axis=None, keepdims=False):  # noqa: A002
 
 def var(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
     x = as_tensor(input)
+    refuse_complex_tensors("var", x)
     axes = _axes(axis, x.ndim)
     centered = sub(x, mean(x, axes, True))
     return div(reduce_sum(square(centered), axes, keepdims), sub(element_count(x, axes, centered.dtype), ddof))
@@ -1426,6 +1438,7 @@ def gelu(input, approximate: str | bool = "none"):  # noqa: A002
     """MindSpore's ops.gelu: exact (erf) by default, the tanh form with approximate='tanh'
     (nn.GELU's default is the tanh form: it passes its mode)."""
     x = as_tensor(input)
+    refuse_complex_tensors("gelu", x)
     if approximate not in (True, False, "tanh", "none"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if x.dtype is mstype.float16:
@@ -1458,6 +1471,7 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
     threshold, so neither branch overflows, and the derivative is sigmoid(beta * x) everywhere
     (the former max(x, 0) + log1p(exp(-|x|)) gave -0.5 at 0, where abs and relu meet)."""
     x = as_tensor(input)
+    refuse_complex_tensors("softplus", x)
     if x.dtype is mstype.float16:
         threshold = builtins.min(threshold, 10.0)   # float16's exp overflows above 11
     scaled = x if beta == 1 else mul(x, beta)
@@ -1494,6 +1508,7 @@ def softmax(input, axis=-1, *, dtype=None):  # noqa: A002
     x = as_tensor(input)
     if dtype is not None:
         x = cast(x, dtype)
+    refuse_complex_tensors("softmax", x)
     shifted = sub(x, stop_gradient(reduce_max(x, axis, True)))
     e = exp(shifted)
     return div(e, reduce_sum(e, axis, True))

@@ -20,6 +20,7 @@ from ..dtype import to_dtype
 from ..tensor import Tensor
 from . import functional as F
 from . import linalg
+from .complex_guard import refuse_complex_tensors
 from .composite import _as_float, _axis_list, _matrix_norm, _vector_norm
 
 __all__ = ["mm", "mv", "t", "kron", "einsum", "svd", "vector_norm", "matrix_norm", "renorm", "cdist", "dist",
@@ -235,6 +236,7 @@ def cdist(x1, x2, p=2.0):
     """Pairwise p-norm distances between the rows of x1 [..., M, D] and x2 [..., N, D]:
     [..., M, N]. p=0 counts differing coordinates, p=inf takes the largest."""
     a, b = F._pair(x1, x2)
+    refuse_complex_tensors("cdist", a)
     a, b = _as_float(a), _as_float(b)
     if a.ndim < 2 or a.ndim != b.ndim or a.shape[-1] != b.shape[-1]:
         raise ValueError(f"cdist: x1 and x2 must be [..., M, D] and [..., N, D] of the same rank, got "

@@ -44,6 +44,7 @@ from ..tensor import Tensor
 from . import elementwise as ew
 from . import functional as F
 from . import special
+from .complex_guard import refuse_complex_tensors
 from .composite import fmod, isnan, trunc
 from .control_flow import while_loop
 
@@ -65,15 +66,16 @@ LN2 = math.log(2.0)
 
 
 def _float(x) -> Tensor:
-    """`x` as a Tensor, integers and bools as float32."""
+    """`x` as a Tensor, integers and bools as float32 (complex ones as they are: MindSpore 2.10
+    computes log2, exp2, sinc, asin... of a Complex64 in Complex64, measured)."""
     x = F.as_tensor(x)
-    return x if x.dtype.is_floating else F.cast(x, mstype.float32)
+    return x if x.dtype.is_inexact else F.cast(x, mstype.float32)
 
 
 def _float_pair(a, b) -> tuple[Tensor, Tensor]:
     """Two operands promoted to one dtype, computed in float32 when that is not a float."""
     a, b = F._pair(a, b)
-    if not a.dtype.is_floating:
+    if not a.dtype.is_inexact:
         a, b = F.cast(a, mstype.float32), F.cast(b, mstype.float32)
     return a, b
 
@@ -232,7 +234,8 @@ def xlogy(input, other):  # noqa: A002
     rule; its CPU kernel gives NaN for 0 * log(0)). The log never sees those places, so the
     gradient is finite there too."""
     x, y = _float_pair(input, other)
-    zero = F.logical_and(F.equal(x, 0), F.logical_not(isnan(y)))
+    y_nan = F.not_equal(y, y) if y.dtype.is_complex else isnan(y)
+    zero = F.logical_and(F.equal(x, 0), F.logical_not(y_nan))
     safe_y = F.select(zero, 1.0, y)
     return F.select(zero, 0.0, F.mul(x, F.log(safe_y)))
 
@@ -374,6 +377,7 @@ def lerp(input, end, weight):  # noqa: A002
     """input + weight * (end - input), MindSpore's formula (not torch's two-sided one: lerp(1e8,
     1, 1) is 0 in float32). `weight` a number or a Tensor, cast to the result's dtype."""
     start, end = _float_pair(input, end)
+    refuse_complex_tensors("lerp", start)
     if isinstance(weight, Tensor):
         weight = F.cast(weight, start.dtype)
     elif isinstance(weight, numbers.Real) and not isinstance(weight, bool):
@@ -422,6 +426,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
     Replacements too large for the dtype become infinities. Integer and bool tensors are
     returned as they are."""
     x = F.as_tensor(input)
+    refuse_complex_tensors("nan_to_num", x)
     if not x.dtype.is_floating:
         return x
     info = ml_dtypes.finfo(x.dtype.np_dtype)   # (numpy's finfo has no bfloat16)

@@ -20,6 +20,8 @@ def _axes_rule(name, has_identity: bool):
     def rule(x: TensorType, *, axes: tuple) -> TensorType:
         check(all(0 <= a < x.ndim for a in axes) and len(set(axes)) == len(axes),
               f"{name}: axes {axes} are invalid for a tensor of rank {x.ndim}")
+        if not has_identity:   # max and min: complex numbers have no order
+            refuse_complex(name, x)
         check(has_identity or all(x.shape[a] for a in axes),
               f"{name}: axes {axes} of {x} include one of size 0 (reducing over an axis of size 0: "
               "max and min of nothing are undefined)")

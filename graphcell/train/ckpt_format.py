@@ -81,6 +81,9 @@ _MS_TO_NP: dict[str, np.dtype] = {
         ("Int8", np.int8), ("UInt8", np.uint8), ("Int16", np.int16), ("UInt16", np.uint16),
         ("Int32", np.int32), ("UInt32", np.uint32), ("Int64", np.int64), ("UInt64", np.uint64),
         ("Float16", np.float16), ("Float32", np.float32), ("Float64", np.float64), ("Bool", np.bool_),
+        # MindSpore 2.10 writes these tags (interleaved real, imaginary parts, little-endian),
+        # but its own load_checkpoint cannot read them back (KeyError 'Complex64', measured).
+        ("Complex64", np.complex64), ("Complex128", np.complex128),
     ]
 }
 if _bfloat16 is not None:
@@ -547,7 +550,7 @@ _ST_TO_NP: dict[str, np.dtype] = {
     for name, t in [
         ("F64", np.float64), ("F32", np.float32), ("F16", np.float16), ("I64", np.int64), ("U64", np.uint64),
         ("I32", np.int32), ("U32", np.uint32), ("I16", np.int16), ("U16", np.uint16), ("I8", np.int8),
-        ("U8", np.uint8), ("BOOL", np.bool_),
+        ("U8", np.uint8), ("BOOL", np.bool_), ("C64", np.complex64),
     ]
 }
 if _bfloat16 is not None:
@@ -610,5 +613,8 @@ def write_safetensors_file(
         # The library reads raw memory through a pointer, so the array must be contiguous. (Not
         # np.ascontiguousarray: it turns a 0-d array into shape [1].)
         tensors[name] = np.require(value, requirements="C")
+        if tensors[name].dtype not in _ST_TO_NP.values():   # e.g. complex128: safetensors has no tag for it
+            raise TypeError(f"safetensors entry '{name}': dtype {tensors[name].dtype} has no safetensors type "
+                            f"(supported: {', '.join(_ST_TO_NP)})")
     meta = dict(metadata) if (metadata is not None and tensors) else None
     atomic_write(path, save(tensors, metadata=meta))
