@@ -53,29 +53,32 @@ CASES = {
                      lambda a, b: _parts(np.mean(np.exp(_c(a, b)) / _c(b + 3, a), 1))),
     "conj_sub_neg_sum": (lambda a, b: ops.view_as_real(-(ops.conj(complex_from(a, b)) - complex_from(b, a)).sum(0)),
                          [_x(3, 4), _x(3, 4)], lambda a, b: _parts(-(np.conj(_c(a, b)) - _c(b, a)).sum(0))),
+    # a gradient through complex values (abs's vjp: select on z == 0, here a zero row), against XLA only
+    "grad_abs_exp": (gc.grad(lambda a: ops.sum(ops.real(ops.abs(ops.rfft(a))) + ops.real(ops.exp(ops.rfft(a) / 4)))),
+                     [np.concatenate([np.zeros((1, 8)), _x(1, 8)])], None),
     # astype keeps the real part; the shape ops carry the pair axis
     "astype_and_shapes": (lambda a, b: ops.fftshift(ops.transpose(complex_from(a, b), (1, 0))).astype(a.dtype)
                           + ops.concat([complex_from(a, b), ops.zeros((1, 4), gc.complex64).astype(a.dtype)
                                         .astype(gc.complex64)], 0).astype(a.dtype)[:3].T,
                           [_x(3, 4), _x(3, 4)], lambda a, b: np.fft.fftshift(a.T) + a.T),
 }
-def _table(dtype):
-    return {n: (fn, [a.astype(dtype) for a in ins]) for n, (fn, ins, _) in CASES.items()}
+TOLERANCES = {np.float32: 2e-5, np.float64: 1e-12}
 
 
-@pytest.mark.parametrize("dtype, tol", [(np.float32, 2e-5), (np.float64, 1e-12)])
-def test_complex_programs_in_onnxruntime_match_xla_and_numpy(dtype, tol):
-    table = _table(dtype)
-    names = list(table)
-    got, want = run_table(table, names, "onnx"), run_table(table, names, "jit")
-    for name in names:
-        g, w = got[name], want[name]
+@pytest.mark.slow   # (3.6 s: ~30 programs; tests/test_onnx_prims.py checks each complex rule's primitive cheaply)
+def test_complex_programs_in_onnxruntime_match_xla_and_numpy():
+    # every program at both dtypes in one model (one onnxruntime session, one XLA compilation)
+    table = {f"{name}-{np.dtype(dtype).name}": (fn, [a.astype(dtype) for a in ins], name, dtype)
+             for name, (fn, ins, _) in CASES.items() for dtype in TOLERANCES}
+    got, want = run_table(table, list(table), "onnx"), run_table(table, list(table), "jit")
+    for key, (_, _, name, dtype) in table.items():
+        g, w, tol = got[key], want[key], TOLERANCES[dtype]
         assert g.dtype == w.dtype == dtype and g.shape == w.shape, name
         scale = max(1.0, np.abs(w).max())
-        np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, err_msg=name)
-        ref = CASES[name][2](*[a for a in CASES[name][1]])
-        if ref is not None:
-            np.testing.assert_allclose(g, ref, rtol=tol, atol=tol * scale * 10, err_msg=name)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, err_msg=key)
+        if CASES[name][2] is not None:
+            ref = CASES[name][2](*CASES[name][1])
+            np.testing.assert_allclose(g, ref, rtol=tol, atol=tol * scale * 10, err_msg=key)
 
 
 class _ComplexOut(nn.Cell):

@@ -322,6 +322,9 @@ RECORDS = [
     # tests/test_onnx_complex.py). A complex operand comes from two real inputs, a result leaves as two.
     rec("complex", [r(2, 3), r(3)]),
     rec("real", [c(2, 3)]), rec("imag", [c(4, dtype=C128)], id="imag-c128"), rec("conj", [c(2, 3)]),
+    *[rec(n, [c(2, 3), c(3)], id=f"{n}-c64") for n in ["add", "mul", "div", "eq"]],
+    *[rec(n, [c(2, 3, dtype=C128)], 1e-12, id=f"{n}-c128") for n in ["neg", "abs", "exp"]],
+    rec("transpose", [c(2, 3)], perm=(1, 0), id="transpose-c64"),
     rec("fft", [c(2, 6)], fft_type="fft", lengths=(6,)),
     rec("fft", [c(2, 4, 3, dtype=C128)], 1e-12, fft_type="ifft", lengths=(4, 3), id="fft-ifft2-c128"),
     rec("fft", [r(3, 10)], fft_type="rfft", lengths=(10,), id="fft-rfft"),

@@ -170,6 +170,12 @@ def pad(ctx, x, v, *, lo, hi):
     return pair(ctx, *parts, rank)
 
 
+def eq(ctx, x, y):
+    """Both parts equal (abs's gradient tests z == 0)."""
+    same, rank = ctx.op("Equal", x, y), len(ctx.out_type.shape)
+    return ctx.op("And", part(ctx, same, 0, rank), part(ctx, same, 1, rank))
+
+
 def select(ctx, p, x, y):
     return ctx.op("Where", ctx.op("Unsqueeze", p, ctx.ints([len(ctx.in_types[0].shape)])), x, y)
 
@@ -272,6 +278,7 @@ RULES = {
     "constant": constant, "cast": cast, "fft": fft,
     "add": real.binary("Add"), "sub": real.binary("Sub"), "neg": real.unary("Neg"),
     "mul": mul, "div": div, "abs": abs_, "exp": exp, "select": select,
+    "eq": eq, "ne": lambda ctx, x, y: ctx.op("Not", eq(ctx, x, y)),
     # sums and counts over leading axes, slices, flips and concatenations along them
     "reduce_sum": real.reducer("ReduceSum"), "element_count": real.element_count,
     "slice": real.slice_rule, "rev": real.rev, "concatenate": real.concatenate,
