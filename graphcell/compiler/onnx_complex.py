@@ -245,7 +245,6 @@ def fft(ctx, x, *, fft_type, lengths):
     if any(not isinstance(d, int) for d in in_dims[rank - k:]):
         ctx.fail("an FFT over a dynamic axis has no ONNX form")
     dtype = ctx.in_types[0].dtype.real_dtype
-    lead = in_dims[:rank - k]
     axes = list(range(rank - k, rank))
     inverse = fft_type in ("ifft", "irfft")
     complex_dims = list(in_dims)
