@@ -9,7 +9,7 @@ The model's inputs and outputs stay real (`onnx.lower` refuses complex ones), so
 The `fft` primitive transforms one axis at a time: a power-of-two length from 128 up with
 ONNX DFT (onnxruntime's radix-2 FFT; a real input as DFT's [.., n, 1] form, onesided, and an
 inverse real transform as the inverse DFT of the full conjugate-symmetric spectrum's real
-part), any other length as one MatMul with the transform's matrix, computed in float64:
+part), any other length up to 1,024 as one MatMul with the transform's matrix, computed in float64:
 onnxruntime's DFT of other lengths is a naive float32 sum, 31 ms for 64 rows of 1,000 points
 (numpy: 0.7) and 1e-4 from numpy's values (the MatMul: float32 rounding).
 """
@@ -21,7 +21,8 @@ from ..dtype import bool_
 from . import onnx_rules as real
 from .onnx import LowerCtx
 
-DFT_MIN = 128   # power-of-two lengths from here use DFT (n log n), the rest a MatMul (n^2)
+DFT_MIN = 128      # power-of-two lengths from here use DFT (n log n), the rest a MatMul (n^2)
+MATMUL_MAX = 1024  # ... up to this length; longer ones DFT too (onnxruntime's naive sum)
 
 
 def touches_complex(node) -> bool:
@@ -209,7 +210,8 @@ def _dft_matrix(n: int, kind: str, np_dtype) -> np.ndarray:
 
 
 def _uses_dft(n: int) -> bool:
-    return n >= DFT_MIN and n & (n - 1) == 0
+    # (past MATMUL_MAX the matrix, 4n^2 entries for a complex axis, would outgrow the model)
+    return (n >= DFT_MIN and n & (n - 1) == 0) or n > MATMUL_MAX
 
 
 def _dft(ctx, x, axis: int, **attrs) -> str:
