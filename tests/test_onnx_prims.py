@@ -22,6 +22,7 @@ from tests.igamma_zeta_grids import IGAMMA_A, IGAMMA_X, ZETA_Q, ZETA_X
 
 RNG = np.random.default_rng(4)
 F32, F64, I32, I64 = np.float32, np.float64, np.int32, np.int64
+C128 = np.complex128
 
 
 def r(*shape, dtype=F32, lo=-2.0, hi=2.0):
@@ -30,6 +31,11 @@ def r(*shape, dtype=F32, lo=-2.0, hi=2.0):
     if np.dtype(dtype).kind in "iu":
         return RNG.integers(-5 if np.dtype(dtype).kind == "i" else 0, 6, shape).astype(dtype)
     return RNG.uniform(lo, hi, shape).astype(dtype)
+
+
+def c(*shape, dtype=None):
+    dtype = dtype or np.complex64
+    return (r(*shape) + 1j * r(*shape)).astype(dtype)
 
 
 def pos(*shape, dtype=F32):
@@ -312,19 +318,44 @@ RECORDS = [
     rec("svd", [r(2, 3, 5)], 1e-5, full_matrices=False, compute_uv=False, id="svd-values"),
     rec("geqrf", [r(2, 3, 4, dtype=F64)], 1e-12),
     rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),
+    # complex values: real pairs inside the model (compiler/onnx_complex.py; programs in
+    # tests/test_onnx_complex.py). A complex operand comes from two real inputs, a result leaves as two.
+    rec("complex", [r(2, 3), r(3)]),
+    rec("real", [c(2, 3)]), rec("imag", [c(4, dtype=C128)], id="imag-c128"), rec("conj", [c(2, 3)]),
+    *[rec(n, [c(2, 3), c(3)], id=f"{n}-c64") for n in ["add", "mul", "div", "eq"]],
+    *[rec(n, [c(2, 3, dtype=C128)], 1e-12, id=f"{n}-c128") for n in ["neg", "abs", "exp"]],
+    rec("transpose", [c(2, 3)], perm=(1, 0), id="transpose-c64"),
+    rec("fft", [c(2, 6)], fft_type="fft", lengths=(6,)),
+    rec("fft", [c(2, 4, 3, dtype=C128)], 1e-12, fft_type="ifft", lengths=(4, 3), id="fft-ifft2-c128"),
+    rec("fft", [r(3, 10)], fft_type="rfft", lengths=(10,), id="fft-rfft"),
+    rec("fft", [r(128, 2)], 1e-4, fft_type="rfft", lengths=(128, 2), id="fft-rfft2-dft"),   # onnxruntime's DFT
+    rec("fft", [c(2, 65)], fft_type="irfft", lengths=(128,), id="fft-irfft-dft"),
+    rec("fft", [c(3, 2, 4, dtype=C128)], 1e-12, fft_type="irfft", lengths=(3, 2, 7), id="fft-irfft3-c128"),
 ]
 
 
+def as_real(arrays):
+    """ONNX models take and give real tensors only: a complex array is its real and imaginary parts."""
+    return [p for a in arrays for p in ((a.real, a.imag) if np.iscomplexobj(a) else (a,))]
+
+
 def single_node_graph(name, arrays, attrs):
+    """The primitive alone; a complex operand is made from two real inputs by `complex`, and a
+    complex result is returned as its `real` and `imag`."""
     b = GraphBuilder(name)
-    ins = [b.add_input(TensorType(a.shape, to_dtype(a.dtype)), f"in{i}") for i, a in enumerate(arrays)]
-    outs = b.add_node(PRIMITIVES[name], tuple(ins), canonical_attrs(attrs))
-    return b.build(outs)
+    ins = [b.add_input(TensorType(a.shape, to_dtype(a.dtype)), f"in{i}") for i, a in enumerate(as_real(arrays))]
+    operands = []
+    for a in arrays:
+        parts, ins = ins[:1 + np.iscomplexobj(a)], ins[1 + np.iscomplexobj(a):]
+        operands += b.add_node(PRIMITIVES["complex"], tuple(parts), {}) if len(parts) == 2 else parts
+    outs = b.add_node(PRIMITIVES[name], tuple(operands), canonical_attrs(attrs))
+    return b.build([p for v in outs for p in ([b.add_node(PRIMITIVES[part], (v,), {})[0] for part in ("real", "imag")]
+                                              if v.dtype.is_complex else [v])])
 
 
 def run_onnx(model, arrays):
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, {f"in{i}": a for i, a in enumerate(arrays)})
+    return sess.run(None, {f"in{i}": a for i, a in enumerate(as_real(arrays))})
 
 
 @pytest.mark.parametrize("name, arrays, attrs, tol", RECORDS)
@@ -336,7 +367,7 @@ def test_onnx_rule_matches_jax(name, arrays, attrs, tol):
     got = run_onnx(model, arrays)
     prim = PRIMITIVES[name]
     want = (ref or (lambda *a: prim.impl(*a, **canonical_attrs(attrs))))(*arrays)
-    want = list(want) if prim.multiple_results else [want]
+    want = as_real(list(want) if prim.multiple_results else [want])
     assert len(got) == len(want)
     for g, w, v in zip(got, want, graph.outputs):
         w = np.asarray(w)
@@ -365,10 +396,10 @@ def test_every_primitive_has_a_record():
     covered = {p.values[0] for p in RECORDS} | set(CONTROL_FLOW)
     # lowering-only primitives belong to the XLA pipeline's last pass, never to an ONNX graph;
     # backward_hook runs Python on the host and has no ONNX form (tests/test_backward_hooks.py
-    # checks the error)
+    # checks the error); nor has eig, a general eigensolver with complex results (LAPACK's
+    # geev: tests/test_eig_stft.py checks export's error)
     assert sorted(name for name, p in PRIMITIVES.items()
-                  if name not in covered and not p.lowering_only) == ["backward_hook", "complex", "conj", "eig", "fft",
-                                                                      "imag", "real"]   # complex: no ONNX
+                  if name not in covered and not p.lowering_only) == ["backward_hook", "eig"]
 
 
 @pytest.mark.parametrize("opset", [17, 18, 21])

@@ -330,24 +330,42 @@ class Lowered:
     output_names: list = field(default_factory=list)
 
 
+def carried(type: TensorType, dims=None) -> tuple:
+    """The ONNX element type and dims that carry a value: a complex value of shape S is a real
+    tensor of shape S + [2] (real, imaginary; ONNX has no complex tensors, see onnx_complex)."""
+    dims = tuple(type.shape if dims is None else dims)
+    if type.dtype.is_complex:
+        return onnx_dtype(type.dtype.real_dtype), dims + (2,)
+    return onnx_dtype(type.dtype), dims
+
+
 def onnx_value_info(name: str, type: TensorType, dims=None) -> onnx.ValueInfoProto:
-    dims = type.shape if dims is None else dims
+    elem_type, dims = carried(type, dims)
     shape = [str(d) if isinstance(d, Sym) else int(d) for d in dims]
-    return helper.make_tensor_value_info(name, onnx_dtype(type.dtype), shape)
+    return helper.make_tensor_value_info(name, elem_type, shape)
+
+
+def complex_boundary(graph: Graph, args) -> list[str]:
+    """One line per complex model input or output: those stay refused (no complex tensors)."""
+    hint = ("ONNX has no complex tensors: make it real first (ops.view_as_real, ops.real / ops.imag, "
+            "ops.angle; ops.abs keeps the complex dtype)")
+    lines = [f"  input {v.name!r} is {v.type}: {hint}" for v in args if v.dtype.is_complex]
+    return lines + [f"  output {i} is {v.type}: {hint}" for i, v in enumerate(graph.outputs) if v.dtype.is_complex]
 
 
 def unsupported_ops(graph: Graph) -> list[str]:
     """One line per node whose primitive has no ONNX rule (empty when all lower)."""
+    from . import onnx_complex
     lines = []
     for sub in graph.subgraphs():
         lines += unsupported_ops(sub)
     for node in graph.nodes:
-        # ONNX (and onnxruntime) has no complex tensors: an op on complex values has no lowering
-        complex_values = any(v.dtype.is_complex for v in (*node.inputs, *node.outputs))
-        if node.primitive.onnx_rule is None or complex_values:
+        # complex values are real pairs in ONNX, for the ops onnx_complex has rules for
+        complex_values = onnx_complex.touches_complex(node)
+        if (onnx_complex.rule_for(node) if complex_values else node.primitive.onnx_rule) is None:
             src = node.source
             where = f" at {src.file}:{src.line}" if src.file else ""
-            why = " (complex values: ONNX has no complex tensors)" if complex_values else ""
+            why = " (on complex values: no ONNX form)" if complex_values else ""
             lines.append(f"  {node.primitive.name}{why} in Cell '{src.scope or '<top>'}'{where}")
     return lines
 
@@ -372,13 +390,16 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     missing = unsupported_ops(graph)
     if missing:
         raise OnnxExportError("these ops have no ONNX lowering:\n" + "\n".join(missing))
+    args = [v for v in graph.inputs if v.kind == "arg"] if not params_as_inputs else list(graph.inputs)
+    complex_io = complex_boundary(graph, args)
+    if complex_io:
+        raise OnnxExportError("complex model inputs and outputs have no ONNX form:\n" + "\n".join(complex_io))
     dims = dims or {}
     dims_of = lambda v: dims.get(v, v.shape)  # noqa: E731
 
     b = OnnxBuilder(opset)
     names: dict[Value, str] = {}
     inputs = []
-    args = [v for v in graph.inputs if v.kind == "arg"] if not params_as_inputs else list(graph.inputs)
     user_names = list(input_names or [])
     n_args = sum(1 for v in graph.inputs if v.kind == "arg")
     if len(user_names) > n_args:
@@ -402,8 +423,9 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
 
     emit_nodes(b, graph, names, dims_of, other_graph, small)
     keep = {names[v] for v in graph.outputs}
-    shapes = {**b.shapes, **{n: reshape_target(dims_of(v)) for v, n in names.items()}}  # for the peepholes
-    types = {n: onnx_dtype(v.type.dtype) for v, n in names.items()}
+    carriers = {n: carried(v.type, dims_of(v)) for v, n in names.items()}
+    shapes = {**b.shapes, **{n: reshape_target(d) for n, (_, d) in carriers.items()}}  # for the peepholes
+    types = {n: t for n, (t, _) in carriers.items()}
     onnx_peepholes.run(b, keep, shapes, types)
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
@@ -460,6 +482,7 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
                small=None) -> None:
     """Runs every node's rule into `b`, filling `names` (IR value -> ONNX)."""
     from ..passes.fuse import find_fusions
+    from .onnx_complex import rule_for
     # The fuse pass's matches, for graphs that did not run the "onnx" pipeline: a bias add
     # lowers as its fused node (Gemm, Conv with B), and the nodes it absorbed emit nothing.
     fusions = {f.consumer: f for f in find_fusions(graph)}
@@ -473,7 +496,8 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
         ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
                        other_nodes[index] if other_nodes is not None else None, dims_of, small)
         in_names = [names[v] for v in node.inputs]
-        out = node.primitive.onnx_rule(ctx, *in_names, **node.attrs)
+        rule = rule_for(node) or node.primitive.onnx_rule   # complex values: real pairs
+        out = rule(ctx, *in_names, **node.attrs)
         outs = out if node.primitive.multiple_results else [out]
         for v, n in zip(node.outputs, outs):
             names[v] = n
@@ -540,7 +564,8 @@ def _param_array(arrays: dict | None, value: Value) -> np.ndarray:
     if arrays is None or value not in arrays:
         raise OnnxExportError(f"no array for parameter {value.name!r}: export through graphcell.export, "
                               "or pass params_as_inputs=True")
-    return np.asarray(arrays[value])
+    array = np.asarray(arrays[value])
+    return np.stack([array.real, array.imag], -1) if np.iscomplexobj(array) else array   # (carried)
 
 
 def _version() -> str:

@@ -3,7 +3,8 @@ conj, complex) and MindSpore 2.10's ops over them (angle, polar, view_as_real, i
 
 Gradients follow jax's convention (a vjp is the transpose of the linear map, without
 conjugation), so a real loss through complex intermediates has jax.grad's gradient.
-ONNX has no complex tensors: these primitives have no ONNX rule, and export names them.
+ONNX has no complex tensors: the export carries complex values as real pairs
+(compiler/onnx_complex.py), and the model's inputs and outputs must be real.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ primitive computes the "backward" normalisation (1/n on the inverse transforms o
 FFTs are linear, so the vjp is the transposed transform (jax's convention, no conjugation):
 fft's is fft, ifft's ifft, rfft's the real part of an fft of the cotangent zero-padded to full
 length, irfft's the conjugate of an rfft with the half-spectrum's doubled bins (jax's rules).
-ONNX: no rule (onnxruntime has no complex tensors), so export names the op.
+ONNX: DFT or one MatMul per axis on real pairs (compiler/onnx_complex.py).
 """
 from __future__ import annotations
 
