@@ -363,7 +363,8 @@ def test_polygamma_against_torch(dtype, jit):
     for n in (0, 1, 4):
         want = torch.polygamma(n, torch.from_numpy(x.astype(np.float64))).numpy().astype(dtype)
         tol = 2e-5 if dtype == np.float32 else 1e-9
-        np.testing.assert_allclose(run("polygamma", [x], {"n": n}, jit), want, rtol=tol)
+        # digamma crosses zero at 1.4616...: there only an absolute error (rounding's) is meaningful
+        np.testing.assert_allclose(run("polygamma", [x], {"n": n}, jit), want, rtol=tol, atol=tol / 10)
 
 
 @pytest.mark.parametrize("jit", [False, True])
