@@ -160,9 +160,11 @@ def svd(input, full_matrices=False, compute_uv=True):  # noqa: A002
     (K = min(M, N)), u [..., M, K] and v [..., N, K], or [..., M, M] and [..., N, N] with
     full_matrices. compute_uv=False returns s alone. float32, float64, complex64 and complex128,
     as MindSpore 2.10 (measured; a complex input's s is complex with zero imaginary part, and
-    input = u @ diag(s) @ v^H). The signs of u's and v's columns are LAPACK's. Its gradient through u or
-    v needs distinct singular values (jax's and torch's too), and a square input when
-    full_matrices is set."""
+    input = u @ diag(s) @ v^H; the phases of a complex u's and v's columns are LAPACK's, not
+    2.10's, which follow no rule measured). The signs of u's and v's columns are LAPACK's. Its
+    gradient through u or v needs distinct singular values (jax's and torch's too), and a square
+    input when full_matrices is set; a complex one has jax's phase convention (u's phases carry
+    the gauge term)."""
     x = F.as_tensor(input)
     for name, flag in (("full_matrices", full_matrices), ("compute_uv", compute_uv)):
         if not isinstance(flag, bool):
