@@ -274,7 +274,8 @@ def test_svd_against_numpy():
     same(Tensor(a[0]).svd()[0], np.linalg.svd(a[0], compute_uv=False), tol=1e-5)
     s, u, v = ops.Svd(compute_uv=False)(Tensor(a[0]))     # the class's three outputs (measured)
     same(u, np.zeros(1, np.float32))
-    for bad, error, message in [(a[0].astype(np.float16), TypeError, "float32 or float64, got Float16"),
+    for bad, error, message in [(a[0].astype(np.float16), TypeError,
+                                 "float32, float64, complex64 or complex128, got Float16"),
                                 (a[0].astype(np.int32), TypeError, "got Int32"), (a[0, 0], ValueError, "2 or more"),
                                 (np.zeros((0, 3), np.float32), ValueError, "must not be empty")]:
         with pytest.raises(error, match=message):

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..dtype import float32, float64
+from ..dtype import complex64, complex128, float32, float64
 from ..ir.core import TensorType
 from .batching import move, unbatched_axis
 from .ad_util import F
@@ -104,7 +104,8 @@ def _dot_vjp(ctx, cts, primals, outs, *, contract, batch):
 
 def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
     check(x.ndim >= 2, f"svd needs a matrix (2 or more axes), got {x}")
-    check(x.dtype in (float32, float64), f"svd needs float32 or float64, got {x}")
+    check(x.dtype in (float32, float64, complex64, complex128),
+          f"svd needs float32, float64, complex64 or complex128, got {x}")
     *batch, m, n = x.shape
     batch, k = tuple(batch), min(m, n)
     s = TensorType(batch + (k,), x.dtype)
@@ -140,9 +141,13 @@ def _canonical_signs(u, v):
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
+    # a complex matrix's singular values come out complex (zero imaginary part), as MindSpore
+    # 2.10's; its v is conj(vh)^T and its columns' phases are LAPACK's (no ONNX rule to match)
     if not compute_uv:
-        return (jnp.linalg.svd(x, compute_uv=False),)
+        return (jnp.linalg.svd(x, compute_uv=False).astype(x.dtype),)
     u, s, vh = jnp.linalg.svd(x, full_matrices=full_matrices)
+    if jnp.iscomplexobj(x):
+        return s.astype(x.dtype), u, jnp.conj(jnp.swapaxes(vh, -1, -2))
     u, v = _canonical_signs(u, jnp.swapaxes(vh, -1, -2))
     return s, u, v
 
@@ -161,19 +166,35 @@ def _mT(x):
     return F.swapaxes(x, -1, -2)
 
 
+def _mH(x):
+    from . import complex_ops   # imports this module's family: resolved at trace time
+    return complex_ops.conj(_mT(x))
+
+
+def _conj(x):
+    from . import complex_ops
+    return complex_ops.conj(x)
+
+
 @svd.def_vjp
 def _svd_vjp(ctx, cts, primals, outs, *, full_matrices, compute_uv):
-    """The real case of torch's svd_backward (reduced u and v, k = min(m, n)):
-    gx = u [(skew(u^T gu) / E) S + S (skew(v^T gv) / E) + diag(gs)] v^T
-         + (I - u u^T) gu S^-1 v^T + u S^-1 gv^T (I - v v^T),
-    skew(a) = a - a^T, E[j, k] = s_k^2 - s_j^2 off the diagonal. Without u's and v's cotangents
-    only the diag(gs) term is built: singular values that repeat (a zero matrix's) divide by no
-    E, so the norms' gradients stay finite there."""
+    """torch's svd_backward (reduced u and v, k = min(m, n)), in the conjugating convention
+    (the gradient pairs with a tangent as Re tr(g^H dA)):
+    gx = u [(skew(u^H gu) / E) S + S (skew(v^H gv) / E) + diag(Re gs) + i Im(diag(u^H gu)) / S] v^H
+         + (I - u u^H) gu S^-1 v^H + u S^-1 gv^H (I - v v^H),
+    skew(a) = a - a^H off the diagonal, E[j, k] = s_k^2 - s_j^2 off the diagonal; the
+    i Im(diag(u^H gu)) / S term (complex only) is the phase jax's jvp gives u's columns. The
+    cotangents are conjugated in and the gradient out (jax's convention; the identity for real
+    matrices). Without u's and v's cotangents only the diag(gs) term is built: singular values
+    that repeat (a zero matrix's) divide by no E, so the norms' gradients stay finite there."""
     (x,) = primals
     *_, m, n = x.shape
     k = min(m, n)
+    is_complex = x.dtype.is_complex
     gs = cts[0]
     gu, gv = (cts[1], cts[2]) if compute_uv else (None, None)
+    gu = _conj(gu) if gu is not None else None
+    gv = _conj(gv) if gv is not None else None
     if compute_uv:
         s, u, v = outs
     else:
@@ -184,22 +205,30 @@ def _svd_vjp(ctx, cts, primals, outs, *, full_matrices, compute_uv):
                                       f"matrix (got {m} x {n}): the extra columns are not unique")
         u, v = F.slice_axis(u, -1, 0, k), F.slice_axis(v, -1, 0, k)
     eye = F.Tensor(np.eye(k, dtype=x.dtype.np_dtype))
+    off_diagonal = F.Tensor((1 - np.eye(k)).astype(x.dtype.np_dtype))
     s_row, s_col = F.expand_dims(s, -2), F.expand_dims(s, -1)               # [.., 1, k], [.., k, 1]
+    if gs is not None and is_complex:
+        from . import complex_ops
+        gs = F.cast(complex_ops.real(gs), x.dtype)
     inner = F.mul(F.expand_dims(gs if gs is not None else F.zeros_like(s), -1), eye)   # diag(gs)
     if gu is not None or gv is not None:
         squares = F.mul(s, s)
         gaps = F.add(F.sub(F.expand_dims(squares, -2), F.expand_dims(squares, -1)), eye)   # (its diagonal unused)
     if gu is not None:
-        utgu = F.matmul(_mT(u), gu)
-        inner = F.add(inner, F.mul(F.div(F.sub(utgu, _mT(utgu)), gaps), s_row))
+        utgu = F.matmul(_mH(u), gu)
+        inner = F.add(inner, F.mul(F.div(F.mul(F.sub(utgu, _mH(utgu)), off_diagonal), gaps), s_row))
+        if is_complex:
+            from . import complex_ops
+            phase = complex_ops.imag(F.mul(utgu, eye))                        # Im(diag(u^H gu)), as a matrix
+            inner = F.add(inner, F.div(complex_ops.complex_from(F.zeros_like(phase), phase), s_row))
     if gv is not None:
-        vtgv = F.matmul(_mT(v), gv)
-        inner = F.add(inner, F.mul(s_col, F.div(F.sub(vtgv, _mT(vtgv)), gaps)))
-    gx = F.matmul(F.matmul(u, inner), _mT(v))
-    if gu is not None and m > k:      # u u^T is not the identity: the part of gu outside u's span
+        vtgv = F.matmul(_mH(v), gv)
+        inner = F.add(inner, F.mul(s_col, F.div(F.mul(F.sub(vtgv, _mH(vtgv)), off_diagonal), gaps)))
+    gx = F.matmul(F.matmul(u, inner), _mH(v))
+    if gu is not None and m > k:      # u u^H is not the identity: the part of gu outside u's span
         outside = F.sub(gu, F.matmul(u, utgu))
-        gx = F.add(gx, F.matmul(F.div(outside, s_row), _mT(v)))
+        gx = F.add(gx, F.matmul(F.div(outside, s_row), _mH(v)))
     if gv is not None and n > k:
         outside = F.sub(gv, F.matmul(v, vtgv))
-        gx = F.add(gx, F.matmul(F.div(u, s_row), _mT(outside)))
-    return (gx,)
+        gx = F.add(gx, F.matmul(F.div(u, s_row), _mH(outside)))
+    return (_conj(gx),)

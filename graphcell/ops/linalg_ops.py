@@ -158,16 +158,19 @@ def svd(input, full_matrices=False, compute_uv=True):  # noqa: A002
     """The singular value decomposition of the matrices in input's last two axes [..., M, N]:
     (s, u, v) with input = u @ diag(s) @ v^T (v, not v^T, as MindSpore), s descending [..., K]
     (K = min(M, N)), u [..., M, K] and v [..., N, K], or [..., M, M] and [..., N, N] with
-    full_matrices. compute_uv=False returns s alone. float32 and float64 only, as MindSpore
-    2.10 (measured). The signs of u's and v's columns are LAPACK's. Its gradient through u or
-    v needs distinct singular values (jax's and torch's too), and a square input when
-    full_matrices is set."""
+    full_matrices. compute_uv=False returns s alone. float32, float64, complex64 and complex128,
+    as MindSpore 2.10 (measured; a complex input's s is complex with zero imaginary part, and
+    input = u @ diag(s) @ v^H; the phases of a complex u's and v's columns are LAPACK's, not
+    2.10's, which follow no rule measured). The signs of u's and v's columns are LAPACK's. Its
+    gradient through u or v needs distinct singular values (jax's and torch's too), and a square
+    input when full_matrices is set; a complex one has jax's phase convention (u's phases carry
+    the gauge term)."""
     x = F.as_tensor(input)
     for name, flag in (("full_matrices", full_matrices), ("compute_uv", compute_uv)):
         if not isinstance(flag, bool):
             raise TypeError(f"svd: {name} must be a bool, got {type(flag).__name__}")
-    if x.dtype not in (mstype.float32, mstype.float64):
-        raise TypeError(f"svd: the dtype of input must be float32 or float64, got {x.dtype}")
+    if x.dtype not in (mstype.float32, mstype.float64, mstype.complex64, mstype.complex128):
+        raise TypeError(f"svd: the dtype of input must be float32, float64, complex64 or complex128, got {x.dtype}")
     if x.ndim < 2:
         raise ValueError(f"svd: input must have 2 or more dimensions (matrices in the last two), got shape "
                          f"{list(x.shape)}")

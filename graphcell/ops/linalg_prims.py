@@ -1,6 +1,9 @@
 """Matrix decompositions and solves as primitives: det, slogdet, matrix_inverse, cholesky,
 triangular_solve, qr and matrix_exp, over the last two axes of float32/float64 operands
 (the leading axes are batch axes; float16 is computed in float32 by the functional layer).
+det, slogdet, matrix_inverse, triangular_solve and qr take complex64/complex128 too; their
+vjps are in jax's convention (ops/complex_ops.py): the holomorphic ones (det, inverse,
+triangular_solve) keep plain transposes, slogdet and qr carry their conjugations.
 
 Each is one jax call (jnp.linalg / lax.linalg / jax.scipy.linalg), so XLA runs LAPACK's
 kernels. Batch rules move the mapped axis to the front (one more batch axis); vjp rules are
@@ -15,16 +18,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..dtype import float32, float64
+from ..dtype import complex64, complex128, float32, float64
 from ..ir.core import TensorType
 from .ad_util import F
 from .batching import materialize
 from .primitive import Primitive, check, same_dtype
 
 
-def _float_matrix(name: str, x: TensorType, square: bool = True) -> None:
+def _float_matrix(name: str, x: TensorType, square: bool = True, complex_ok: bool = False) -> None:
     check(x.ndim >= 2, f"{name} needs matrices in the last two axes, got {x}")
-    check(x.dtype in (float32, float64), f"{name} needs float32 or float64, got {x}")
+    if complex_ok:
+        check(x.dtype in (float32, float64, complex64, complex128),
+              f"{name} needs float32, float64, complex64 or complex128, got {x}")
+    else:
+        check(x.dtype in (float32, float64), f"{name} needs float32 or float64, got {x}")
     if square:
         check(x.shape[-1] == x.shape[-2], f"{name} needs square matrices, got {x}")
 
@@ -44,6 +51,28 @@ def _mT(x):
     return F.swapaxes(x, -1, -2)
 
 
+def _conj(x):
+    from . import complex_ops   # ops/complex_ops imports the families this module belongs to
+    return complex_ops.conj(x)
+
+
+def _mH(x):
+    """The conjugate transpose (the transpose of a real matrix)."""
+    return _conj(_mT(x))
+
+
+def _real_part(x):
+    """Re(x) in x's own dtype (x itself when real)."""
+    from . import complex_ops
+    return F.cast(complex_ops.real(x), x.dtype) if x.dtype.is_complex else x
+
+
+def _imag_part_times_i(x):
+    """i Im(x) in x's own dtype (complex x only)."""
+    from . import complex_ops
+    return complex_ops.complex_from(F.zeros_like(complex_ops.imag(x)), complex_ops.imag(x))
+
+
 def _eye_like(x):
     return F.Tensor(np.eye(x.shape[-1], dtype=x.dtype.np_dtype))
 
@@ -56,7 +85,7 @@ def _as_matrix(v):
 # -- det and slogdet ------------------------------------------------------------------------
 
 def _det_rule(x, **_):
-    _float_matrix("det", x)
+    _float_matrix("det", x, complex_ok=True)
     return TensorType(x.shape[:-2], x.dtype)
 
 
@@ -67,7 +96,8 @@ det.def_batch(_leading_batch(det))
 @det.def_vjp
 def _det_vjp(ctx, cts, primals, outs):
     """d det = det tr(A^-1 dA): the cotangent is g det A^-T. An exactly singular matrix gets 0,
-    MindSpore 2.10's value (measured; the true gradient there is the adjugate, jax's)."""
+    MindSpore 2.10's value (measured; the true gradient there is the adjugate, jax's). det is
+    holomorphic, so the complex case is the same formula (jax's convention: no conjugation)."""
     (x,), (d,), (g,) = primals, outs, cts
     scale = _as_matrix(F.mul(g, d))
     singular = _as_matrix(F.equal(d, 0))
@@ -77,14 +107,15 @@ def _det_vjp(ctx, cts, primals, outs):
 
 
 def _slogdet_rule(x, **_):
-    _float_matrix("slogdet", x)
+    _float_matrix("slogdet", x, complex_ok=True)
     out = TensorType(x.shape[:-2], x.dtype)
     return out, out
 
 
 def _slogdet_impl(x):
+    # a complex matrix's log|det| comes out complex (zero imaginary part), as MindSpore 2.10's
     sign, logabs = jnp.linalg.slogdet(x)
-    return sign, logabs
+    return sign, logabs.astype(x.dtype)
 
 
 slogdet = Primitive("slogdet", _slogdet_rule, _slogdet_impl, multiple_results=True)
@@ -93,17 +124,25 @@ slogdet.def_batch(_leading_batch(slogdet))
 
 @slogdet.def_vjp
 def _slogdet_vjp(ctx, cts, primals, outs):
-    """The sign is piecewise constant; d log|det| = tr(A^-1 dA): g A^-T."""
-    (x,), g = primals, cts[1]
-    if g is None:
-        return (None,)
+    """With t = tr(A^-1 dA): d log|det| = Re(t), and d sign = sign i Im(t) (0 for a real matrix,
+    whose sign is piecewise constant). In jax's convention the cotangent is then
+    (Re(g_logabs) + i Im(g_sign sign)) A^-T."""
+    (x,), (sign, _) = primals, outs
+    g_sign, g = cts
+    if not x.dtype.is_complex:
+        g_sign = None
+        if g is None:
+            return (None,)
+    g = _real_part(g) if g is not None else F.zeros_like(sign)
+    if g_sign is not None:
+        g = F.add(g, _imag_part_times_i(F.mul(g_sign, sign)))
     return (F.mul(_as_matrix(g), _mT(matrix_inverse.bind(x))),)
 
 
 # -- inverse --------------------------------------------------------------------------------
 
 def _inverse_rule(x, **_):
-    _float_matrix("matrix_inverse", x)
+    _float_matrix("matrix_inverse", x, complex_ok=True)
     return x
 
 
@@ -113,7 +152,8 @@ matrix_inverse.def_batch(_leading_batch(matrix_inverse))
 
 @matrix_inverse.def_vjp
 def _inverse_vjp(ctx, cts, primals, outs):
-    """d(A^-1) = -A^-1 dA A^-1: the cotangent is -A^-T g A^-T."""
+    """d(A^-1) = -A^-1 dA A^-1: the cotangent is -A^-T g A^-T (holomorphic: the same for complex
+    A in jax's convention)."""
     inv_t = _mT(outs[0])
     return (F.neg(F.matmul(F.matmul(inv_t, cts[0]), inv_t)),)
 
@@ -153,7 +193,7 @@ def _cholesky_vjp(ctx, cts, primals, outs):
 # -- triangular solve -----------------------------------------------------------------------
 
 def _trsolve_rule(a, b, *, lower, transpose_a, unit_diagonal):
-    _float_matrix("triangular_solve", a)
+    _float_matrix("triangular_solve", a, complex_ok=True)
     same_dtype("triangular_solve", a, b)
     check(b.ndim == a.ndim and b.shape[:-2] == a.shape[:-2] and b.shape[-2] == a.shape[-1],
           f"triangular_solve: the right-hand side {b} does not match the matrices {a}")
@@ -189,7 +229,7 @@ def _trsolve_vjp(ctx, cts, primals, outs, *, lower, transpose_a, unit_diagonal):
 # -- qr -------------------------------------------------------------------------------------
 
 def _qr_rule(x, *, full_matrices):
-    _float_matrix("qr", x, square=False)
+    _float_matrix("qr", x, square=False, complex_ok=True)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
     return TensorType(tuple(batch) + (m, k), x.dtype), TensorType(tuple(batch) + (k, n), x.dtype)
@@ -205,37 +245,41 @@ qr.def_batch(_leading_batch(qr))
 
 
 def _qr_square_or_tall_vjp(q, r, gq, gr):
-    """A = QR with m >= n (reduced): gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q,
-    copyltu(M) = tril(M) + tril(M, -1)^T (derived from dQ = dA R^-1 - Q (C - Omega),
-    C = Q^T dA R^-1, Omega its skew part)."""
-    m_ = F.sub(F.matmul(r, _mT(gr)), F.matmul(_mT(gq), q))
+    """A = QR with m >= n (reduced), in the conjugating convention (the gradient pairs with a
+    tangent as Re tr(g^H dA)): gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q,
+    copyltu(M) = tril(M, -1) + tril(M, -1)^H + Re(diag(M)) (derived from dQ = dA R^-1 - Q (C - Omega),
+    C = Q^H dA R^-1, Omega its skew-Hermitian part; R's diagonal is real, so a complex M's
+    diagonal enters by its real part)."""
+    m_ = F.sub(F.matmul(r, _mH(gr)), F.matmul(_mH(gq), q))
     n = m_.shape[-1]
-    low = np.tril(np.ones((n, n), bool))
     strict = np.tril(np.ones((n, n), bool), -1)
-    m_low = F.select(F.Tensor(low), m_, F.zeros_like(m_))
-    sym = F.add(m_low, F.select(F.Tensor(strict.T), _mT(m_), F.zeros_like(m_)))
+    m_strict = F.select(F.Tensor(strict), m_, F.zeros_like(m_))
+    diagonal = F.mul(_real_part(m_), F.Tensor(np.eye(n, dtype=m_.dtype.np_dtype)))
+    sym = F.add(F.add(m_strict, _mH(m_strict)), diagonal)
     rhs = F.add(gq, F.matmul(q, sym))
-    # rhs R^-T = (R^-1 rhs^T)^T: one triangular solve with the upper R
-    return _mT(triangular_solve.bind(r, _mT(rhs), lower=False, transpose_a=False, unit_diagonal=False))
+    # rhs R^-H = (R^-1 rhs^H)^H: one triangular solve with the upper R
+    return _mH(triangular_solve.bind(r, _mH(rhs), lower=False, transpose_a=False, unit_diagonal=False))
 
 
 @qr.def_vjp
 def _qr_vjp(ctx, cts, primals, outs, *, full_matrices):
+    """Built in the conjugating convention (torch's) and brought to jax's by conjugating the
+    cotangents in and the gradient out (the identity for real matrices)."""
     (x,), (q, r) = primals, outs
     *_, m, n = x.shape
     if full_matrices and m != n:
         raise NotImplementedError(f"the gradient of qr with mode='complete' needs a square matrix (got {m} x {n}): "
                                   "the extra columns of q are not unique")
-    gq = cts[0] if cts[0] is not None else F.zeros_like(q)
-    gr = cts[1] if cts[1] is not None else F.zeros_like(r)
+    gq = _conj(cts[0]) if cts[0] is not None else F.zeros_like(q)
+    gr = _conj(cts[1]) if cts[1] is not None else F.zeros_like(r)
     if m >= n:
-        return (_qr_square_or_tall_vjp(q, r, gq, gr),)
-    # wide: A = [X | Y], X = Q R1 square, Y = Q R2 (R2 = Q^T Y): gY = Q gR2, and gR2 adds
-    # Y gR2^T to Q's cotangent for X's decomposition
+        return (_conj(_qr_square_or_tall_vjp(q, r, gq, gr)),)
+    # wide: A = [X | Y], X = Q R1 square, Y = Q R2 (R2 = Q^H Y): gY = Q gR2, and gR2 adds
+    # Y gR2^H to Q's cotangent for X's decomposition
     r1, gr1, gr2 = F.slice_axis(r, -1, 0, m), F.slice_axis(gr, -1, 0, m), F.slice_axis(gr, -1, m, n)
     y = F.slice_axis(x, -1, m, n)
-    gx = _qr_square_or_tall_vjp(q, r1, F.add(gq, F.matmul(y, _mT(gr2))), gr1)
-    return (F.concat([gx, F.matmul(q, gr2)], -1),)
+    gx = _qr_square_or_tall_vjp(q, r1, F.add(gq, F.matmul(y, _mH(gr2))), gr1)
+    return (_conj(F.concat([gx, F.matmul(q, gr2)], -1)),)
 
 
 # -- matrix exponential ---------------------------------------------------------------------

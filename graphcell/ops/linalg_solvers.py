@@ -26,6 +26,7 @@ __all__ = ["det", "slogdet", "logdet", "matrix_determinant", "log_matrix_determi
            "matrix_power", "pinv"]
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
+_COMPLEX = (mstype.complex64, mstype.complex128)
 
 
 def _float_matrices(op: str, x, dtypes=_FLOATS, square: bool = True) -> Tensor:
@@ -65,8 +66,8 @@ def _is_concrete(x) -> bool:
 
 def det(input):  # noqa: A002 - MindSpore's names
     """The determinant of the square matrices in the last two axes: a tensor of the leading
-    shape. float16, float32 and float64 (measured)."""
-    x = _float_matrices("det", input)
+    shape. float16, float32, float64, complex64 and complex128 (measured)."""
+    x = _float_matrices("det", input, _FLOATS + _COMPLEX)
     return _in_float32(LP.det.bind, x)
 
 
@@ -75,8 +76,9 @@ matrix_determinant = det
 
 def slogdet(input):  # noqa: A002
     """(sign, log|det|) of the square matrices in the last two axes; a singular matrix gives
-    (0, -inf), as MindSpore 2.10."""
-    x = _float_matrices("slogdet", input)
+    (0, -inf), as MindSpore 2.10. A complex matrix's sign is det / |det| and its log|det| is
+    complex too (zero imaginary part), as 2.10's (measured)."""
+    x = _float_matrices("slogdet", input, _FLOATS + _COMPLEX)
     return _in_float32(lambda t: tuple(LP.slogdet.bind(t)), x)
 
 
@@ -93,9 +95,9 @@ def logdet(input):  # noqa: A002
 # -- inverses and solves ---------------------------------------------------------------------
 
 def inverse(input):  # noqa: A002
-    """The inverse of the square matrices in the last two axes; float32 and float64 only, as
-    MindSpore 2.10 (measured). A singular matrix gives inf/nan."""
-    x = _float_matrices("inverse", input, (mstype.float32, mstype.float64))
+    """The inverse of the square matrices in the last two axes; float32, float64, complex64 and
+    complex128 only, as MindSpore 2.10 (measured). A singular matrix gives inf/nan."""
+    x = _float_matrices("inverse", input, (mstype.float32, mstype.float64) + _COMPLEX)
     return LP.matrix_inverse.bind(x)
 
 
@@ -178,13 +180,13 @@ def cholesky_inverse(input_x, upper=False):
 def qr(input, mode="reduced"):  # noqa: A002
     """(Q, R) with input = Q R over the last two axes [..., M, N]: 'reduced' gives Q [..., M, K]
     and R [..., K, N], K = min(M, N); 'complete' Q [..., M, M] and R [..., M, N]. The signs are
-    LAPACK's (R's diagonal may be negative), as 2.10's."""
+    LAPACK's (R's diagonal may be negative; a complex R's diagonal is real), as 2.10's."""
     if mode not in ("reduced", "complete"):
         raise TypeError(f"For qr, the arg mode must be 'reduced' or 'complete', but got {mode}.")
     x = F.as_tensor(input)
     if x.ndim < 2:
         raise ValueError("The input matrix must be at least two dimensions")
-    x = _float_matrices("qr", x, square=False)
+    x = _float_matrices("qr", x, _FLOATS + _COMPLEX, square=False)
     return _in_float32(lambda t: tuple(LP.qr.bind(t, full_matrices=mode == "complete")), x)
 
 
