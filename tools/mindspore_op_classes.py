@@ -347,6 +347,15 @@ CASES = [
     ("RandomShuffle", {}, [f32(4, 2)], {"random": True}),
     ("StandardLaplace", {}, [(2, 3)], {"random": True}),
     ("StandardLaplace", {"seed": 5, "seed2": 1}, [(4,)], {"random": True}),
+    # -- TensorFlow-style classes (tf_style_classes.py); the pools' sequences are random draws, and
+    # STFT's complex output is recorded as its real view (encode keeps real parts only) -------
+    ("STFT", {"n_fft": 8, "hop_length": 2, "win_length": 6, "normalized": False, "onesided": True,
+              "return_complex": False}, [f32(2, 16), pos(6)], {"atol": 1e-5}),
+    ("STFT", {"n_fft": 8, "hop_length": 3, "win_length": 8, "normalized": True, "onesided": False,
+              "return_complex": False}, [f32(16), pos(8)], {"atol": 1e-5}),
+    ("FractionalMaxPool", {"pooling_ratio": [1.0, 1.5, 1.4, 1.0]}, [f32(1, 6, 7, 2)], {"random": True}),
+    ("FractionalAvgPool", {"pooling_ratio": [1.0, 1.5, 1.4, 1.0], "overlapping": True, "deterministic": True,
+                           "seed": 1}, [f32(2, 6, 7, 1)], {"random": True}),
 ]
 
 # Classes 2.10's CPU build cannot run ("Unsupported op on CPU", or CountNonZero's "inputs

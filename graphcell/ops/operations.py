@@ -1705,3 +1705,6 @@ class GatherV2(Gather):
 from . import index_segment_classes as _index_segment_classes  # noqa: E402
 from .index_segment_classes import *  # noqa: F401,F403,E402
 __all__ += _index_segment_classes.__all__
+
+from .tf_style_classes import STFT, FractionalAvgPool, FractionalMaxPool  # noqa: E402
+__all__ += ["STFT", "FractionalMaxPool", "FractionalAvgPool"]
