@@ -19,7 +19,6 @@ holds the literals):
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
