@@ -780,12 +780,14 @@ def _note_bounds_beyond(item: slice, axis: int, size: int) -> None:
     """Tells the active traces about a bound beyond the axis (x[:100] or x[-100:] of 8 rows,
     all of them): traced, it is no slice at all, which an export with that axis dynamic must
     not take for the whole axis. A bound of exactly the size (x[:n]) is the whole axis."""
-    from ..frontend.tracer import current_tracer, note_clamped_slice
-    if current_tracer() is None:
+    beyond = [int(b) for b in (item.start, item.stop)
+              if b is not None and not isinstance(b, Tensor) and not -size <= b <= size]
+    if not beyond:   # the usual case, checked first: getitem is on every eager path
         return
-    for bound in (item.start, item.stop):
-        if bound is not None and not isinstance(bound, Tensor) and not -size <= bound <= size:
-            note_clamped_slice(axis, int(bound), size)
+    from ..frontend.tracer import current_tracer, note_clamped_slice
+    if current_tracer() is not None:
+        for bound in beyond:
+            note_clamped_slice(axis, bound, size)
 
 
 def _reversed_axes(index: tuple, shape: tuple) -> tuple:

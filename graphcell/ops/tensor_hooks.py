@@ -129,9 +129,16 @@ def mark_all(tracer, value, table: OrderedDict):
     return value
 
 
+# Whether any Tensor has ever kept hooks (register_hook on a Tensor with a value): until one
+# has, a jitted call's key does not look for them (35 arguments: 12 us a call).
+_any_kept = False
+
+
 def arg_hooks_key(leaves) -> tuple | None:
     """The hooks on a jitted function's Tensor arguments, for its cache key (None: none, the
     usual case): a call with other hooks, or none, must not run a program marked with these."""
+    if not _any_kept:
+        return None
     ids = [tuple(table) if (table := getattr(t, "_grad_hooks", None)) else () for t in leaves]
     return tuple(ids) if any(ids) else None
 
@@ -173,9 +180,11 @@ def register_hook(tensor, hook):
         table[handle.id] = hook
         tensor._payload = attach(tracer, payload, TensorHookSite(hook, table, handle.id))
         return handle
+    global _any_kept
     table = getattr(tensor, "_grad_hooks", None)
     if table is None:
         table = tensor._grad_hooks = OrderedDict()
+        _any_kept = True
     handle = HookHandle(table)
     table[handle.id] = hook
     if isinstance(tensor, Parameter):   # traces that read it already: mark what they read
