@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..ir.core import TensorType
-from . import batching
+from . import batching, cpu_conv
 from .ad_util import F, dilate, pad_or_crop
 from .primitive import Primitive, check, same_dtype
 
@@ -48,7 +48,7 @@ def _conv_rule(x: TensorType, w: TensorType, *, strides, padding, lhs_dilation, 
     return TensorType((n // batch_groups, o, *spatial), dtype)
 
 
-def _conv_impl(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+def _xla_conv(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
     if any(lo < 0 or hi < 0 for lo, hi in padding):
         # XLA's CPU convolution computes wrong values when one padding is negative and another
         # positive (jax 0.10; padding ((-1, 1), (0, -2)) differs by ~5 from the cropped input's
@@ -71,6 +71,22 @@ def _conv_impl(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, ba
         x, w, strides, padding, lhs_dilation, rhs_dilation,
         feature_group_count=groups, batch_group_count=batch_groups,
         preferred_element_type=x.dtype)
+
+
+def _direct_conv(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+    """ops/cpu_conv.py's direct form, on the padded (or cropped) and dilated input."""
+    config = [(0, 0, 0)] * 2 + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)]
+    x = jax.lax.pad(x, np.zeros((), x.dtype), config)
+    out_spatial = [_window_out(d, k, s, 0, 0, 1, r)
+                   for d, k, s, r in zip(x.shape[2:], w.shape[2:], strides, rhs_dilation)]
+    return cpu_conv.direct_conv(x, w, strides, rhs_dilation, groups, out_spatial)
+
+
+def _conv_impl(x, w, **attrs):
+    if not cpu_conv.has_direct_form(w.shape, attrs["batch_groups"]):
+        return _xla_conv(x, w, **attrs)
+    return jax.lax.platform_dependent(x, w, cpu=lambda x, w: _direct_conv(x, w, **attrs),
+                                      default=lambda x, w: _xla_conv(x, w, **attrs))
 
 
 conv = Primitive("conv", _conv_rule, _conv_impl)
@@ -362,7 +378,7 @@ def _conv_transpose_rule(ct: TensorType, w: TensorType, *, lhs_shape, strides, p
 def _conv_transpose_impl(ct, w, *, lhs_shape, strides, padding, rhs_dilation, groups):
     attrs = _conv_transpose_attrs(lhs_shape, strides, padding, rhs_dilation, groups)
     x = jnp.zeros((ct.shape[0], w.shape[1] * groups) + tuple(lhs_shape), ct.dtype)  # only its shape is read
-    _, vjp = jax.vjp(lambda a: _conv_impl(a, w, **attrs), x)
+    _, vjp = jax.vjp(lambda a: _xla_conv(a, w, **attrs), x)
     return vjp(ct)[0]
 
 
