@@ -13,6 +13,7 @@ from graphcell.frontend.tracer import Tracer
 from graphcell.ir.core import TensorType
 from graphcell.dtype import to_dtype
 from graphcell.ops import PRIMITIVES
+from graphcell.ops import nn_prims
 from graphcell.ops.ad_util import no_gradient
 from graphcell.passes.grad import grad_graph
 
@@ -173,6 +174,9 @@ add("nextafter", [f32(3, 4), f32(4)])
 # Where a primitive's impl is not its own gradient reference (stop_gradient's impl is the
 # identity; jax's own barrier gives the zero cotangent).
 REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
+             # XLA's convolution, not the direct CPU form the impl takes for narrow ones
+             # (ops/cpu_conv.py): jax's own transpose rules of its own convolution
+             "conv": lambda x, w, **attrs: nn_prims._xla_conv(x, w, **attrs),
              # MindSpore 2.10's zeta has a zero gradient for s (jax has none)
              "zeta": lambda s, q: PRIMITIVES["zeta"].impl(jax.lax.stop_gradient(s), q),
              # the singular values alone: jax has no jvp for a full_matrices decomposition at all
