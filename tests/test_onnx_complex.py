@@ -98,3 +98,25 @@ def test_complex_model_outputs_and_unsupported_ops_are_refused_by_name():
         to_onnx(_ComplexOut(), x, dynamic_axes=False)
     with pytest.raises(OnnxExportError, match=r"  log \(on complex values: no ONNX form\) in Cell"):
         to_onnx(_ComplexLog(), x, dynamic_axes=False)
+
+
+def test_complex_abs_and_division_keep_huge_and_tiny_parts_in_float32():
+    """abs and division scale by the larger part first (hypot's way): the squares of 1e20 would
+    overflow float32 and those of 3e-30 flush to zero. Against numpy in complex64, and XLA."""
+    re = np.array([1e20, 3e-30, 3.0, 0.0, 2e38, -5e-38], np.float32)   # normal numbers: XLA flushes subnormals
+    im = np.array([1e20, 4e-30, -4.0, 0.0, 1.0, 5e-38], np.float32)
+    dre = np.array([1e20, 1e-30, 1e25, 2.0, 1e38, 2e-38], np.float32)
+    dim = np.array([-1e20, 1e-30, 0.0, 2.0, 1e38, 2e-38], np.float32)
+
+    def fn(a, b, c, d):
+        z, w = complex_from(a, b), complex_from(c, d)
+        return ops.real(ops.abs(z)), ops.view_as_real(z / w)
+
+    cases = {"extremes": (fn, [re, im, dre, dim])}
+    got, want = run_table(cases, ["extremes"], "onnx")["extremes"], run_table(cases, ["extremes"], "jit")["extremes"]
+    z, w = re + 1j * im, dre + 1j * dim
+    np.testing.assert_allclose(got[0], np.abs(z.astype(np.complex64)), rtol=1e-6)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    quotient = _parts((z.astype(np.complex128) / w.astype(np.complex128)).astype(np.complex64))
+    np.testing.assert_allclose(got[1], quotient, rtol=1e-5, atol=1e-44)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-44)

@@ -122,17 +122,34 @@ def mul(ctx, x, y):
     return ctx.op("Add", ctx.op("Mul", x, c), ctx.op("Mul", swapped, d))
 
 
+def _pair_scale(ctx, z, rank: int):
+    """max(|re|, |im|) of each value (an axis of 1), 1 where it is 0: dividing by it keeps
+    squares of huge or tiny parts from overflowing or flushing to zero (float32 past about
+    1e19, below about 1e-19)."""
+    m = ctx.op("ReduceMax", ctx.op("Abs", z), ctx.ints([rank]), keepdims=1)
+    zero = ctx.const(np.zeros((), _real_dtype(ctx).np_dtype))
+    one = ctx.const(np.ones((), _real_dtype(ctx).np_dtype))
+    return ctx.op("Where", ctx.op("Equal", m, zero), one, m)
+
+
 def div(ctx, x, y):
-    """x conj(y) / |y|^2."""
+    """x conj(y') / (|y'|^2 s), y' = y / s scaled by y's larger part s (|y'|^2 is in [1, 2])."""
     ry = len(ctx.in_types[1].shape)
-    squares = ctx.op("ReduceSum", ctx.op("Mul", y, y), ctx.ints([ry]), keepdims=1)
-    return ctx.op("Div", mul(ctx, x, conj(ctx, y)), squares)
+    scale = _pair_scale(ctx, y, ry)
+    scaled = ctx.op("Div", y, scale)
+    squares = ctx.op("ReduceSum", ctx.op("Mul", scaled, scaled), ctx.ints([ry]), keepdims=1)
+    return ctx.op("Div", mul(ctx, x, conj(ctx, scaled)), ctx.op("Mul", squares, scale))
 
 
 def abs_(ctx, x):
-    """|z| in the complex dtype (MindSpore 2.10 keeps it): the modulus, 0 imaginary."""
+    """|z| in the complex dtype (MindSpore 2.10 keeps it): the modulus s |z / s| for the larger
+    part s, as hypot (an infinite part gives inf, as numpy's), 0 imaginary."""
     rank = len(ctx.in_types[0].shape)
-    modulus = ctx.op("Sqrt", ctx.op("ReduceSum", ctx.op("Mul", x, x), ctx.ints([rank]), keepdims=1))
+    scale = _pair_scale(ctx, x, rank)
+    scaled = ctx.op("Div", x, scale)
+    modulus = ctx.op("Mul", scale, ctx.op("Sqrt", ctx.op("ReduceSum", ctx.op("Mul", scaled, scaled),
+                                                          ctx.ints([rank]), keepdims=1)))
+    modulus = ctx.op("Where", ctx.op("IsInf", scale), scale, modulus)
     return ctx.op("Pad", modulus, ctx.ints([0] * (rank + 1) + [0] * rank + [1]))
 
 
