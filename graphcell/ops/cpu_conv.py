@@ -10,7 +10,9 @@ one process). Alone: LeNet5's conv1 [32,1,32,32] x [6,1,5,5], XLA 1.29-1.74, dir
 0.32-0.35; an RGB stem [32,3,32,32] x [16,3,3,3] pad 1, 2.42 vs 0.63. In whole programs,
 direct / XLA: LeNet5 inference at batch 32 0.50-0.63; its training step 0.78-0.82, and the
 ensemble training step (bench/bench_train.py's vmap row) 0.79 at N=4 and 0.77 at N=16; the
-small ResNet of bench/bench_models.py at batch 32, inference 0.84, a training step 0.98.
+small ResNet of bench/bench_models.py at batch 32, inference 0.84, a training step 0.98; a
+MobileNet-style block (3x3 depthwise on [16,64,32,32], BatchNorm, 1x1 to 128, BatchNorm),
+inference 0.37, a training step 0.66.
 
 Tried and left out, faster alone but not in a training step: max pooling as the maximum of
 one slice per window offset (alone 0.21 vs 0.53 ms; after a direct convolution XLA fuses the
