@@ -8,8 +8,7 @@ import torch
 
 import graphcell as gc
 import graphcell.numpy as mnp
-from graphcell import Tensor, nn, ops
-from graphcell.compiler.export import OnnxExportError, to_onnx
+from graphcell import Tensor, ops
 from graphcell.ops.complex_ops import complex_from
 
 A = np.array([[1., 2., 0.], [-3., 1., 1.], [0.5, 0., 2.]])
@@ -103,14 +102,7 @@ def test_eigvals_gradient_of_complex_input_and_under_vmap():
     np.testing.assert_allclose(per, want, rtol=1e-9, atol=1e-10)
 
 
-class _Eigvals(nn.Cell):
-    def construct(self, x):
-        return ops.real(ops.eigvals(x))
-
-
-def test_eig_export_names_the_op():
-    with pytest.raises(OnnxExportError, match=r"eig \(on complex values: no ONNX form\)"):
-        to_onnx(_Eigvals(), Tensor(A.astype(np.float32)), dynamic_axes=False)
+# (eig's ONNX rule: tests/test_onnx_eig.py)
 
 
 # -- stft -------------------------------------------------------------------------------------

@@ -317,6 +317,10 @@ RECORDS = [
     rec("svd", [r(3, 4, dtype=F64)], 1e-12, full_matrices=True, compute_uv=True, id="svd-f64-wide-full"),
     rec("svd", [r(2, 3, 5)], 1e-5, full_matrices=False, compute_uv=False, id="svd-values"),
     rec("geqrf", [r(2, 3, 4, dtype=F64)], 1e-12),
+    # eig: the shifted QR algorithm (compiler/onnx_eig.py); a complex input's vectors are LAPACK's (more
+    # families, and a real input's vectors up to sign, in tests/test_onnx_eig.py)
+    rec("eig", [r(2, 3, 3, dtype=F64)], 1e-10, compute_v=False),
+    rec("eig", [c(2, 3, 3, dtype=C128)], 1e-10, compute_v=True, id="eig-c128-vectors"),
     rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),
     # complex values: real pairs inside the model (compiler/onnx_complex.py; programs in
     # tests/test_onnx_complex.py). A complex operand comes from two real inputs, a result leaves as two.
@@ -396,10 +400,9 @@ def test_every_primitive_has_a_record():
     covered = {p.values[0] for p in RECORDS} | set(CONTROL_FLOW)
     # lowering-only primitives belong to the XLA pipeline's last pass, never to an ONNX graph;
     # backward_hook runs Python on the host and has no ONNX form (tests/test_backward_hooks.py
-    # checks the error); nor has eig, a general eigensolver with complex results (LAPACK's
-    # geev: tests/test_eig_stft.py checks export's error)
+    # checks the error)
     assert sorted(name for name, p in PRIMITIVES.items()
-                  if name not in covered and not p.lowering_only) == ["backward_hook", "eig"]
+                  if name not in covered and not p.lowering_only) == ["backward_hook"]
 
 
 @pytest.mark.parametrize("opset", [17, 18, 21])

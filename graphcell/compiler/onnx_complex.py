@@ -305,3 +305,6 @@ RULES = {
 }
 
 __all__ = ["RULES", "rule_for", "touches_complex"]
+
+from . import onnx_eig  # noqa: E402 - uses pair and part above
+RULES["eig"] = onnx_eig.eig   # the shifted QR algorithm in a Loop, in float64
