@@ -153,6 +153,19 @@ def abs_(ctx, x):
     return ctx.op("Pad", modulus, ctx.ints([0] * (rank + 1) + [0] * rank + [1]))
 
 
+def dot_general(ctx, x, y, *, contract, batch):
+    """(a + bi).(c + di) = (a.c - b.d) + (a.d + b.c)i: four real products of the parts, each
+    lowered by the real rule (the primitive takes operands of one dtype)."""
+    (a, b), (c, d) = [(part(ctx, v, 0, t.ndim), part(ctx, v, 1, t.ndim)) for v, t in zip((x, y), ctx.in_types)]
+
+    def dot(u, v):
+        return real.dot_general(ctx, u, v, contract=contract, batch=batch)
+
+    re = ctx.op("Sub", dot(a, c), dot(b, d))
+    im = ctx.op("Add", dot(a, d), dot(b, c))
+    return pair(ctx, re, im, len(ctx.out_dims[0]))
+
+
 def exp(ctx, x):
     """e^a (cos b, sin b)."""
     rank = len(ctx.in_types[0].shape)
@@ -295,7 +308,7 @@ RULES = {
     "real": real_part, "imag": imag_part, "conj": conj, "complex": make_complex,
     "constant": constant, "cast": cast, "fft": fft,
     "add": real.binary("Add"), "sub": real.binary("Sub"), "neg": real.unary("Neg"),
-    "mul": mul, "div": div, "abs": abs_, "exp": exp, "select": select,
+    "mul": mul, "div": div, "abs": abs_, "exp": exp, "select": select, "dot_general": dot_general,
     "eq": eq, "ne": lambda ctx, x, y: ctx.op("Not", eq(ctx, x, y)),
     # sums and counts over leading axes, slices, flips and concatenations along them
     "reduce_sum": real.reducer("ReduceSum"), "element_count": real.element_count,

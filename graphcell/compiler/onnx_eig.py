@@ -46,8 +46,7 @@ Costs, n = 8, float64: eigenvalues only 453 nodes and a Loop body of 1,050 (95 k
 the rest with n too (the Hessenberg columns, the back-substitution's rows).
 
 Not supported: dynamic matrix sizes (refused by name; dynamic batch axes are fine) and empty
-matrices. eigvals' gradient needs complex matrix products (dot_general on complex values), which
-have no ONNX rule: export of a training graph through eig names that op.
+matrices. eigvals' gradient exports: its complex matrix products are onnx_complex's dot_general.
 """
 from __future__ import annotations
 

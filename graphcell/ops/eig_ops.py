@@ -13,7 +13,7 @@ gives the eigenvalues' one, dw_i = u_i^T dA v_i with the rows u_i of V^-1 (jax's
 transposed: gA = V^-T diag(g) V^T (real part for a real input). The eigenvectors' gradient
 is refused with 2.10's message. ONNX (compiler/onnx_eig.py): the shifted QR algorithm in a Loop,
 in float64, the same order; vectors equal up to the sign of a real input's (their largest entry
-real and positive); the gradient does not export (complex matmul has no ONNX rule).
+real and positive); eigvals' gradient exports too (its complex matrix products: onnx_complex).
 """
 from __future__ import annotations
 
