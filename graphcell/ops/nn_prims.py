@@ -83,6 +83,7 @@ def _direct_conv(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups, 
 
 
 def _conv_impl(x, w, **attrs):
+    """XLA's convolution; on the CPU a narrow one's direct form (ops/cpu_conv.py)."""
     if not cpu_conv.has_direct_form(w.shape, attrs["batch_groups"]):
         return _xla_conv(x, w, **attrs)
     return jax.lax.platform_dependent(x, w, cpu=lambda x, w: _direct_conv(x, w, **attrs),
