@@ -1,0 +1,60 @@
+"""Differences from MindSpore 2.10 found by the sequence-model audit (session 17): each expected
+value was measured on MindSpore 2.10 (CPU) with the same call."""
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Tensor, nn, ops
+
+
+def test_a_dynamic_shape_tensor_is_an_input_signature_without_values():
+    sig = Tensor(shape=[None, 3], dtype=ms.float32)
+    assert sig.shape == (-1, 3) and sig.dtype is ms.float32 and sig.ndim == 2 and sig.size == 0
+    assert Tensor(shape=[-1, 3], dtype=ms.int32).shape == (-1, 3)
+    assert "shape=[-1, 3]" in repr(sig)
+    for bad in (dict(shape=[None, 3]), dict(shape=[None, 3], dtype=ms.float32, init="ones")):
+        with pytest.raises(ValueError, match="If setting dynamic shape, dtype must not be None, init must be None"):
+            Tensor(**bad)
+    no_values = "dynamic shape \\[-1, 3\\] is an input signature"
+    for use in (sig.asnumpy, lambda: sig + 1, lambda: ms.jit(ops.relu)(sig)):
+        with pytest.raises(ValueError, match=no_values):
+            use()
+
+    def scaled_sum(x):
+        return x.sum(0) * x.shape[0]
+    jitted = ms.jit(scaled_sum, input_signature=sig)
+    np.testing.assert_array_equal(jitted(Tensor(np.ones((5, 3), np.float32))).asnumpy(), [25.0] * 3)
+    net = nn.Dense(3, 2)
+    net.set_inputs(sig)
+    assert net.get_inputs() == (sig,) and net(Tensor(np.ones((4, 3), np.float32))).shape == (4, 2)
+
+
+def test_python_ints_beyond_an_integer_dtype_wrap_in_arithmetic_and_compare_exactly():
+    t = Tensor([1, 100], ms.int8)
+    cases = [   # (result, MindSpore 2.10's value, dtype)
+        (t + 300, [45, -112], ms.int8), (300 + t, [45, -112], ms.int8), (t - 300, [-43, 56], ms.int8),
+        (ops.maximum(t, 300), [44, 100], ms.int8), (Tensor([1], ms.int8) * 200, [-56], ms.int8),
+        (Tensor([1], ms.uint8) + (-3), [254], ms.uint8), (Tensor([3], ms.uint8) * 100, [44], ms.uint8),
+        (Tensor([1], ms.int32) + 2 ** 33, [1], ms.int32), (ms.jit(lambda v: v + 300)(t), [45, -112], ms.int8),
+        (t < 300, [True, True], ms.bool_), (t == 44, [False, False], ms.bool_),
+        (t > -200, [True, True], ms.bool_),
+    ]
+    for got, want, dtype in cases:
+        assert got.dtype is dtype
+        np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_embedding_counts_negative_ids_from_the_end_and_one_hot_gives_zero_rows():
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ids = Tensor(np.array([[-1, 1], [-4, 0]], np.int32))
+    emb = nn.Embedding(4, 3, embedding_table=Tensor(table))
+    want = table[[[3, 1], [0, 0]]]
+    np.testing.assert_array_equal(emb(ids).asnumpy(), want)
+    np.testing.assert_array_equal(ms.jit(emb)(ids).asnumpy(), want)
+    hot = nn.Embedding(4, 3, use_one_hot=True, embedding_table=Tensor(table))
+    beyond = Tensor(np.array([[4, 1], [-1, 2]], np.int32))
+    zero_rows = np.stack([np.stack([np.zeros(3), table[1]]), np.stack([np.zeros(3), table[2]])])
+    np.testing.assert_array_equal(hot(beyond).asnumpy(), zero_rows)
+    np.testing.assert_array_equal(ms.jit(hot)(beyond).asnumpy(), zero_rows)
+    grad = ms.grad(lambda w: ops.embedding(ids, w).sum())(Tensor(table))   # negative ids' gradient rows
+    np.testing.assert_array_equal(grad.asnumpy()[:, 0], [2, 1, 0, 1])
