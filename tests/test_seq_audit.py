@@ -58,3 +58,28 @@ def test_embedding_counts_negative_ids_from_the_end_and_one_hot_gives_zero_rows(
     np.testing.assert_array_equal(ms.jit(hot)(beyond).asnumpy(), zero_rows)
     grad = ms.grad(lambda w: ops.embedding(ids, w).sum())(Tensor(table))   # negative ids' gradient rows
     np.testing.assert_array_equal(grad.asnumpy()[:, 0], [2, 1, 0, 1])
+
+
+def test_depend_and_partial_as_in_a_mindspore_training_step():
+    net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.5)
+    grad_fn = ms.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    @ms.jit
+    def step(x):
+        loss, grads = grad_fn(x)
+        return ops.depend(loss, opt(grads))
+    x = Tensor(np.array([[1.0, 2.0]], np.float32))
+    # w: [1, 1] - 0.5 * [1, 2] each step, b: 0 - 0.5 each step
+    assert float(step(x).asnumpy()) == 3.0 and float(step(x).asnumpy()) == 0.0
+    np.testing.assert_array_equal(net.weight.asnumpy(), [[0.0, -1.0]])
+    assert ops.depend((Tensor(1.0), 2), Tensor(3.0))[1] == 2 and ops.Depend()(Tensor(1.0), Tensor(3.0)).item() == 1.0
+
+    @ms.jit
+    def bound(v):
+        scale = ops.partial(ops.mul, v)
+        return scale(v + 1)
+    assert bound(Tensor(3.0)).item() == 12.0
+    assert ops.Partial()(ops.add, Tensor([1.0]))(Tensor([2.0])).asnumpy().tolist() == [3.0]
+    with pytest.raises(TypeError, match="first argument must be a callable"):
+        ops.partial(Tensor(1.0))

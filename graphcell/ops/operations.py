@@ -1521,6 +1521,15 @@ class Depend(Operator):
 
 
 @_export
+class Partial(Operator):
+    """`Partial()(func, *bound)`: ops.partial as an operator."""
+
+    def __call__(self, *args):
+        from .graph_helpers import partial
+        return partial(*args)
+
+
+@_export
 class Print(Operator):
     """Prints its arguments, one a line, Tensors in MindSpore's form. Called while a graph is
     traced (jit, GRAPH_MODE, vmap, grad) it prints nothing: graphcell has no print node, and it
