@@ -5,6 +5,7 @@ import pytest
 
 import graphcell as ms
 from graphcell import Tensor, nn, ops
+from graphcell.frontend.tracer import GraphModeError
 
 
 def test_a_dynamic_shape_tensor_is_an_input_signature_without_values():
@@ -83,3 +84,40 @@ def test_depend_and_partial_as_in_a_mindspore_training_step():
     assert ops.Partial()(ops.add, Tensor([1.0]))(Tensor([2.0])).asnumpy().tolist() == [3.0]
     with pytest.raises(TypeError, match="first argument must be a callable"):
         ops.partial(Tensor(1.0))
+
+
+_PROBS = np.array([[[0.6, 0.3, 0.1], [0.1, 0.8, 0.1]], [[0.6, 0.3, 0.1], [0.1, 0.1, 0.8]],
+                   [[0.1, 0.8, 0.1], [0.1, 0.1, 0.8]], [[0.1, 0.3, 0.6], [0.6, 0.3, 0.1]]], np.float32)
+
+
+@pytest.mark.parametrize("merge, indices, values, shape", [   # MindSpore 2.10's outputs (measured)
+    (True, [[0, 0], [0, 1], [1, 0]], [0, 1, 1], [2, 2]),
+    (False, [[0, 0], [0, 1], [0, 2], [1, 0]], [0, 0, 1, 1], [2, 3]),
+])
+def test_ctc_greedy_decoder_as_mindspore(merge, indices, values, shape):
+    logits, lengths = Tensor(np.log(_PROBS)), Tensor(np.array([4, 3], np.int32))
+    for out in (ops.ctc_greedy_decoder(logits, lengths, merge_repeated=merge),
+                ops.CTCGreedyDecoder(merge_repeated=merge)(logits, lengths)):
+        assert [t.dtype for t in out] == [ms.int64, ms.int64, ms.int64, ms.float32]
+        assert out[0].asnumpy().tolist() == indices and out[1].asnumpy().tolist() == values
+        assert out[2].asnumpy().tolist() == shape
+        np.testing.assert_allclose(out[3].asnumpy(), [[1.7556], [0.6694]], atol=1e-4)
+    empty = ops.ctc_greedy_decoder(logits, Tensor(np.array([0, 0], np.int32)))
+    assert empty[0].shape == (0, 2) and empty[2].asnumpy().tolist() == [2, 0]
+    assert np.signbit(empty[3].asnumpy()).sum() == 0   # 0.0, not -0.0
+    with pytest.raises(ValueError, match=r"sequence_length\[0\] 5 should be less than 4"):
+        ops.ctc_greedy_decoder(logits, Tensor(np.array([5, 3], np.int32)))
+    with pytest.raises(GraphModeError, match="static shapes"):
+        ms.jit(lambda x: ops.ctc_greedy_decoder(x, lengths))(logits)
+
+
+def test_functional_forms_of_tensor_methods():
+    a, b = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+    assert ops.addn([a, b, a]).asnumpy().tolist() == [5.0, 8.0] and ops.addn((Tensor([1]), Tensor([3]))).dtype is ms.int64
+    assert ops.is_tensor(a) and not ops.is_tensor(1.0)
+    assert ops.is_floating_point(a) and not ops.is_floating_point(Tensor([1]))
+    assert ops.dtype(a) is ms.float32
+    assert ops.view_as(Tensor(np.arange(6.0)), Tensor(np.ones((2, 3)))).shape == (2, 3)
+    assert ops.type_as(Tensor([1.5]), Tensor([1])).asnumpy().tolist() == [1]
+    assert ops.inv(Tensor([2.0, 4.0])).asnumpy().tolist() == [0.5, 0.25]
+    assert ops.inv(Tensor([2, 1, -1], ms.int32)).asnumpy().tolist() == [0, 1, -1]   # Tensor.inv's, measured
