@@ -170,6 +170,17 @@ class Tensor(TensorMethods):
     def is_symbolic(self) -> bool:
         return isinstance(self._payload, Value)
 
+    @property
+    def data(self) -> "Tensor":
+        """The Tensor itself (MindSpore's `t.data`, a Parameter's `.data` too)."""
+        return self
+
+    @property
+    def has_init(self) -> bool:
+        """False: graphcell fills a Tensor's values when it is made (MindSpore's lazy `init` is
+        never pending)."""
+        return False
+
     def register_hook(self, hook):
         """`hook(grad)` runs on this Tensor's gradient when a backward pass computes it (its
         whole gradient, over every use, also the uses before the call); a Tensor result

@@ -121,3 +121,10 @@ def test_functional_forms_of_tensor_methods():
     assert ops.type_as(Tensor([1.5]), Tensor([1])).asnumpy().tolist() == [1]
     assert ops.inv(Tensor([2.0, 4.0])).asnumpy().tolist() == [0.5, 0.25]
     assert ops.inv(Tensor([2, 1, -1], ms.int32)).asnumpy().tolist() == [0, 1, -1]   # Tensor.inv's, measured
+
+
+def test_tensor_data_and_has_init():
+    t = Tensor([1.0, 2.0])
+    assert t.data is t and t.has_init is False
+    p = ms.Parameter(Tensor([1.0]), name="p")
+    assert p.data is p and p.has_init is False
