@@ -74,6 +74,26 @@ def host_array(data, dtype: DType) -> np.ndarray:
                          "or a float") from None
 
 
+class SignatureOnly:
+    """The payload of `Tensor(shape=[None, 3], dtype=...)`: MindSpore's dynamic-shape input
+    signature for `set_inputs` / `jit(input_signature=...)`. It has a shape (-1 for each
+    dynamic dimension, as MindSpore reports it) and a dtype, but no values."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype: DType):
+        self.shape = tuple(-1 if d is None else int(d) for d in shape)
+        self.dtype = dtype.np_dtype
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(f"a Tensor of dynamic shape {list(self.shape)} is an input signature "
+                         "(for set_inputs or jit's input_signature) and holds no values")
+
+
+
+def _is_dynamic_shape(shape) -> bool:
+    return shape is not None and not isinstance(shape, int) and any(d is None or d == -1 for d in shape)
+
+
 class Tensor(TensorMethods):
     """A multi-dimensional array, eager or symbolic (more of MindSpore's methods, the in-place
     ones among them, come from `TensorMethods` in tensor_methods.py).
@@ -89,6 +109,11 @@ class Tensor(TensorMethods):
         if input_data is None:
             if shape is None:
                 raise ValueError("Tensor needs input_data, or a shape and init")
+            if _is_dynamic_shape(shape):
+                if dtype is None or init is not None:   # MindSpore 2.10's words
+                    raise ValueError("If setting dynamic shape, dtype must not be None, init must be None")
+                self._payload = SignatureOnly(shape, dtype)
+                return
             from .common.initializer import initializer_from
             input_data = initializer_from(init if init is not None else "zeros").sample(
                 tuple(shape), (dtype or mstype.float32).np_dtype)
@@ -129,6 +154,8 @@ class Tensor(TensorMethods):
 
     @property
     def size(self) -> int:
+        if isinstance(self._payload, SignatureOnly):
+            return 0   # MindSpore's for a dynamic shape
         return int(np.prod(self.shape, dtype=np.int64))
 
     def dim(self) -> int:
@@ -142,6 +169,17 @@ class Tensor(TensorMethods):
     @property
     def is_symbolic(self) -> bool:
         return isinstance(self._payload, Value)
+
+    @property
+    def data(self) -> "Tensor":
+        """The Tensor itself (MindSpore's `t.data`, a Parameter's `.data` too)."""
+        return self
+
+    @property
+    def has_init(self) -> bool:
+        """False: graphcell fills a Tensor's values when it is made (MindSpore's lazy `init` is
+        never pending)."""
+        return False
 
     def register_hook(self, hook):
         """`hook(grad)` runs on this Tensor's gradient when a backward pass computes it (its
@@ -233,6 +271,8 @@ class Tensor(TensorMethods):
     def __repr__(self):
         if self.is_symbolic:
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<traced>)"
+        if isinstance(self._payload, SignatureOnly):
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<dynamic shape>)"
         from ._tensor_repr import format_tensor
         return format_tensor(self._host("repr()"), self.dtype)
 

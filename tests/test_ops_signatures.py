@@ -42,6 +42,8 @@ EXCEPTIONS = {
                              "no keywords: measured), whose documents name the third input `update`; graphcell "
                              "names it `updates`, as MindSpore's ops.tensor_scatter_add and "
                              "tensor_scatter_elements do",
+    "partial": "MindSpore's is a Primitive instance whose inputs the tool reads as one `args`; its "
+               "signature is partial(*args) (inspect, measured), as graphcell's",
 }
 REGENERATE = ("regenerate it with: python tools/mindspore_signatures.py --mindspore-python "
               "<a MindSpore 2.10 venv>/bin/python (see tests/data/README.md)")

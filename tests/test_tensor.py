@@ -417,8 +417,9 @@ def test_numpy_module_eye_concatenate_and_dtype_names():
     joined = mnp.concatenate([mnp.ones((2, 2)), mnp.zeros(3)], axis=None)
     np.testing.assert_array_equal(joined.asnumpy(), np.concatenate([np.ones((2, 2)), np.zeros(3)], axis=None))
     assert mnp.int32 is ms.int32 and mnp.float32 is ms.float32
-    with pytest.raises(ValueError, match="does not fit Int32"):
-        ms.jit(lambda v: v + 2 ** 40)(Tensor(np.array([1], np.int32)))
+    # A Python int the Int32 operand cannot hold wraps, as in MindSpore 2.10 (measured: Int32 [1]
+    # + 2 ** 33 is [1]; Int8 [1, 100] + 300 is [45, -112])
+    np.testing.assert_array_equal(ms.jit(lambda v: v + 2 ** 40)(Tensor(np.array([1], np.int32))).asnumpy(), [1])
 
 
 # Tensor.max / Tensor.min: MindSpore 2.10's two overloads. Each expected value was printed by

@@ -16,7 +16,7 @@ from ..frontend import pytree
 from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
-from ..tensor import Tensor
+from ..tensor import SignatureOnly, Tensor
 
 _CONFIG_EPOCH = [0]
 
@@ -104,6 +104,9 @@ class Jit:
         key, leaves = self.signature_key(args, kwargs)
         traced = self.cache.get(key)
         if traced is None:
+            for t in leaves:   # a new signature: is any argument a set_inputs-style placeholder?
+                if isinstance(t._payload, SignatureOnly):
+                    t._payload.__array__()   # its error: it holds no values to run on
             from ..context import lowering_for
             # onnxruntime: a vmapped ensemble picks its form by the call's batch ("onnx-auto",
             # resolved in api/vmap.py), as an export's batch-dispatch If would.

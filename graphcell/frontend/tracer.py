@@ -21,7 +21,7 @@ from typing import Any
 from ..context import _CONTEXT
 from ..ir.core import GraphBuilder, SourceInfo, TensorType, Value
 from ..ops.primitive import Primitive, ShapeError
-from ..tensor import Tensor
+from ..tensor import SignatureOnly, Tensor
 from . import eager
 from .concrete import ConcreteValues
 
@@ -230,6 +230,9 @@ def bind(primitive: Primitive, args: tuple, attrs: dict):
         # The shape rule runs once per signature; its errors are the user's, jax's are not.
         key, run = eager.lookup(primitive, arrays, attrs)
         if run is None:
+            for a in arrays:
+                if isinstance(a, SignatureOnly):
+                    a.__array__()   # its error: a dynamic-shape signature holds no values
             types = [Tensor._type_of(a) for a in args]
             try:
                 primitive.infer(*types, **attrs)

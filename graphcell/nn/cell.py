@@ -612,20 +612,21 @@ class Cell:
             raise TypeError(f"{type(self).__name__} '{where}': {what} has dtype {x.dtype} but the "
                             f"parameters are {dtype}; cast it with x.astype(graphcell.{dtype.name})")
 
-    def check_indices(self, ids: Tensor, size: int, what: str, ignore=None) -> None:
-        """Integer `ids` into `size` rows. Concrete (eager) ids out of [0, size) raise, naming
+    def check_indices(self, ids: Tensor, size: int, what: str, ignore=None, lowest: int | None = 0) -> None:
+        """Integer `ids` into `size` rows. Concrete (eager) ids out of [lowest, size) raise, naming
         this Cell, as MindSpore's Gather does; traced ones cannot be read, and the gather
-        clamps them."""
+        clamps them. `lowest=None` checks only the dtype (ids out of range are meaningful)."""
         from ..frontend.tracer import current_scope
         where = current_scope() or type(self).__name__
         if not ids.dtype.is_integer:
             raise TypeError(f"{type(self).__name__} '{where}': {what} must be integers, got {ids.dtype}")
-        if ids.is_symbolic or ids.size == 0:
+        if ids.is_symbolic or ids.size == 0 or lowest is None:
             return
         values = np.asarray(ids.asnumpy())
-        bad = values[((values < 0) | (values >= size)) & (values != ignore if ignore is not None else True)]
+        bad = values[((values < lowest) | (values >= size)) & (values != ignore if ignore is not None else True)]
         if bad.size:
-            raise ValueError(f"{type(self).__name__} '{where}': {what} must be in [0, {size}), got {bad.flat[0]}")
+            raise ValueError(f"{type(self).__name__} '{where}': {what} must be in [{lowest}, {size}), "
+                             f"got {bad.flat[0]}")
 
 
 class _IndexedContainer(Cell):

@@ -26,6 +26,8 @@ _INSTEAD = {
     "unique": "a fixed-size encoding such as ops.one_hot, or unique values computed before the jitted function",
     "unique_consecutive": "a mask of run starts, ops.not_equal(x[1:], x[:-1]), which keeps a static shape",
     "is_nonzero": "ops.not_equal(input, 0), a bool Tensor",
+    "ctc_greedy_decoder": "ops.argmax(inputs, -1) and a mask of the steps kept (static shapes), "
+                          "decoded into labels outside the jitted function",
 }
 
 

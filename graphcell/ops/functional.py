@@ -28,13 +28,15 @@ def as_tensor(x, dtype: DType | None = None) -> Tensor:
     return Tensor(x, dtype)
 
 
-def _pair(a, b) -> tuple[Tensor, Tensor]:
-    """Converts two operands; a Python scalar takes the other operand's dtype (weak typing)."""
+def _pair(a, b, compare: bool = False) -> tuple[Tensor, Tensor]:
+    """Converts two operands; a Python scalar takes the other operand's dtype (weak typing).
+    An int the integer operand cannot hold wraps for arithmetic; a comparison (`compare`)
+    widens to Int64 instead, so `int8_tensor < 300` is exact (MindSpore 2.10, measured)."""
     a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_t and not b_t:
-        b = _scalar_like(b, a)
+        b = _scalar_like(b, a, compare)
     elif b_t and not a_t:
-        a = _scalar_like(a, b)
+        a = _scalar_like(a, b, compare)
     elif not a_t and not b_t:
         a, b = as_tensor(a), as_tensor(b)
     if a.dtype is not b.dtype:
@@ -43,7 +45,7 @@ def _pair(a, b) -> tuple[Tensor, Tensor]:
     return a, b
 
 
-def _scalar_like(x, like: Tensor) -> Tensor:
+def _scalar_like(x, like: Tensor, compare: bool = False) -> Tensor:
     if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
         if isinstance(x, (np.generic, np.ndarray)):
             x = x.item()   # numpy scalars and 0-d arrays as the Python numbers they hold
@@ -56,8 +58,22 @@ def _scalar_like(x, like: Tensor) -> Tensor:
             return _scalar(int(x), like.dtype)
         if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
             return _scalar(x, mstype.int64)  # MindSpore 2.10 (measured): a bool Tensor with an int is Int64
+        if isinstance(x, numbers.Integral) and like.dtype.np_dtype.kind in "iu":
+            if compare and _wrapped_int(int(x), like.dtype.np_dtype) != x:
+                return _scalar(x, mstype.int64)
+            x = _wrapped_int(int(x), like.dtype.np_dtype)
         return _scalar(x, like.dtype)
     return as_tensor(x)
+
+
+def _wrapped_int(x: int, np_dtype) -> int:
+    """A Python int as the integer dtype holds it: MindSpore 2.10 (measured) wraps one that does
+    not fit, as a C cast would (Int8 1 + 300 is 45, UInt8 1 + (-3) is 254)."""
+    info = np.iinfo(np_dtype)
+    if info.min <= x <= info.max:
+        return x
+    span = info.max - info.min + 1
+    return (x - info.min) % span + info.min
 
 
 def _scalar(x, dtype: DType) -> Tensor:
@@ -90,9 +106,9 @@ def _axes(axis, ndim: int) -> tuple:
 
 # -- elementwise ---------------------------------------------------------------------------
 
-def _binop(prim):
+def _binop(prim, compare: bool = False):
     def op(input, other):  # noqa: A002 - MindSpore's names
-        x, y = _pair(input, other)
+        x, y = _pair(input, other, compare)
         return prim.bind(x, y)
     op.__name__ = prim.name
     return op
@@ -114,12 +130,12 @@ add = _binop(ew.add)
 mul = _binop(ew.mul)
 maximum = _binop(ew.maximum)
 minimum = _binop(ew.minimum)
-equal = _binop(ew.eq)
-not_equal = _binop(ew.ne)
-less = _binop(ew.lt)
-less_equal = _binop(ew.le)
-greater = _binop(ew.gt)
-greater_equal = _binop(ew.ge)
+equal = _binop(ew.eq, compare=True)
+not_equal = _binop(ew.ne, compare=True)
+less = _binop(ew.lt, compare=True)
+less_equal = _binop(ew.le, compare=True)
+greater = _binop(ew.gt, compare=True)
+greater_equal = _binop(ew.ge, compare=True)
 bitwise_and = _binop(ew.logical_and)   # bitwise on integers, logical on bools (numpy's & | ^)
 bitwise_or = _binop(ew.logical_or)
 bitwise_xor = _binop(ew.logical_xor)

@@ -1521,6 +1521,28 @@ class Depend(Operator):
 
 
 @_export
+class CTCGreedyDecoder(Operator):
+    """ops.ctc_greedy_decoder as an operator (eager only: its outputs' shapes depend on the values)."""
+
+    def __init__(self, merge_repeated=True):
+        super().__init__(merge_repeated=merge_repeated)
+        self.merge_repeated = merge_repeated
+
+    def __call__(self, inputs, sequence_length):
+        from .ctc_decode import ctc_greedy_decoder
+        return ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
+
+
+@_export
+class Partial(Operator):
+    """`Partial()(func, *bound)`: ops.partial as an operator."""
+
+    def __call__(self, *args):
+        from .graph_helpers import partial
+        return partial(*args)
+
+
+@_export
 class Print(Operator):
     """Prints its arguments, one a line, Tensors in MindSpore's form. Called while a graph is
     traced (jit, GRAPH_MODE, vmap, grad) it prints nothing: graphcell has no print node, and it

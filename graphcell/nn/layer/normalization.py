@@ -152,12 +152,15 @@ class Embedding(Cell):
             self.embedding_table.set_data(table)
 
     def construct(self, ids):
-        self.check_indices(ids, self.vocab_size, "ids")
+        # MindSpore 2.10 (measured): a negative id counts from the end (Gather's), and with
+        # use_one_hot an id out of range or negative is a row of zeros (OneHot's)
         if self.use_one_hot:
+            self.check_indices(ids, self.vocab_size, "ids", lowest=None)
             hot = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, dtype=self.embedding_table.dtype)
             out = F.matmul(hot, self.embedding_table)
             return F.reshape(out, ids.shape + (self.embedding_size,))
-        return F.take_in_range(self.embedding_table, ids, 0)
+        self.check_indices(ids, self.vocab_size, "ids", lowest=-self.vocab_size)
+        return F.gather(self.embedding_table, ids, 0)
 
 
 def _int_arg(cls: str, name: str, value) -> int:
