@@ -89,7 +89,6 @@ class SignatureOnly:
                          "(for set_inputs or jit's input_signature) and holds no values")
 
 
-
 def _is_dynamic_shape(shape) -> bool:
     return shape is not None and not isinstance(shape, int) and any(d is None or d == -1 for d in shape)
 
