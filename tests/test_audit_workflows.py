@@ -1,0 +1,60 @@
+"""Seams found by running MindSpore-style training and vision scripts under graphcell and MindSpore
+2.10 (session 17's workflow audit): the expected values and messages were measured on 2.10."""
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Parameter, Tensor, amp, nn, ops
+
+
+def test_depend_returns_value_and_orders_an_optimizer_step_under_jit():
+    """The tutorials' `loss = ops.depend(loss, optimizer(grads))` inside an @ms.jit train step."""
+    w = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="w")
+    opt = nn.SGD([w], learning_rate=0.5)
+    grad_fn = ms.value_and_grad(lambda x: (w * x).sum() ** 2, None, opt.parameters)
+
+    @ms.jit
+    def step(x):
+        loss, grads = grad_fn(x)
+        return ops.depend(loss, opt(grads))
+
+    x = Tensor(np.array([1.0, 1.0], np.float32))
+    assert float(step(x)) == 1.0                       # (1 - 2)^2, before the update
+    np.testing.assert_allclose(w.asnumpy(), [2.0, -1.0])   # w - 0.5 * 2 * (w.x) * x
+    assert float(step(x)) == 1.0                       # (2 - 1)^2
+    assert ops.depend(Tensor([1.0, 2.0]), Tensor([3.0])).asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_addn_and_assign_sub():
+    out = ops.addn([Tensor([1.0, 2.0]), Tensor([3.0, 4.0]), Tensor([5.0, 6.0])])
+    assert out.asnumpy().tolist() == [9.0, 12.0]
+    assert ops.addn((Tensor([1, 2]), Tensor([3, 4]))).dtype == ms.int64
+    # 2.10's errors
+    with pytest.raises(ValueError, match=r"For 'AddN', input shape must be same, but got shape of input\[1\]: \(3,\)"):
+        ops.addn([Tensor([1.0, 2.0]), Tensor([1.0, 2.0, 3.0])])
+    with pytest.raises(TypeError, match=r"For primitive\[AddN\], the input type must be same"):
+        ops.addn([Tensor([1, 2]), Tensor([3.0, 4.0])])
+    with pytest.raises(ValueError, match="greater than or equal to 1, but got 0"):
+        ops.addn([])
+    with pytest.raises(TypeError):
+        ops.addn(Tensor([1.0, 2.0]))
+    p = Parameter(Tensor(np.ones(3, np.float32)), name="p")
+    ops.assign_sub(p, Tensor(np.full(3, 0.5, np.float32)))
+    assert p.asnumpy().tolist() == [0.5, 0.5, 0.5]
+
+
+def test_a_parameter_prints_as_its_description():
+    """print(opt.global_step) and f"{param}" show the description in 2.10, not the values."""
+    p = Parameter(Tensor(np.array([1.5, 2.0], np.float32)), name="w")
+    text = "Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)"
+    assert str(p) == repr(p) == f"{p}" == text
+    assert str([p]) == f"[{text}]"
+    assert str(p + 1) == "[2.5 3. ]"                                  # arithmetic gives a Tensor
+    lr = Parameter(Tensor(np.float32(0.5)), name="lr")
+    assert f"{lr}" == "Parameter (name=lr, shape=(), dtype=Float32, requires_grad=True)"
+    assert f"{lr:.2f}" == "0.50"        # graphcell formats a 0-d value (2.10 raises TypeError)
+
+
+def test_auto_mixed_precision_wrapper_class_name():
+    net = nn.SequentialCell([nn.Dense(3, 2)])
+    assert type(amp.auto_mixed_precision(net, "O2")).__name__ == "_OutputTo32"
