@@ -58,3 +58,19 @@ def test_a_parameter_prints_as_its_description():
 def test_auto_mixed_precision_wrapper_class_name():
     net = nn.SequentialCell([nn.Dense(3, 2)])
     assert type(amp.auto_mixed_precision(net, "O2")).__name__ == "_OutputTo32"
+
+
+def test_get_lr_reads_without_advancing_global_step():
+    """A callback logging opt.get_lr() between steps must not move a dynamic rate on: in 2.10 the
+    built-in optimizers advance global_step in their step, get_lr only reads (measured: with
+    learning_rate=[0.1, ..., 0.6] and get_lr() after each step, global_step 1, 2 and rates 0.2, 0.3)."""
+    net = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6], momentum=0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 2), np.float32))
+    seen = []
+    for _ in range(2):
+        step(x, y)
+        seen.append((int(opt.global_step.asnumpy()[0]), round(float(opt.get_lr()), 6)))
+        opt.get_lr()
+    assert seen == [(1, 0.2), (2, 0.3)]
