@@ -74,3 +74,19 @@ def test_get_lr_reads_without_advancing_global_step():
         seen.append((int(opt.global_step.asnumpy()[0]), round(float(opt.get_lr()), 6)))
         opt.get_lr()
     assert seen == [(1, 0.2), (2, 0.3)]
+
+
+def test_cell_repr_is_mindspore_2_10s_frame():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.f = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
+            self.l = nn.CellList([nn.Tanh()])
+
+        def extend_repr(self):
+            return "k=3"
+
+    # measured on MindSpore 2.10 (print(net))
+    assert repr(Net()) == ("Net(\n  k=3\n  (f): SequentialCell(\n    (0): Dense(input_channels=2, output_channels=2, "
+                           "has_bias=True)\n    (1): ReLU()\n  )\n  (l): CellList(\n    (0): Tanh()\n  )\n)")
+    assert repr(nn.CellList([])) == "CellList()" and str(nn.Dropout(p=0.3)) == "Dropout(p=0.3)"
