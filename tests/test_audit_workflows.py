@@ -90,3 +90,45 @@ def test_cell_repr_is_mindspore_2_10s_frame():
     assert repr(Net()) == ("Net(\n  k=3\n  (f): SequentialCell(\n    (0): Dense(input_channels=2, output_channels=2, "
                            "has_bias=True)\n    (1): ReLU()\n  )\n  (l): CellList(\n    (0): Tanh()\n  )\n)")
     assert repr(nn.CellList([])) == "CellList()" and str(nn.Dropout(p=0.3)) == "Dropout(p=0.3)"
+
+
+def _losses_of_model(**kwargs):
+    import graphcell.dataset as ds
+    from graphcell.train import Callback, Model
+    r = np.random.RandomState(0)
+    x = r.randn(12, 4).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32)
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
+    r2 = np.random.RandomState(5)
+    for p in net.get_parameters():
+        p.set_data(Tensor(r2.randn(*p.shape).astype(np.float32) * 0.4))
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9, loss_scale=kwargs.pop("opt_scale", 1.0))
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), opt, **kwargs)
+    losses = []
+
+    class Record(Callback):
+        def on_train_step_end(self, run_context):
+            losses.append(float(run_context.original_args().net_outputs))
+
+    model.train(1, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4), callbacks=[Record()])
+    return model, losses
+
+
+def test_model_applies_a_fixed_loss_scale_manager():
+    """Model(..., loss_scale_manager=FixedLossScaleManager(1024, drop_overflow_update=False)) with the
+    optimizer's loss_scale=1024, as the model zoo's ResNet scripts: graphcell ignored the manager, so the
+    optimizer divided unscaled gradients by 1024."""
+    from graphcell.train import FixedLossScaleManager
+    model, losses = _losses_of_model(opt_scale=1024.0,
+                                     loss_scale_manager=FixedLossScaleManager(1024.0, drop_overflow_update=False))
+    assert type(model.train_network).__name__ == "TrainOneStepCell" and float(model.train_network.sens) == 1024.0
+    # measured on MindSpore 2.10 (without the manager: 0.6117005, 0.679976, 0.7230309)
+    np.testing.assert_allclose(losses, [0.6117005348205566, 0.6349599361419678, 0.6467688679695129], rtol=1e-5)
+
+
+def test_model_kwargs_are_checked_as_in_mindspore():
+    with pytest.raises(ValueError, match="should be 'loss_scale_manager' or 'keep_batchnorm_fp32' or "
+                                         "'boost_config_dict' or 'acc_level', but got 'foo'"):
+        _losses_of_model(foo=1)
+    with pytest.raises(TypeError, match="'loss_scale_manager' should be one of .* but got type 'int'"):
+        _losses_of_model(loss_scale_manager=3)
