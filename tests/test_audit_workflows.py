@@ -132,3 +132,13 @@ def test_model_kwargs_are_checked_as_in_mindspore():
         _losses_of_model(foo=1)
     with pytest.raises(TypeError, match="'loss_scale_manager' should be one of .* but got type 'int'"):
         _losses_of_model(loss_scale_manager=3)
+
+
+def test_softmax_cross_entropy_refuses_mismatched_labels_with_mindspores_message():
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+    # 2.10's message names the one-hot label shape (measured)
+    with pytest.raises(ValueError, match=r"'label' shape must be consistent with 'logits' shape, but got "
+                                         r"'label' shape: \(3, 3\), 'logits' shape: \(2, 3\)\."):
+        loss(Tensor(np.ones((2, 3), np.float32)), Tensor(np.array([0, 1, 2], np.int32)))
+    with pytest.raises(ValueError, match=r"'label' shape: \(2, 4\), 'logits' shape: \(2, 3\)"):
+        nn.SoftmaxCrossEntropyWithLogits()(Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((2, 4), np.float32)))
