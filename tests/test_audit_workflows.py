@@ -142,3 +142,8 @@ def test_softmax_cross_entropy_refuses_mismatched_labels_with_mindspores_message
         loss(Tensor(np.ones((2, 3), np.float32)), Tensor(np.array([0, 1, 2], np.int32)))
     with pytest.raises(ValueError, match=r"'label' shape: \(2, 4\), 'logits' shape: \(2, 3\)"):
         nn.SoftmaxCrossEntropyWithLogits()(Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((2, 4), np.float32)))
+
+
+def test_load_refuses_mindir_by_name():
+    with pytest.raises(NotImplementedError, match="cannot read MindIR"):
+        ms.load("net.mindir")
