@@ -46,6 +46,7 @@ _LAZY = {
     "load_checkpoint": "graphcell.train.serialization",
     "load_param_into_net": "graphcell.train.serialization",
     "export": "graphcell.compiler.export",
+    "load": "graphcell.compiler.export",
     "check": "graphcell.compiler.check",
     "Model": "graphcell.train.model",
     **dict.fromkeys(["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"],

@@ -209,7 +209,7 @@ def wrap_construct(cell, compute_dtype, output_dtype):
 _LEVELS = ("O0", "O1", "O2", "O3")
 
 
-class _OutputTo32:
+class _OutputTo32Construct:
     """The construct of what auto_mixed_precision returns for O2/O3: the network's, with its
     floating outputs cast to float32. `__wrapped__` keeps the network's signature (graph input
     names); an object, as _AmpConstruct, so that deepcopy rebinds it."""
@@ -231,12 +231,12 @@ def _output_to_32(network):
     to the network (`amp_net.fc1`), so code written for the in-place result keeps working."""
     from .nn import Cell
 
-    class OutputTo32(Cell):
+    class _OutputTo32(Cell):   # MindSpore's class name (type(amp_net).__name__)
         def __init__(self, backbone):
             super().__init__(auto_prefix=False)
             self._backbone = backbone
             object.__setattr__(self, "_amp_level", backbone._amp_level)
-            object.__setattr__(self, "construct", _OutputTo32(backbone))
+            object.__setattr__(self, "construct", _OutputTo32Construct(backbone))
 
         def __getattr__(self, name):
             try:
@@ -246,7 +246,7 @@ def _output_to_32(network):
                     raise
                 return getattr(self._cells["_backbone"], name)
 
-    return OutputTo32(network)
+    return _OutputTo32(network)
 
 
 def convert_in_place(network, amp_level, dtype=mstype.float16) -> None:
@@ -288,11 +288,11 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     if not isinstance(network, Cell):
         raise TypeError(f"auto_mixed_precision: network must be a Cell, got {type(network).__name__}")
     if amp_level not in _LEVELS:
-        raise ValueError(f"auto_mixed_precision: amp_level must be one of {_LEVELS}, got {amp_level!r}")
+        raise ValueError(f"The amp level {amp_level} is not supported")   # MindSpore 2.10's message
     from .dtype import to_dtype
     dtype = to_dtype(dtype)
     if dtype not in (mstype.float16, mstype.bfloat16):
-        raise ValueError(f"auto_mixed_precision: dtype must be float16 or bfloat16, got {dtype}")
+        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
     if getattr(network, "_amp_level", "O0") != "O0":
         raise RuntimeError(f"auto_mixed_precision: {type(network).__name__} was already converted with "
                            f"amp_level={network._amp_level}")

@@ -1052,6 +1052,13 @@ class Parameter(Tensor):
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
                 f"requires_grad={self.requires_grad})")
 
+    # MindSpore prints a Parameter as its description, not its values (print(opt.global_step),
+    # f"{param}"); a format spec still formats a 0-d Parameter's value, as a Tensor's.
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else super().__format__(spec)
+
     def __getstate__(self):
         return {"array": self.asnumpy(), "name": self.name, "requires_grad": self.requires_grad}
 

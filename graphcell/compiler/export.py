@@ -712,3 +712,11 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = N
         if os.path.exists(os.path.join(tmp, location)):
             os.replace(os.path.join(tmp, location), os.path.join(directory, location))
         os.replace(tmp_model, path)
+
+
+def load(file_name, **kwargs):
+    """mindspore.load reads MindIR, which graphcell neither writes nor reads: refuse by name
+    rather than leave scripts with an AttributeError."""
+    raise NotImplementedError(f"load({file_name!r}): graphcell cannot read MindIR files. It exports ONNX "
+                              "(graphcell.export(net, x, file_name=..., file_format='ONNX')); run the .onnx "
+                              "file with onnxruntime, or rebuild the network and load_checkpoint its weights.")

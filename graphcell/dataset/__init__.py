@@ -7,7 +7,7 @@
 Rows are read on worker threads and batches prepared by a background thread (prefetch), so
 the pipeline overlaps a jitted step. Orders are reproducible under `graphcell.set_seed`.
 """
-from . import config  # noqa: F401
+from . import config, transforms, vision  # noqa: F401 - mindspore.dataset.transforms / .vision
 from ._parallel import DatasetError  # noqa: F401
 from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
                      SkipDataset, TakeDataset)

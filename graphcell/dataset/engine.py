@@ -147,6 +147,12 @@ class Dataset:
         from .combine import ConcatDataset
         return ConcatDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
 
+    def split(self, sizes, randomize=True) -> tuple:
+        """Parts of this dataset by row counts ([8, 2]) or fractions summing to 1 ([0.8, 0.2]),
+        as a tuple of datasets (`split.py`)."""
+        from .split import split_dataset
+        return split_dataset(self, sizes, randomize)
+
     def __add__(self, datasets) -> "Dataset":
         return self.concat(datasets)
 

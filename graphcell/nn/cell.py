@@ -578,14 +578,13 @@ class Cell:
         return ""
 
     def __repr__(self):
-        lines = [f"{type(self).__name__}<{self.extend_repr()}>" if self.extend_repr()
-                 else f"{type(self).__name__}<>"]
-        for name, cell in self._cells.items():
-            child = repr(cell).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {child}")
-        if len(lines) == 1:
-            return lines[0]
-        return lines[0][:-1] + "\n" + "\n".join(lines[1:]) + "\n  >"
+        # MindSpore 2.10's frame (torch's): Name(extend_repr), children indented, then ")".
+        extra = self.extend_repr()
+        children = [f"  ({name}): " + repr(cell).replace("\n", "\n  ") for name, cell in self._cells.items()]
+        if not children:
+            return f"{type(self).__name__}({extra})"
+        lines = ([f"  {extra}"] if extra else []) + children
+        return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
 
     @property
     def cls_name(self) -> str:

@@ -52,7 +52,17 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                 raise TypeError(f"SoftmaxCrossEntropyWithLogits(sparse=True): labels must be int32 "
                                 f"or int64 class indices, got {labels.dtype}")
             labels = F.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+        _check_label_shape(tuple(labels.shape), tuple(logits.shape))
         return self.get_loss(F.neg(F.reduce_sum(F.mul(labels, logp), -1)))
+
+
+def _check_label_shape(label_shape: tuple, logits_shape: tuple) -> None:
+    """2.10's error for labels (one-hot, when sparse) that do not match the logits, rather than a
+    broadcasting error inside; a dynamic dimension is taken to match."""
+    if len(label_shape) != len(logits_shape) or any(
+            isinstance(a, int) and isinstance(b, int) and a != b for a, b in zip(label_shape, logits_shape)):
+        raise ValueError(f"For 'SoftmaxCrossEntropyWithLogits', evaluator arg 'label' shape must be consistent with "
+                         f"'logits' shape, but got 'label' shape: {label_shape}, 'logits' shape: {logits_shape}.")
 
 
 class CrossEntropyLoss(LossBase):

@@ -1622,6 +1622,35 @@ def assign_add(variable: Parameter, value) -> Parameter:
     return assign(variable, add(variable, value))
 
 
+def assign_sub(variable: Parameter, value) -> Parameter:
+    return assign(variable, sub(variable, value))
+
+
+def depend(value, expr):
+    """Returns `value`. MindSpore orders `expr` (a side effect, such as `optimizer(grads)`)
+    before value's users; graphcell orders Parameter writes by data flow, so there is nothing to do."""
+    return value
+
+
+def addn(x):
+    """The sum of a list or tuple of Tensors of one shape and dtype (MindSpore's AddN)."""
+    if not isinstance(x, (list, tuple)):
+        raise TypeError(f"For 'AddN', the input must be a list or tuple of Tensors, got {type(x).__name__}.")
+    if not x:
+        raise ValueError("For primitive[AddN], the input num must be greater than or equal to 1, but got 0.")
+    tensors = [as_tensor(t) for t in x]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != tensors[0].dtype:
+            raise TypeError("For primitive[AddN], the input type must be same.")
+        if tuple(t.shape) != tuple(tensors[0].shape):
+            raise ValueError(f"For 'AddN', input shape must be same, but got shape of input[{i}]: "
+                             f"{tuple(t.shape)}, shape of input[0]: {tuple(tensors[0].shape)}.")
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = add(total, t)
+    return total
+
+
 def random_key(state: Parameter | None = None) -> Tensor:
     """A fresh key from a key Parameter (by default graphcell's global generator's), which it
     advances (a state write)."""

@@ -95,10 +95,17 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     network = _mixed_precision(network, config, level)
     if loss_fn is not None:
         network = _with_loss(network, loss_fn, config["cast_model_type"])
-    loss_scale = None
-    if manager is not None:
-        loss_scale = manager.get_loss_scale()
-        update_cell = manager.get_update_cell()
-        if update_cell is not None:
-            return nn.TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell).set_train()
-    return nn.TrainOneStepCell(network, optimizer, loss_scale).set_train()
+    return train_step_cell(network, optimizer, manager).set_train()
+
+
+def train_step_cell(loss_network, optimizer, manager=None):
+    """The training cell for a loss network and a loss scale manager (or None): a manager
+    with an update cell gives TrainOneStepWithLossScaleCell, any other TrainOneStepCell with
+    sens = its scale (build_train_network's and Model's, as 2.10's)."""
+    from .. import nn
+    if manager is None:
+        return nn.TrainOneStepCell(loss_network, optimizer)
+    update_cell = manager.get_update_cell()
+    if update_cell is not None:
+        return nn.TrainOneStepWithLossScaleCell(loss_network, optimizer, scale_sense=update_cell)
+    return nn.TrainOneStepCell(loss_network, optimizer, manager.get_loss_scale())

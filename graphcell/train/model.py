@@ -141,11 +141,20 @@ class Model:
                  boost_level: str = "O0", **kwargs):
         from ..nn.optim import Optimizer
         from ..nn.wrap import WithEvalCell, WithLossCell, _AmpWithLossCell
-        from ..nn.wrap_train import TrainOneStepCell
+        from .amp_train import train_step_cell
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a graphcell.nn.Cell, got {type(network).__name__}")
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(f"Model: optimizer must be a graphcell.nn Optimizer, got {type(optimizer).__name__}")
+        for arg in kwargs:   # 2.10's check and message
+            if arg not in ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level"):
+                raise ValueError(f"The argument in 'kwargs' should be 'loss_scale_manager' or 'keep_batchnorm_fp32' "
+                                 f"or 'boost_config_dict' or 'acc_level', but got '{arg}'.")
+        loss_scale_manager = kwargs.get("loss_scale_manager")
+        from .loss_scale_manager import LossScaleManager
+        if loss_scale_manager is not None and not isinstance(loss_scale_manager, LossScaleManager):
+            raise TypeError(f"The type of 'loss_scale_manager' should be one of '['LossScaleManager', "
+                            f"'GroupLossScaleManager']', but got type '{type(loss_scale_manager).__name__}'.")
         if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
             raise ValueError(f"Model: amp_level must be 'O0', 'O1', 'O2', 'O3' or 'auto', got {amp_level!r}")
         low_precision_outputs = amp_level in ("O2", "O3")
@@ -168,8 +177,10 @@ class Model:
         self._amp_level = amp_level
         with_loss = _AmpWithLossCell if low_precision_outputs else WithLossCell
         self._loss_network = with_loss(network, loss_fn) if loss_fn is not None else network
-        self._train_network = (TrainOneStepCell(self._loss_network, optimizer) if optimizer is not None
-                               else None)
+        # loss_scale_manager: a fixed one scales the loss by sens (the optimizer's loss_scale
+        # divides it out), one with an update cell skips overflowing steps
+        self._train_network = (train_step_cell(self._loss_network, optimizer, loss_scale_manager)
+                               if optimizer is not None else None)
         if eval_network is not None:
             self._eval_network, self._eval_indexes = eval_network, eval_indexes
         elif loss_fn is not None:

@@ -21,7 +21,7 @@ class Adadelta(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         rho = self.rho
         for p, g, accum, accum_update, lr in zip(self.parameters, grads, self.accum, self.accum_update, lrs):
             accum_new = F.add(F.mul(accum, rho), F.mul(F.square(g), 1.0 - rho))

@@ -95,8 +95,8 @@ class AdaFactor(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        decays = self.weight_decays()   # before get_lr moves global_step
-        lrs = self.lr_per_parameter(self.get_lr())
+        decays = self.weight_decays()   # before step_lr moves global_step
+        lrs = self.lr_per_parameter(self.step_lr())
         t = F.add(self.afactor_step, 1.0)
         F.assign(self.afactor_step, t)
         t = F.reshape(t, ())

@@ -41,7 +41,7 @@ class Adam(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         b1, b2 = self.beta1, self.beta2
         beta1_power = F.mul(self.beta1_power, b1)
         beta2_power = F.mul(self.beta2_power, b2)
@@ -87,8 +87,8 @@ class AdamWeightDecay(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        decays = self.weight_decays()   # before get_lr moves global_step
-        lrs = self.lr_per_parameter(self.get_lr())
+        decays = self.weight_decays()   # before step_lr moves global_step
+        lrs = self.lr_per_parameter(self.step_lr())
         b1, b2 = self.beta1, self.beta2
         for p, g, m, v, decay, lr in zip(self.parameters, grads, self.moments1, self.moments2, decays, lrs):
             m_new = F.add(F.mul(m, b1), F.mul(g, 1.0 - b1))

@@ -29,7 +29,7 @@ class AdaMax(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         beta1_power = F.mul(self.beta1_power, self.beta1)
         F.assign(self.beta1_power, beta1_power)
         correction = F.reshape(F.sub(1.0, beta1_power), ())

@@ -41,7 +41,7 @@ class ASGD(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         t = F.reshape(F.cast(self.global_step, mstype.float32), ())   # already advanced: 1 at the first call
         first = F.equal(t, 1.0)
         for p, g, mu, eta, ax, lr in zip(self.parameters, grads, self.mu, self.eta, self.ax, lrs):

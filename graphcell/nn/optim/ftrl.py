@@ -45,7 +45,7 @@ class FTRL(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lr = self.get_lr()
+        lr = self.step_lr()
         power = -self.lr_power
         for p, g, accum, linear in zip(self.parameters, grads, self.moments, self.linear):
             new_accum = F.add(accum, F.square(g))

@@ -38,8 +38,8 @@ class Lamb(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        decays = self.weight_decays()   # before get_lr moves global_step
-        lrs = self.lr_per_parameter(self.get_lr())
+        decays = self.weight_decays()   # before step_lr moves global_step
+        lrs = self.lr_per_parameter(self.step_lr())
         b1, b2 = self.beta1, self.beta2
         t = F.reshape(F.cast(self.global_step, mstype.float32), ())   # already advanced: 1 at the first call
         correction1 = F.sub(1.0, F.pow(F.full((), b1, mstype.float32), t))

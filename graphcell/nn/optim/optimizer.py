@@ -362,7 +362,7 @@ class Optimizer(Cell):
     def decay_values(self) -> tuple:
         """Each parameter's weight decay at this step times loss_scale, whether or not it
         decays: floats, or scalar float32 Tensors where it is dynamic (each Cell called once,
-        with global_step). Call it before `get_lr` advances global_step."""
+        with global_step). Call it before `step_lr` advances global_step."""
         wd, n = self.weight_decay, len(self.parameters)
         if isinstance(wd, CellList):
             values = {}
@@ -420,14 +420,19 @@ class Optimizer(Cell):
 
     def get_lr(self):
         """This step's learning rate (a scalar; with group learning rates a tuple, one per
-        parameter); advances `global_step` (every call, whatever the learning rate's kind:
-        measured on MindSpore 2.10, a float rate's optimizer counts too)."""
+        parameter). Only reads: as in MindSpore 2.10, a callback's or a custom optimizer's
+        `get_lr()` leaves `global_step` alone (the built-in optimizers count in `step_lr`)."""
+        return self.current_lr()
+
+    def step_lr(self):
+        """The built-in optimizers' read of this step's rate: `get_lr()`, then `global_step`
+        advances by one (every step, whatever the learning rate's kind, as 2.10's optimizers do)."""
         lr = self.current_lr()
         F.assign(self.global_step, F.add(self.global_step, 1))
         return lr
 
     def current_lr(self):
-        """`get_lr()` without advancing `global_step`."""
+        """This step's learning rate (`get_lr()`)."""
         lr = self.learning_rate
         self._check_lr_index()
         if self.is_group_lr:

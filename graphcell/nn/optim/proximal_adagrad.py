@@ -26,7 +26,7 @@ class ProximalAdagrad(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         for p, g, accum, lr in zip(self.parameters, grads, self.accum, lrs):
             accum_new = F.add(accum, F.square(g))
             F.assign(accum, accum_new)

@@ -34,7 +34,7 @@ class RMSProp(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         d = self.decay
         mgs = self.mg if self.centered else (None,) * len(grads)
         for p, g, ms, mom, mg, lr in zip(self.parameters, grads, self.ms, self.moment, mgs, lrs):

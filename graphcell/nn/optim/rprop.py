@@ -52,8 +52,8 @@ class Rprop(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        first = F.equal(self.global_step, 0)   # read before get_lr advances it
-        lrs = self.lr_per_parameter(self.get_lr())
+        first = F.equal(self.global_step, 0)   # read before step_lr advances it
+        lrs = self.lr_per_parameter(self.step_lr())
         for p, g, prev, step_size, lr in zip(self.parameters, grads, self.prev, self.step_size, lrs):
             product = F.mul(g, prev)
             grows, shrinks = F.greater(product, 0.0), F.less(product, 0.0)

@@ -35,7 +35,7 @@ class SGD(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         for p, g, accum, stat, lr in zip(self.parameters, grads, self.accum, self.stat, lrs):
             step = g
             if self.has_momentum:
@@ -65,7 +65,7 @@ class Momentum(Optimizer):
 
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
-        lrs = self.lr_per_parameter(self.get_lr())
+        lrs = self.lr_per_parameter(self.step_lr())
         for p, g, v, lr in zip(self.parameters, grads, self.moments, lrs):
             new_v = F.add(F.mul(v, self.momentum), g)
             F.assign(v, new_v)

@@ -1,0 +1,305 @@
+"""mindspore.dataset.vision: image transforms for `map`, on numpy HWC images (MindSpore 2.10's
+names, arguments and output dtypes, measured).
+
+    image_transforms = [vision.Rescale(1.0 / 255.0, 0), vision.Normalize(mean=(0.1307,), std=(0.3081,)),
+                        vision.HWC2CHW()]
+    ds = ds.map(operations=image_transforms, input_columns="image")
+
+Rescale and Normalize compute in float32. The random transforms draw from a numpy generator
+seeded from the dataset seed (`graphcell.set_seed` / `dataset.config.set_seed`), so seeded runs
+repeat; their draws are not MindSpore's. Resize is OpenCV's (which 2.10 runs): NEAREST takes
+floor(i * scale); LINEAR interpolates at half-pixel centres, uint8 in OpenCV's fixed point.
+"""
+from __future__ import annotations
+
+import enum
+import numbers
+import threading
+
+import numpy as np
+
+from . import config
+
+
+class Inter(enum.IntEnum):
+    """Interpolation modes (2.10's values)."""
+    NEAREST = 0
+    ANTIALIAS = 1
+    LINEAR = 2
+    BILINEAR = 2
+    CUBIC = 3
+    BICUBIC = 3
+    AREA = 4
+    PILCUBIC = 5
+
+
+class Border(enum.Enum):
+    """Padding modes, as numpy.pad's."""
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+
+def _image(img, what: str) -> np.ndarray:
+    img = np.asarray(img)
+    if img.ndim not in (2, 3):
+        raise RuntimeError(f"{what}: the image must be <H, W> or <H, W, C>, got shape {img.shape}.")
+    return img
+
+
+def _pair(size, what: str) -> tuple[int, int]:
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        size = (size, size)
+    size = tuple(size)
+    if len(size) != 2 or any(not isinstance(s, numbers.Integral) or s <= 0 for s in size):
+        raise ValueError(f"{what}: size must be a positive int or a (height, width) pair, got {size!r}.")
+    return int(size[0]), int(size[1])
+
+
+def _padding(padding, what: str) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) from an int, a (left/right, top/bottom) pair or four values."""
+    if isinstance(padding, numbers.Integral):
+        padding = (padding,) * 4
+    padding = tuple(int(p) for p in padding)
+    if len(padding) == 2:
+        padding = padding * 2
+    if len(padding) != 4 or min(padding) < 0:
+        raise ValueError(f"{what}: padding must be an int or a sequence of 2 or 4 non-negative ints, got {padding!r}.")
+    return padding
+
+
+def _pad(img, left, top, right, bottom, fill_value=0, padding_mode=Border.CONSTANT):
+    widths = [(top, bottom), (left, right)] + [(0, 0)] * (img.ndim - 2)
+    if padding_mode is Border.CONSTANT:
+        fill = np.asarray(fill_value)
+        if fill.ndim == 0:
+            return np.pad(img, widths, constant_values=fill_value)
+        out = np.empty((img.shape[0] + top + bottom, img.shape[1] + left + right) + img.shape[2:], img.dtype)
+        out[...] = fill.astype(img.dtype)        # one value per channel
+        out[top:top + img.shape[0], left:left + img.shape[1]] = img
+        return out
+    return np.pad(img, widths, mode=padding_mode.value)
+
+
+class _Random:
+    """A transform's own generator, seeded from the dataset seed when one is set."""
+
+    def __init__(self):
+        self._rng = np.random.default_rng(config.get_seed())
+        self._lock = threading.Lock()          # map runs rows on worker threads
+
+    def _uniform(self) -> float:
+        with self._lock:
+            return float(self._rng.random())
+
+    def _integer(self, high: int) -> int:
+        with self._lock:
+            return int(self._rng.integers(0, high + 1))
+
+
+class Rescale:
+    """img * rescale + shift, in float32."""
+
+    def __init__(self, rescale, shift):
+        self.rescale, self.shift = np.float32(rescale), np.float32(shift)
+
+    def __call__(self, img):
+        return np.asarray(img).astype(np.float32) * self.rescale + self.shift
+
+
+class Normalize:
+    """(img - mean) / std per channel, in float32; `is_hwc=False` for <C, H, W> images."""
+
+    def __init__(self, mean, std, is_hwc=True):
+        self.mean, self.std = np.asarray(mean, np.float32).ravel(), np.asarray(std, np.float32).ravel()
+        if self.mean.size != self.std.size or not self.mean.size:
+            raise ValueError(f"Normalize: mean and std must have one value per channel, got {len(self.mean)} and "
+                             f"{len(self.std)}.")
+        if (self.std <= 0).any():
+            raise ValueError(f"Normalize: std must be positive, got {self.std.tolist()}.")
+        self.is_hwc = bool(is_hwc)
+
+    def __call__(self, img):
+        img = _image(img, "Normalize").astype(np.float32)
+        channels = 1 if img.ndim == 2 else img.shape[-1 if self.is_hwc else 0]
+        if self.mean.size not in (1, channels):
+            raise RuntimeError(f"Normalize: the image has {channels} channel(s) but mean and std have "
+                               f"{self.mean.size} values.")
+        shape = (-1,) if self.is_hwc or img.ndim == 2 else (-1, 1, 1)
+        return (img - self.mean.reshape(shape)) / self.std.reshape(shape)
+
+
+class HWC2CHW:
+    """<H, W, C> -> <C, H, W>; a 2-D image is returned as it is (as 2.10)."""
+
+    def __call__(self, img):
+        img = _image(img, "HWC2CHW")
+        return img if img.ndim == 2 else np.ascontiguousarray(img.transpose(2, 0, 1))
+
+
+class ToTensor:
+    """<H, W, C> image -> <C, H, W> in `output_type`, divided by 255."""
+
+    def __init__(self, output_type=np.float32):
+        self.output_type = np.dtype(output_type) if not hasattr(output_type, "np_dtype") else output_type.np_dtype
+
+    def __call__(self, img):
+        img = _image(img, "ToTensor")
+        img = img[:, :, None] if img.ndim == 2 else img
+        return (img.astype(np.float32) / np.float32(255)).transpose(2, 0, 1).astype(self.output_type)
+
+
+class HorizontalFlip:
+    def __call__(self, img):
+        return np.ascontiguousarray(_image(img, "HorizontalFlip")[:, ::-1])
+
+
+class VerticalFlip:
+    def __call__(self, img):
+        return np.ascontiguousarray(_image(img, "VerticalFlip")[::-1])
+
+
+class RandomHorizontalFlip(_Random):
+    def __init__(self, prob=0.5):
+        super().__init__()
+        self.prob = float(prob)
+
+    def __call__(self, img):
+        return HorizontalFlip()(img) if self._uniform() < self.prob else np.asarray(img)
+
+
+class RandomVerticalFlip(_Random):
+    def __init__(self, prob=0.5):
+        super().__init__()
+        self.prob = float(prob)
+
+    def __call__(self, img):
+        return VerticalFlip()(img) if self._uniform() < self.prob else np.asarray(img)
+
+
+class Pad:
+    """Pads (left, top, right, bottom): `padding` is an int, a (left/right, top/bottom) pair or four ints."""
+
+    def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
+        self.padding, self.fill_value, self.padding_mode = _padding(padding, "Pad"), fill_value, padding_mode
+
+    def __call__(self, img):
+        return _pad(_image(img, "Pad"), *self.padding, self.fill_value, self.padding_mode)
+
+
+class CenterCrop:
+    """The centre `size` window (offsets rounded down); a side larger than the image is padded with
+    zeros, the odd row or column above or left (as 2.10)."""
+
+    def __init__(self, size):
+        self.size = _pair(size, "CenterCrop")
+
+    def __call__(self, img):
+        img = _image(img, "CenterCrop")
+        (h, w), (th, tw) = img.shape[:2], self.size
+        if th > h or tw > w:
+            ph, pw = max(th - h, 0), max(tw - w, 0)
+            img = _pad(img, pw - pw // 2, ph - ph // 2, pw // 2, ph // 2)   # the odd row/column before
+            h, w = img.shape[:2]
+        top, left = (h - th) // 2, (w - tw) // 2
+        return img[top:top + th, left:left + tw]
+
+
+class RandomCrop(_Random):
+    """A random `size` window, after `padding` (and, with pad_if_needed, padding up to `size`)."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0, padding_mode=Border.CONSTANT):
+        super().__init__()
+        self.size = _pair(size, "RandomCrop")
+        self.padding = _padding(padding, "RandomCrop") if padding is not None else None
+        self.pad_if_needed, self.fill_value, self.padding_mode = bool(pad_if_needed), fill_value, padding_mode
+
+    def __call__(self, img):
+        img = _image(img, "RandomCrop")
+        if self.padding:
+            img = _pad(img, *self.padding, self.fill_value, self.padding_mode)
+        (th, tw) = self.size
+        if self.pad_if_needed and (img.shape[0] < th or img.shape[1] < tw):
+            ph, pw = max(th - img.shape[0], 0), max(tw - img.shape[1], 0)
+            img = _pad(img, pw, ph, pw, ph, self.fill_value, self.padding_mode)
+        h, w = img.shape[:2]
+        if th > h or tw > w:
+            raise RuntimeError(f"RandomCrop: the crop size {self.size} is larger than the image ({h}, {w}); "
+                               "pass padding or pad_if_needed=True.")
+        top, left = self._integer(h - th), self._integer(w - tw)
+        return img[top:top + th, left:left + tw]
+
+
+class Resize:
+    """Resizes to `size` (h, w), or the shorter side to an int `size` keeping the aspect ratio."""
+
+    def __init__(self, size, interpolation=Inter.LINEAR):
+        if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+            if size <= 0:
+                raise ValueError(f"Resize: size must be positive, got {size}.")
+            self.size = int(size)
+        else:
+            self.size = _pair(size, "Resize")
+        if interpolation not in (Inter.NEAREST, Inter.LINEAR):
+            raise NotImplementedError(f"Resize: interpolation {Inter(interpolation).name} is not supported "
+                                      "(NEAREST and LINEAR are)")
+        self.interpolation = Inter(interpolation)
+
+    def _target(self, h, w):
+        if isinstance(self.size, tuple):
+            return self.size
+        s = self.size
+        return (s, int(w * s / h)) if h <= w else (int(h * s / w), s)
+
+    def __call__(self, img):
+        img = _image(img, "Resize")
+        (h, w), (th, tw) = img.shape[:2], self._target(*img.shape[:2])
+        if self.interpolation is Inter.NEAREST:
+            rows = np.minimum(np.floor(np.arange(th) * (h / th)).astype(int), h - 1)
+            cols = np.minimum(np.floor(np.arange(tw) * (w / tw)).astype(int), w - 1)
+            return img[rows][:, cols]
+        if img.dtype == np.uint8:
+            return _linear_uint8(img, th, tw)
+        out = _linear_axis(_linear_axis(img.astype(np.float32), h, th, 0), w, tw, 1)
+        if img.dtype.kind in "iu":
+            info = np.iinfo(img.dtype)
+            out = np.clip(np.rint(out), info.min, info.max)
+        return out.astype(img.dtype)
+
+
+def _taps(n, m):
+    """OpenCV's INTER_LINEAR source taps for m outputs from n inputs: half-pixel centres,
+    clamped at the borders; weights in 11-bit fixed point."""
+    src = ((np.arange(m) + 0.5) * (n / m) - 0.5).astype(np.float32)
+    lo = np.floor(src).astype(np.int64)
+    frac = np.where((lo < 0) | (lo >= n - 1), 0, src - lo)
+    lo = np.clip(lo, 0, n - 1)
+    w0 = np.rint((1 - frac) * 2048).astype(np.int64)
+    return lo, np.minimum(lo + 1, n - 1), w0, 2048 - w0
+
+
+def _linear_uint8(img, th, tw):
+    """OpenCV's uint8 bilinear resize, which 2.10 runs: rows in fixed point, then its vector
+    rounding of the column pass (measured: equal to 2.10 but for rare 1-unit differences)."""
+    x0, x1, a0, a1 = _taps(img.shape[1], tw)
+    y0, y1, b0, b1 = _taps(img.shape[0], th)
+    x = img.astype(np.int64)
+    extra = (None,) * (img.ndim - 2)
+    rows = x[:, x0] * a0[(None, slice(None)) + extra] + x[:, x1] * a1[(None, slice(None)) + extra]
+    b0, b1 = b0[(slice(None), None) + extra], b1[(slice(None), None) + extra]
+    out = (((rows[y0] >> 4) * b0) >> 16) + (((rows[y1] >> 4) * b1) >> 16)
+    return np.clip((out + 2) >> 2, 0, 255).astype(np.uint8)
+
+
+def _linear_axis(x, n, m, axis):
+    """OpenCV's INTER_LINEAR along one axis: half-pixel centres, clamped at the borders."""
+    src = (np.arange(m, dtype=np.float32) + 0.5) * np.float32(n / m) - 0.5
+    src = np.clip(src, 0, n - 1)
+    lo = np.floor(src).astype(int)
+    hi = np.minimum(lo + 1, n - 1)
+    frac = (src - lo).astype(np.float32)
+    shape = [1] * x.ndim
+    shape[axis] = m
+    frac = frac.reshape(shape)
+    return np.take(x, lo, axis) * (1 - frac) + np.take(x, hi, axis) * frac
