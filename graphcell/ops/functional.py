@@ -1626,12 +1626,6 @@ def assign_sub(variable: Parameter, value) -> Parameter:
     return assign(variable, sub(variable, value))
 
 
-def depend(value, expr):
-    """Returns `value`. MindSpore orders `expr` (a side effect, such as `optimizer(grads)`)
-    before value's users; graphcell orders Parameter writes by data flow, so there is nothing to do."""
-    return value
-
-
 def addn(x):
     """The sum of a list or tuple of Tensors of one shape and dtype (MindSpore's AddN)."""
     if not isinstance(x, (list, tuple)):

@@ -1,18 +1,11 @@
-"""MindSpore 2.10's functional forms of Tensor methods and predicates: ops.addn, dtype,
-is_tensor, is_floating_point, view_as, type_as and inv (each the Tensor method, or the
-operator class, of the same job)."""
+"""MindSpore 2.10's functional forms of Tensor methods and predicates: ops.dtype,
+is_tensor, is_floating_point, view_as, type_as and inv (each the Tensor method of the same job)."""
 from __future__ import annotations
 
 from ..tensor import Tensor
 from . import functional as F
 
-__all__ = ["addn", "dtype", "is_tensor", "is_floating_point", "view_as", "type_as", "inv"]
-
-
-def addn(x):
-    """The sum of a tuple or list of Tensors of one shape (ops.AddN)."""
-    from .operations import AddN
-    return AddN()(x)
+__all__ = ["dtype", "is_tensor", "is_floating_point", "view_as", "type_as", "inv"]
 
 
 def dtype(x):

@@ -227,13 +227,7 @@ class AddN(Operator):
     """The sum of a tuple or list of Tensors of one shape."""
 
     def __call__(self, inputs):
-        if not isinstance(inputs, (tuple, list)) or not inputs:
-            raise TypeError(f"For 'AddN', the input must be a non-empty tuple or list of Tensors, but got "
-                            f"{type(inputs).__name__}.")
-        total = F.as_tensor(inputs[0])
-        for t in inputs[1:]:
-            total = F.add(total, t)
-        return total
+        return F.addn(inputs)
 
 
 @_export
