@@ -92,10 +92,10 @@ def test_matches_torch_eager_xla_onnx_grad_and_vmap(name, args, shape):
 def test_attributes_and_repr():
     layer = nn.ZeroPad2d(1)
     assert (layer.padding, layer.value) == ((1, 1, 1, 1), 0)
-    assert repr(layer) == "ZeroPad2d<padding=(1, 1, 1, 1), value=0>"
+    assert repr(layer) == "ZeroPad2d(padding=(1, 1, 1, 1), value=0)"
     assert nn.ConstantPad3d(2, 0.5).padding == (2,) * 6
     assert nn.ReflectionPad2d((1, 0, 2, 1)).padding == (1, 0, 2, 1)
-    assert repr(nn.ReplicationPad1d(3)) == "ReplicationPad1d<padding=(3, 3)>"
+    assert repr(nn.ReplicationPad1d(3)) == "ReplicationPad1d(padding=(3, 3))"
 
 
 # Messages measured on MindSpore 2.10 (the rank checks are graphcell's, in MindSpore's documented shapes).

@@ -57,7 +57,7 @@ def test_pixel_shuffle_layers_grad_and_vmap():
     x = RNG.standard_normal((2, 8, 2, 3)).astype(np.float32)
     shuffle, unshuffle = nn.PixelShuffle(2), nn.PixelUnshuffle(2)
     assert (shuffle.upscale_factor, unshuffle.downscale_factor) == (2, 2)
-    assert repr(shuffle) == "PixelShuffle<upscale_factor=2>"
+    assert repr(shuffle) == "PixelShuffle(upscale_factor=2)"
     np.testing.assert_array_equal(unshuffle(shuffle(Tensor(x))).asnumpy(), x)
     w = RNG.standard_normal((2, 2, 4, 6)).astype(np.float32)
     got = ms.grad(lambda t: ops.sum(shuffle(t) * Tensor(w)))(Tensor(x)).asnumpy()
