@@ -91,3 +91,12 @@ def test_a_reader_that_leaves_early_is_not_an_internal_error():
                           cwd=ROOT, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
     os.close(write)
     assert done.returncode == 141 and done.stderr == "", done.stderr
+
+
+def test_check_compares_a_complex_intermediate_in_onnx_layout(capsys):
+    # ONNX holds a complex [2, 3] as a real [2, 3, 2]; check compared it with jax's complex
+    # value, found "max |diff| inf" at the complex node, printed MISMATCH and exited 1
+    assert main(["check", f"{ROOT}/tests/models/cli_models.py:ComplexInside", "--input-shape", "2,4"]) == 0
+    out = capsys.readouterr().out
+    assert "first divergence: none" in out and out.rstrip().endswith("ok"), out
+    assert not [line for line in out.splitlines() if line != line.rstrip()]   # no trailing blanks
