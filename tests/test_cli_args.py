@@ -5,11 +5,13 @@ without -o prints the JSON summary its help promises. In-process through `main`.
 import json
 import logging
 
+import numpy as np
 import pytest
 
 import graphcell as ms
 from graphcell import nn
 from graphcell.cli import main
+from graphcell.runtime import Session
 from tests.conftest import ROOT
 
 TINY = f"{ROOT}/tests/models/cli_models.py:TinyNet"
@@ -100,3 +102,43 @@ def test_check_compares_a_complex_intermediate_in_onnx_layout(capsys):
     out = capsys.readouterr().out
     assert "first divergence: none" in out and out.rstrip().endswith("ok"), out
     assert not [line for line in out.splitlines() if line != line.rstrip()]   # no trailing blanks
+
+
+def test_export_names_external_data_and_its_mistakes(tmp_path, capsys):
+    from tests.models.cli_models import TinyNet
+    ckpt = str(tmp_path / "t.ckpt")
+    ms.save_checkpoint(TinyNet(hidden=128), ckpt)   # fc1.weight 2 KiB: over onnx's external threshold
+    base = ["export", TINY, "--args", '{"hidden": 128}', "--checkpoint", ckpt, "--input-shape", "batch,4"]
+    out = tmp_path / "m.onnx"
+    assert main(base + ["-o", str(out), "--input-name", "features", "--output-name", "logits",
+                        "--external-data", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [i["name"] for i in summary["inputs"]] == ["features"] and summary["outputs"][0]["name"] == "logits"
+    data = tmp_path / "m.onnx.data"
+    assert summary["data_file"] == str(data) and summary["data_bytes"] == data.stat().st_size > 2048
+    # onnx wrote the data file 0600; both files now have the mode a new file gets
+    assert data.stat().st_mode & 0o777 == out.stat().st_mode & 0o777
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    net = TinyNet(hidden=128)
+    ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
+    np.testing.assert_allclose(Session(str(out), providers=["cpu"])(features=x), net(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+    # a static shape: the summary names the shape verified, not --batch-size's 2
+    assert main(base[:-1] + ["5,4", "-o", str(tmp_path / "s.onnx")]) == 0
+    assert "on random inputs [5,4]:" in capsys.readouterr().out
+    # mistakes, each one line before any tracing: a folder as -o (it wrote FOLDER.onnx beside
+    # it), an opset out of range, a name count that does not match the inputs
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(base + ["-o", str(tmp_path)]) == 2
+    assert "is a folder; name the file" in capsys.readouterr().err
+    assert "--input-name for 1 inputs" in _error(base + ["-o", str(out), "--input-name", "a", "--input-name", "b"],
+                                                  capsys)
+    assert "--opset: must be in [17," in _usage_error(base + ["-o", str(out), "--opset", "12"], capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _error(argv, capsys) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err

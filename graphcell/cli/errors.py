@@ -12,7 +12,8 @@ def check_output_folder(path: str) -> None:
     """`-o PATH` must go into an existing folder (checked before any work is done)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise UserError(f"-o {path}: folder {folder} does not exist")
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise UserError(f"-o {path}: {folder} {what}")
 
 
 def tolerance(text: str) -> float:
@@ -28,6 +29,16 @@ def seed(text: str) -> int:
     value = _int(text)
     if not 0 <= value < 2 ** 32:
         raise argparse.ArgumentTypeError(f"must be an integer in [0, 4294967295], got {text}")
+    return value
+
+
+def opset(text: str) -> int:
+    """An argparse type: an ONNX opset export writes (checked before the model is traced)."""
+    from ..compiler.onnx import MIN_OPSET, max_opset
+    value = _int(text)
+    if not MIN_OPSET <= value <= max_opset():
+        raise argparse.ArgumentTypeError(f"must be in [{MIN_OPSET}, {max_opset()}] (the newest the installed "
+                                         f"onnx knows), got {text}")
     return value
 
 

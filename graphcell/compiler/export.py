@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 import warnings
@@ -709,9 +710,24 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = N
             onnx.checker.check_model(tmp_model)
         # The data first: a model file never points at a missing or stale data file. (A model
         # whose tensors are all under the threshold has none.)
+        # onnx writes the data file 0600: give both files the mode the model had, or the
+        # umask's, as atomic_write does (a server running as another user could not read it)
+        mode = _file_mode(path)
         if os.path.exists(os.path.join(tmp, location)):
+            os.chmod(os.path.join(tmp, location), mode)
             os.replace(os.path.join(tmp, location), os.path.join(directory, location))
+        os.chmod(tmp_model, mode)
         os.replace(tmp_model, path)
+
+
+def _file_mode(path: str) -> int:
+    """The permission bits of `path`, or those a new file gets under the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def load(file_name, **kwargs):
