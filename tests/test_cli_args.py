@@ -142,3 +142,16 @@ def _error(argv, capsys) -> str:
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     return err
+
+
+def test_python_api_export_folder_and_a_quiet_default_session(tmp_path):
+    import warnings
+    from tests.models.cli_models import TinyNet
+    x = ms.Tensor(np.ones((2, 4), np.float32))
+    # the atomic write failed with FileNotFoundError on '.../.m.onnx.<hex>.tmp'
+    with pytest.raises(FileNotFoundError, match=r"export: cannot write .*m\.onnx: folder .*nodir does not exist"):
+        ms.export(TinyNet(), x, file_name=str(tmp_path / "nodir" / "m"))
+    path = ms.export(TinyNet(), x, file_name=str(tmp_path / "m"))
+    with warnings.catch_warnings():   # Session(path) warned "CUDA ... not available" on every CPU machine
+        warnings.simplefilter("error")
+        assert Session(path).provider in ("CUDAExecutionProvider", "CPUExecutionProvider")
