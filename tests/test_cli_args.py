@@ -155,3 +155,26 @@ def test_python_api_export_folder_and_a_quiet_default_session(tmp_path):
     with warnings.catch_warnings():   # Session(path) warned "CUDA ... not available" on every CPU machine
         warnings.simplefilter("error")
         assert Session(path).provider in ("CUDAExecutionProvider", "CPUExecutionProvider")
+
+
+def test_check_provider_and_opset_and_run_bench_options(tmp_path, capsys):
+    # check takes run's --provider list (a fallback is a "note:" line, not a Python warning
+    # with a file path) and export's --opset
+    argv = ["check", TINY, "--input-shape", "2,4", "--provider", "cuda,cpu", "--opset", "23", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and report["provider"] in ("CUDAExecutionProvider", "CPUExecutionProvider")
+    assert all(n.startswith("Session: CUDAExecutionProvider is not available") for n in report["notes"])
+    assert "unknown provider 'cdua'" in _error(["check", TINY, "--input-shape", "2,4", "--provider", "cdua"], capsys)
+    # --repeat 0 is a usage error in run and bench; bench has no --batch-size (--batch gives the sizes)
+    assert "--repeat: must be a positive integer" in _usage_error(["run", "m.onnx", "--input", "x.npy",
+                                                                   "--repeat", "0"], capsys)
+    assert "unrecognized arguments: --batch-size" in _usage_error(["bench", TINY, "--input-shape", "batch,4",
+                                                                   "--batch-size", "3"], capsys)
+    # two outputs into one .npy: refused before the timed runs
+    path = ms.export(lambda a: (a * 2.0, a + 1.0), ms.Tensor(np.ones((2, 3), np.float32)),
+                     file_name=str(tmp_path / "two"))
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    err = _error(["run", path, "--input", str(tmp_path / "x.npy"), "-o", str(tmp_path / "o.npy"), "--repeat", "5"],
+                 capsys)
+    assert "2 outputs (output_0, output_1): save them with -o FILE.npz" in err and not (tmp_path / "o.npy").exists()

@@ -56,8 +56,9 @@ def add_parser(sub, common):
     p.set_defaults(handler=run)
 
 
-def loader_args(p, batch_default: int = 1):
-    """MODEL and the options every model-taking subcommand shares."""
+def loader_args(p, batch_default: int | None = 1):
+    """MODEL and the options every model-taking subcommand shares (`batch_default=None`: no
+    --batch-size, for bench, whose --batch gives the sizes)."""
     p.add_argument("model", metavar="MODEL", help="path/to/file.py:Name or package.module:Name "
                    "(a Cell class, or a function returning a Cell)")
     p.add_argument("--args", metavar="JSON", help="constructor arguments as JSON: '{\"num_class\": 10}'")
@@ -65,8 +66,9 @@ def loader_args(p, batch_default: int = 1):
                    "e.g. 3,1,32,32 or batch,1,32,32 (repeat for several inputs)")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE", help="float32 (default), ...: once "
                    "for all inputs or once per input")
-    p.add_argument("--batch-size", type=positive_int, default=batch_default, metavar="B",
-                   help=f"the size that 'batch' stands for (default {batch_default})")
+    if batch_default is not None:
+        p.add_argument("--batch-size", type=positive_int, default=batch_default, metavar="B",
+                       help=f"the size that 'batch' stands for (default {batch_default})")
     p.add_argument("--seed", type=seed, default=0, help="seed of the random example inputs and of initialisers "
                    "(0 to 4294967295)")
 
