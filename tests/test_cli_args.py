@@ -114,6 +114,8 @@ def test_export_names_external_data_and_its_mistakes(tmp_path, capsys):
                         "--external-data", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert [i["name"] for i in summary["inputs"]] == ["features"] and summary["outputs"][0]["name"] == "logits"
+    # a dynamic batch is verified at batch 1 too (an ensemble's small-batch If branch)
+    assert [v["shapes"] for v in summary["verified"]] == [[[2, 4]], [[1, 4]]]
     data = tmp_path / "m.onnx.data"
     assert summary["data_file"] == str(data) and summary["data_bytes"] == data.stat().st_size > 2048
     # onnx wrote the data file 0600; both files now have the mode a new file gets

@@ -90,15 +90,24 @@ def run(args, out) -> int:
         external_data=True if args.external_data else None,
         member_checkpoints=[os.path.abspath(c) for c in args.checkpoint] if n > 1 else None)
 
-    # Verify: a fresh random batch through onnxruntime and through XLA (jit of the same
-    # callable with the same head).
-    check_inputs = loader.random_inputs(specs, args.batch_size, args.seed + 1, lead)
+    # Verify: fresh random inputs through onnxruntime and through XLA (jit of the same callable
+    # with the same head); a dynamic batch at batch 1 too, where an ensemble's file switches
+    # to its small-batch form (an If on the batch size).
     session = Session(path, providers=["cpu"])
-    onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
-    xla = ms.jit(_with_head(fn, reduce))(*check_inputs)
-    xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
-    max_diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
+    batches = [args.batch_size]
+    if args.batch_size != 1 and any(s.batch_axes for s in specs):
+        batches.append(1)
+    xla_fn = ms.jit(_with_head(fn, reduce))
+    verified = []
+    for k, batch in enumerate(batches):
+        check_inputs = loader.random_inputs(specs, batch, args.seed + 1 + k, lead)
+        onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
+        xla = xla_fn(*check_inputs)
+        xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
+        diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
                    for o, x in zip(onnx_outs, xla_outs))
+        verified.append({"shapes": [list(t.shape) for t in check_inputs], "max_abs_diff": diff})
+    max_diff = max(v["max_abs_diff"] for v in verified)
     data_file = path + ".data"   # where export puts external data, when there is any
     data_file = data_file if os.path.isfile(data_file) else None
     summary = {
@@ -109,8 +118,8 @@ def run(args, out) -> int:
                    for name, shape, dt in session.inputs],
         "outputs": [{"name": o.name, "shape": _onnx_shape(o), "dtype": _onnx_dtype(o)}
                     for o in session._sess.get_outputs()],
-        "provider": session.provider, "verified_batch": args.batch_size,
-        "verified_shapes": [list(t.shape) for t in check_inputs], "max_abs_diff": max_diff,
+        "provider": session.provider, "verified_batch": args.batch_size, "verified": verified,
+        "max_abs_diff": max_diff,
         "ok": max_diff <= args.atol,
     }
     if args.json:
@@ -123,7 +132,7 @@ def run(args, out) -> int:
         rows += [["output", o["name"], _fmt_shape(o["shape"]), o["dtype"]] for o in summary["outputs"]]
         out.table("", ["", "name", "shape", "dtype"], rows)
         # the shapes, not --batch-size: a static --input-shape has its own batch
-        shapes = ", ".join(_fmt_shape(t.shape) for t in check_inputs)
+        shapes = " and ".join(", ".join(_fmt_shape(shape) for shape in v["shapes"]) for v in verified)
         out.line(f"verified in onnxruntime ({session.provider}) against XLA on random inputs {shapes}: "
                  f"max |difference| {max_diff:.3g} ({'ok' if summary['ok'] else 'TOO LARGE'}, atol {args.atol:g})")
     return 0 if summary["ok"] else 1
