@@ -180,3 +180,21 @@ def test_check_provider_and_opset_and_run_bench_options(tmp_path, capsys):
     err = _error(["run", path, "--input", str(tmp_path / "x.npy"), "-o", str(tmp_path / "o.npy"), "--repeat", "5"],
                  capsys)
     assert "2 outputs (output_0, output_1): save them with -o FILE.npz" in err and not (tmp_path / "o.npy").exists()
+
+
+def test_an_output_folder_we_cannot_write_is_one_line_before_the_work(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    def refused(*args, **kwargs):   # a read-only folder (chmod has no effect for root)
+        raise PermissionError(13, "Permission denied", kwargs.get("dir"))
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    monkeypatch.setattr("graphcell.cli.dump.build_stages", lambda args: pytest.fail("traced before the check"))
+    err = _error(["dump", TINY, "--input-shape", "2,4", "-o", str(tmp_path / "g.ir")], capsys)
+    assert f"-o {tmp_path / 'g.ir'}: cannot write in {tmp_path}: Permission denied" in err
+    # an OSError naming a file, anywhere else, is the user's too (it was "internal error", exit 1)
+
+    def makedirs(path, exist_ok=False):
+        raise PermissionError(1, "Operation not permitted", path)
+    monkeypatch.setattr("graphcell.cli.dump.os.makedirs", makedirs)
+    err = _error(["dump", TINY, "--input-shape", "2,4", "--passes", "all", "-o", str(tmp_path / "d") + "/"], capsys)
+    assert err.endswith("/d/: Operation not permitted\n") and "internal" not in err

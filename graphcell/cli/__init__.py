@@ -60,6 +60,11 @@ def main(argv=None) -> int:
     except Exception as e:  # a bug in graphcell: say so in one line, the traceback on request
         if args.debug:
             raise
+        if isinstance(e, OSError) and e.filename is not None:
+            # a file the system refused (permissions, a full disk): the user's to fix, not a bug
+            sys.stdout.flush()
+            sys.stderr.write(f"graphcell {args.command}: error: {e.filename}: {e.strerror or e}\n")
+            return 2
         sys.stderr.write(f"graphcell {args.command}: internal error: {type(e).__name__}: {one_line(e)} "
                          "(rerun with --debug for the traceback, and please report it)\n")
         return 1

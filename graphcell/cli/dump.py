@@ -224,9 +224,10 @@ def run(args, out) -> int:
                                           or (args.passes and not os.path.splitext(args.output)[1]))
     if args.output is not None and not folder:
         check_output_folder(args.output)
+    if folder:   # made (or refused) before the work
+        os.makedirs(args.output, exist_ok=True)
     stages = build_stages(args)
     if folder:
-        os.makedirs(args.output, exist_ok=True)
         summaries = []
         for i, stage in enumerate(stages):
             path = os.path.join(args.output, f"{i:02d}-{stage.name}.ir")

@@ -1,6 +1,7 @@
 """User errors of the `graphcell` command: one line on stderr and exit status 2."""
 import argparse
 import os
+import tempfile
 
 
 class UserError(Exception):
@@ -9,11 +10,16 @@ class UserError(Exception):
 
 
 def check_output_folder(path: str) -> None:
-    """`-o PATH` must go into an existing folder (checked before any work is done)."""
+    """`-o PATH` must go into an existing folder we may write in (checked before any work)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise UserError(f"-o {path}: {folder} {what}")
+    try:   # a read-only folder (or file system) fails here, not after the work, as an internal error
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise UserError(f"-o {path}: cannot write in {folder}: {e.strerror or e}") from e
 
 
 def tolerance(text: str) -> float:
