@@ -13,8 +13,8 @@ def check_output_folder(path: str) -> None:
     """`-o PATH` must go into an existing folder we may write in (checked before any work)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        what = "is not a folder" if os.path.exists(folder) else "does not exist"
-        raise UserError(f"-o {path}: {folder} {what}")
+        what = f"{folder} is not a folder" if os.path.exists(folder) else f"folder {folder} does not exist"
+        raise UserError(f"-o {path}: {what}")
     try:   # a read-only folder (or file system) fails here, not after the work, as an internal error
         with tempfile.TemporaryFile(dir=folder):
             pass
