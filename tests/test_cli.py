@@ -206,7 +206,8 @@ def test_user_error_exits_2_with_one_line():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["dump", f"{TINY}:Nope", "--input-shape", "2,4"], "has no 'Nope'; it defines ComplexInside, TinyNet, not_a_cell, tiny_net"),
+    (["dump", f"{TINY}:Nope", "--input-shape", "2,4"],
+     "has no 'Nope'; it defines ComplexInside, TinyNet, not_a_cell, tiny_net"),
     (["dump", f"{TINY}:not_a_cell", "--input-shape", "2,4"], "returned int 42, not a graphcell nn.Cell"),
     (["dump", "tests.models.no_such_module:Net", "--input-shape", "2,4"], "no module named"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,x4"], "bad --input-shape '2,x4'"),
