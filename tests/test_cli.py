@@ -213,6 +213,8 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,x4"], "bad --input-shape '2,x4'"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,0"], "dimensions must be positive"),
     (["dump", f"{TINY}:TinyNet"], "give the model's input shape with --input-shape"),
+    (["check", f"{TINY}:TinyNet", "--input-shape", "2,4", "--input-shape", "2,4"],
+     f"{TINY}:TinyNet: construct takes 1 input(s) (x), got 2 --input-shape: give one per input"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,5"], "Dense 'fc1'"),
     (["dump", f"{TINY}:TinyNet", "--args", "{oops", "--input-shape", "2,4"], "--args is not valid JSON"),
     (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),

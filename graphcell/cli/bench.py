@@ -61,7 +61,7 @@ def run(args, out) -> int:
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
     if not any(s.batch_axes for s in specs):   # the first dimension is the batch
         specs = [loader.InputSpec((loader.BATCH,) + s.shape[1:], s.dtype) for s in specs]
-    nets = loader.build_members(spec, None, max(members))
+    nets = loader.build_members(spec, None, max(members), inputs=specs)
     results = []
     for b in batches:
         inputs = loader.random_inputs(specs, b, args.seed)

@@ -29,7 +29,7 @@ def run(args, out) -> int:
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
-    net = loader.build_members(spec, [args.checkpoint] if args.checkpoint else None)[0]
+    net = loader.build_members(spec, [args.checkpoint] if args.checkpoint else None, inputs=specs)[0]
     inputs = loader.random_inputs(specs, args.batch_size, args.seed)
     with warnings.catch_warnings(record=True) as caught:   # a provider fallback: a note, as run prints it
         warnings.simplefilter("always", RuntimeWarning)

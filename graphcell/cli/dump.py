@@ -83,7 +83,7 @@ def build_stages(args) -> list[Stage]:
     if args.vmap is not None and args.vmap < 1:
         raise UserError(f"--vmap must be at least 1, got {args.vmap}")
     n = args.vmap or (len(args.checkpoint) if args.checkpoint and len(args.checkpoint) > 1 else None)
-    nets = loader.build_members(spec, args.checkpoint, n or 1)
+    nets = loader.build_members(spec, args.checkpoint, n or 1, inputs=inputs)
     example = loader.random_inputs(inputs, args.batch_size, args.seed)
     traced = loader.traced_user_call(f"tracing {args.model}", trace, nets[0], *example)
     graph = traced.graph

@@ -47,7 +47,7 @@ def build_exportable(args):
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
-    nets = loader.build_members(spec, args.checkpoint)
+    nets = loader.build_members(spec, args.checkpoint, inputs=specs)
     n = len(nets)
     per_member = args.in_axes == "0" and n > 1
     if n == 1:
