@@ -198,3 +198,9 @@ def test_an_output_folder_we_cannot_write_is_one_line_before_the_work(tmp_path, 
     monkeypatch.setattr("graphcell.cli.dump.os.makedirs", makedirs)
     err = _error(["dump", TINY, "--input-shape", "2,4", "--passes", "all", "-o", str(tmp_path / "d") + "/"], capsys)
     assert err.endswith("/d/: Operation not permitted\n") and "internal" not in err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"graphcell {ms.__version__}\n"

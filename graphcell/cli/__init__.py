@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     from . import bench, check, demo, dump, export, run
     parser = _Parser(prog="graphcell", description="graphcell: trace, transform, compile and export "
                      "MindSpore-style networks")
+    from .. import __version__
+    parser.add_argument("--version", action="version", version=f"graphcell {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
