@@ -219,6 +219,7 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--args", "{oops", "--input-shape", "2,4"], "--args is not valid JSON"),
     (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--passes", "cse,nope"], "unknown pass 'nope'"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--in-axes", "0"], "--in-axes 0 applies to an ensemble"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", CKPTS[0]],
      f"checkpoint {CKPTS[0]} does not fit {TINY}:TinyNet"),
     (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],

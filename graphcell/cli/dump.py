@@ -83,6 +83,9 @@ def build_stages(args) -> list[Stage]:
     if args.vmap is not None and args.vmap < 1:
         raise UserError(f"--vmap must be at least 1, got {args.vmap}")
     n = args.vmap or (len(args.checkpoint) if args.checkpoint and len(args.checkpoint) > 1 else None)
+    if n is None and args.in_axes != "none":   # it was ignored without a word
+        raise UserError(f"--in-axes {args.in_axes} applies to an ensemble: add --vmap N (or one --checkpoint "
+                        "per member)")
     nets = loader.build_members(spec, args.checkpoint, n or 1, inputs=inputs)
     example = loader.random_inputs(inputs, args.batch_size, args.seed)
     traced = loader.traced_user_call(f"tracing {args.model}", trace, nets[0], *example)
