@@ -204,3 +204,19 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0 and capsys.readouterr().out == f"graphcell {ms.__version__}\n"
+
+
+def test_mean_std_outputs_are_named_mean_and_std(tmp_path):
+    from tests.models.cli_models import TinyNet
+    nets = [TinyNet() for _ in range(3)]
+    x = np.random.default_rng(1).standard_normal((2, 4)).astype(np.float32)
+    path = ms.export(ms.vmap(nn.CellList(nets), in_axes=None), ms.Tensor(x), file_name=str(tmp_path / "e"),
+                     reduce="mean_std")
+    sess = Session(path, providers=["cpu"])
+    assert sess.outputs == ["mean", "std"]   # were output_0, output_1
+    logits = np.stack([n(ms.Tensor(x)).asnumpy() for n in nets]).astype(np.float64)
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    mean, std = sess(x)
+    np.testing.assert_allclose(mean, probs.mean(0), atol=1e-6)
+    np.testing.assert_allclose(std, probs.std(0), atol=1e-6)

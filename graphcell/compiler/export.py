@@ -583,6 +583,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
              members, member_checkpoints, metadata, cache: bool = False) -> OnnxExport:
     t0 = time.perf_counter()
     fn = _with_head(net, reduce)
+    if reduce == "mean_std" and output_names is None:   # not output_0 and output_1
+        output_names = ["mean", "std"]
     leaves, structure = pytree.flatten((inputs, {}))
     if not all(isinstance(t, Tensor) for t in leaves):
         raise TypeError("export: the example inputs must be Tensors")
@@ -661,7 +663,8 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
       `{"x": [0]}` / `{0: [0]}` by input name or position.
     - `opset`: 18 by default, anything from 17 to the newest the installed onnx knows.
     - `reduce`: an ensemble head appended in the graph: "mean" (mean softmax probabilities),
-      "vote" (majority class), "mean_std" (mean and standard deviation of the probabilities).
+      "vote" (majority class), "mean_std" (mean and standard deviation of the probabilities; the
+      outputs are named "mean" and "std" unless `output_names` says otherwise).
     - `params_as_inputs`: parameters as graph inputs instead of initializers.
     - `members`, `member_checkpoints`, `metadata`: stored in the model's metadata.
     - `external_data`: tensors in a side file `<name>.onnx.data`; automatic above 2 GB.
