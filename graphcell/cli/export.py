@@ -30,7 +30,7 @@ def add_parser(sub, common):
     p.add_argument("--input-name", action="append", metavar="NAME", help="the ONNX input's name, once per "
                    "input (default: the names of construct's arguments)")
     p.add_argument("--output-name", action="append", metavar="NAME", help="the ONNX output's name, once per "
-                   "output (default: output, or output_0, output_1, ...)")
+                   "output (default: output; output_0, output_1, ...; mean and std for --reduce mean_std)")
     p.add_argument("--external-data", action="store_true", help="store the weights in FILE.onnx.data beside "
                    "the model (automatic above 2 GB)")
     p.add_argument("--atol", type=tolerance, default=1e-4, help="largest |ONNX - XLA| accepted (default 1e-4)")
