@@ -206,16 +206,20 @@ def test_user_error_exits_2_with_one_line():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["dump", f"{TINY}:Nope", "--input-shape", "2,4"], "has no 'Nope'; it defines TinyNet, not_a_cell, tiny_net"),
+    (["dump", f"{TINY}:Nope", "--input-shape", "2,4"],
+     "has no 'Nope'; it defines ComplexInside, TinyNet, not_a_cell, tiny_net"),
     (["dump", f"{TINY}:not_a_cell", "--input-shape", "2,4"], "returned int 42, not a graphcell nn.Cell"),
     (["dump", "tests.models.no_such_module:Net", "--input-shape", "2,4"], "no module named"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,x4"], "bad --input-shape '2,x4'"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,0"], "dimensions must be positive"),
     (["dump", f"{TINY}:TinyNet"], "give the model's input shape with --input-shape"),
+    (["check", f"{TINY}:TinyNet", "--input-shape", "2,4", "--input-shape", "2,4"],
+     f"{TINY}:TinyNet: construct takes 1 input(s) (x), got 2 --input-shape: give one per input"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,5"], "Dense 'fc1'"),
     (["dump", f"{TINY}:TinyNet", "--args", "{oops", "--input-shape", "2,4"], "--args is not valid JSON"),
     (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--passes", "cse,nope"], "unknown pass 'nope'"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--in-axes", "0"], "--in-axes 0 applies to an ensemble"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", CKPTS[0]],
      f"checkpoint {CKPTS[0]} does not fit {TINY}:TinyNet"),
     (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],

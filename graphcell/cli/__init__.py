@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     from . import bench, check, demo, dump, export, run
     parser = _Parser(prog="graphcell", description="graphcell: trace, transform, compile and export "
                      "MindSpore-style networks")
+    from .. import __version__
+    parser.add_argument("--version", action="version", version=f"graphcell {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -60,6 +62,11 @@ def main(argv=None) -> int:
     except Exception as e:  # a bug in graphcell: say so in one line, the traceback on request
         if args.debug:
             raise
+        if isinstance(e, OSError) and e.filename is not None:
+            # a file the system refused (permissions, a full disk): the user's to fix, not a bug
+            sys.stdout.flush()
+            sys.stderr.write(f"graphcell {args.command}: error: {e.filename}: {e.strerror or e}\n")
+            return 2
         sys.stderr.write(f"graphcell {args.command}: internal error: {type(e).__name__}: {one_line(e)} "
                          "(rerun with --debug for the traceback, and please report it)\n")
         return 1

@@ -15,16 +15,16 @@ import numpy as np
 
 from . import loader
 from .dump import loader_args
-from .errors import UserError
+from .errors import UserError, positive_int
 
 
 def add_parser(sub, common):
     p = sub.add_parser("bench", parents=[common], help="ensemble (vmap) vs per-model loop timings",
                        description=__doc__.split("\n\n")[0])
-    loader_args(p)
+    loader_args(p, batch_default=None)   # --batch gives the sizes
     p.add_argument("--members", default="1,4,16", metavar="LIST", help="ensemble sizes (default 1,4,16)")
     p.add_argument("--batch", default="1,32", metavar="LIST", help="batch sizes (default 1,32)")
-    p.add_argument("--repeat", type=int, default=20, metavar="K", help="timed calls per cell (default 20)")
+    p.add_argument("--repeat", type=positive_int, default=20, metavar="K", help="timed calls per cell (default 20)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(handler=run)
 
@@ -56,14 +56,12 @@ def run(args, out) -> int:
     from ..frontend.trace import trace
     from ..nn import CellList
     members, batches = _ints(args.members, "--members"), _ints(args.batch, "--batch")
-    if args.repeat < 1:
-        raise UserError(f"--repeat must be at least 1, got {args.repeat}")
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
     if not any(s.batch_axes for s in specs):   # the first dimension is the batch
         specs = [loader.InputSpec((loader.BATCH,) + s.shape[1:], s.dtype) for s in specs]
-    nets = loader.build_members(spec, None, max(members))
+    nets = loader.build_members(spec, None, max(members), inputs=specs)
     results = []
     for b in batches:
         inputs = loader.random_inputs(specs, b, args.seed)

@@ -2,9 +2,12 @@
 first graph node whose ONNX value departs from jax's. Exit status 1 when they disagree."""
 from __future__ import annotations
 
+import warnings
+
 from . import loader
+from .errors import UserError, one_line
 from .dump import loader_args
-from .errors import tolerance
+from .errors import opset, tolerance
 
 
 def add_parser(sub, common):
@@ -12,8 +15,11 @@ def add_parser(sub, common):
                        "diverging node", description=__doc__.split("\n\n")[0])
     loader_args(p, batch_default=2)
     p.add_argument("--checkpoint", metavar="F", help="load parameters from a checkpoint")
-    p.add_argument("--rtol", type=tolerance, default=1e-5)
-    p.add_argument("--atol", type=tolerance, default=1e-5)
+    p.add_argument("--rtol", type=tolerance, default=1e-5, help="relative tolerance (default 1e-5)")
+    p.add_argument("--atol", type=tolerance, default=1e-5, help="absolute tolerance (default 1e-5)")
+    p.add_argument("--provider", default="cpu", metavar="LIST",
+                   help="onnxruntime execution providers in order of preference, as run's (default cpu)")
+    p.add_argument("--opset", type=opset, help="ONNX opset of the lowering (default 18)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run)
 
@@ -23,19 +29,39 @@ def run(args, out) -> int:
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
-    net = loader.build_members(spec, [args.checkpoint] if args.checkpoint else None)[0]
+    net = loader.build_members(spec, [args.checkpoint] if args.checkpoint else None, inputs=specs)[0]
     inputs = loader.random_inputs(specs, args.batch_size, args.seed)
-    report = loader.traced_user_call(f"checking {args.model}", ms.check, net, *inputs,
-                                     rtol=args.rtol, atol=args.atol)
+    with warnings.catch_warnings(record=True) as caught:   # a provider fallback: a note, as run prints it
+        warnings.simplefilter("always", RuntimeWarning)
+        report = loader.traced_user_call(f"checking {args.model}", ms.check, net, *inputs,
+                                         rtol=args.rtol, atol=args.atol, providers=_providers(args.provider),
+                                         opset=args.opset)
+    notes = [str(w.message) for w in caught if str(w.message).startswith("Session:")]
+    for w in caught:
+        if str(w.message) not in notes:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if args.json:
         first = report.first_divergence
-        out.json({"ok": report.ok, "provider": report.provider, "rtol": report.rtol, "atol": report.atol,
-                  "outputs": report.outputs,
+        out.json({"ok": report.ok, "provider": report.provider, "notes": notes, "rtol": report.rtol,
+                  "atol": report.atol, "outputs": report.outputs,
                   "first_divergence": None if first is None else {
                       "node": first["text"], "scope": first["scope"], "max_abs_diff": first["max_diff"]}})
     else:
+        for note in notes:
+            out.line(f"note: {note}")
         out.line(f"{args.model}: eager vs XLA vs ONNX ({report.provider}) on random inputs "
                  f"{', '.join(str(list(t.shape)) for t in inputs)}")
         out.line(str(report))
         out.line("ok" if report.ok else "MISMATCH")
     return 0 if report.ok else 1
+
+
+def _providers(text: str) -> list:
+    from ..runtime.session import provider_name
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    try:
+        for name in names:
+            provider_name(name)
+    except ValueError as e:
+        raise UserError(one_line(e)) from e
+    return names

@@ -5,9 +5,10 @@ from .errors import positive_int, seed
 
 
 def add_parser(sub, common):
-    p = sub.add_parser("demo", parents=[common], help="train an 8-member LeNet5 ensemble on the digits in "
-                       "one vmapped loop, export it to ONNX, serve it with onnxruntime")
-    p.add_argument("--members", type=int, default=8)
+    text = ("train an 8-member LeNet5 ensemble on the digits in one vmapped loop, export it to ONNX, serve it "
+            "with onnxruntime")
+    p = sub.add_parser("demo", parents=[common], help=text, description=f"`graphcell demo`: {text}.")
+    p.add_argument("--members", type=int, default=8, help="ensemble size, at least 2 (default 8)")
     p.add_argument("--epochs", type=positive_int, default=None,
                    help="training epochs (default: the demo's tuned value)")
     p.add_argument("--seed", type=seed, default=None, help="seed of initialisers and data order (0 to 4294967295)")

@@ -56,8 +56,9 @@ def add_parser(sub, common):
     p.set_defaults(handler=run)
 
 
-def loader_args(p, batch_default: int = 1):
-    """MODEL and the options every model-taking subcommand shares."""
+def loader_args(p, batch_default: int | None = 1):
+    """MODEL and the options every model-taking subcommand shares (`batch_default=None`: no
+    --batch-size, for bench, whose --batch gives the sizes)."""
     p.add_argument("model", metavar="MODEL", help="path/to/file.py:Name or package.module:Name "
                    "(a Cell class, or a function returning a Cell)")
     p.add_argument("--args", metavar="JSON", help="constructor arguments as JSON: '{\"num_class\": 10}'")
@@ -65,8 +66,9 @@ def loader_args(p, batch_default: int = 1):
                    "e.g. 3,1,32,32 or batch,1,32,32 (repeat for several inputs)")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE", help="float32 (default), ...: once "
                    "for all inputs or once per input")
-    p.add_argument("--batch-size", type=positive_int, default=batch_default, metavar="B",
-                   help=f"the size that 'batch' stands for (default {batch_default})")
+    if batch_default is not None:
+        p.add_argument("--batch-size", type=positive_int, default=batch_default, metavar="B",
+                       help=f"the size that 'batch' stands for (default {batch_default})")
     p.add_argument("--seed", type=seed, default=0, help="seed of the random example inputs and of initialisers "
                    "(0 to 4294967295)")
 
@@ -81,7 +83,10 @@ def build_stages(args) -> list[Stage]:
     if args.vmap is not None and args.vmap < 1:
         raise UserError(f"--vmap must be at least 1, got {args.vmap}")
     n = args.vmap or (len(args.checkpoint) if args.checkpoint and len(args.checkpoint) > 1 else None)
-    nets = loader.build_members(spec, args.checkpoint, n or 1)
+    if n is None and args.in_axes != "none":   # it was ignored without a word
+        raise UserError(f"--in-axes {args.in_axes} applies to an ensemble: add --vmap N (or one --checkpoint "
+                        "per member)")
+    nets = loader.build_members(spec, args.checkpoint, n or 1, inputs=inputs)
     example = loader.random_inputs(inputs, args.batch_size, args.seed)
     traced = loader.traced_user_call(f"tracing {args.model}", trace, nets[0], *example)
     graph = traced.graph
@@ -222,9 +227,10 @@ def run(args, out) -> int:
                                           or (args.passes and not os.path.splitext(args.output)[1]))
     if args.output is not None and not folder:
         check_output_folder(args.output)
+    if folder:   # made (or refused) before the work
+        os.makedirs(args.output, exist_ok=True)
     stages = build_stages(args)
     if folder:
-        os.makedirs(args.output, exist_ok=True)
         summaries = []
         for i, stage in enumerate(stages):
             path = os.path.join(args.output, f"{i:02d}-{stage.name}.ir")

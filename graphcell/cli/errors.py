@@ -1,6 +1,7 @@
 """User errors of the `graphcell` command: one line on stderr and exit status 2."""
 import argparse
 import os
+import tempfile
 
 
 class UserError(Exception):
@@ -9,10 +10,16 @@ class UserError(Exception):
 
 
 def check_output_folder(path: str) -> None:
-    """`-o PATH` must go into an existing folder (checked before any work is done)."""
+    """`-o PATH` must go into an existing folder we may write in (checked before any work)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise UserError(f"-o {path}: folder {folder} does not exist")
+        what = f"{folder} is not a folder" if os.path.exists(folder) else f"folder {folder} does not exist"
+        raise UserError(f"-o {path}: {what}")
+    try:   # a read-only folder (or file system) fails here, not after the work, as an internal error
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise UserError(f"-o {path}: cannot write in {folder}: {e.strerror or e}") from e
 
 
 def tolerance(text: str) -> float:
@@ -28,6 +35,16 @@ def seed(text: str) -> int:
     value = _int(text)
     if not 0 <= value < 2 ** 32:
         raise argparse.ArgumentTypeError(f"must be an integer in [0, 4294967295], got {text}")
+    return value
+
+
+def opset(text: str) -> int:
+    """An argparse type: an ONNX opset export writes (checked before the model is traced)."""
+    from ..compiler.onnx import MIN_OPSET, max_opset
+    value = _int(text)
+    if not MIN_OPSET <= value <= max_opset():
+        raise argparse.ArgumentTypeError(f"must be in [{MIN_OPSET}, {max_opset()}] (the newest the installed "
+                                         f"onnx knows), got {text}")
     return value
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import loader
 from .dump import loader_args
-from .errors import UserError, check_output_folder, tolerance
+from .errors import UserError, check_output_folder, opset, tolerance
 from .output import human_bytes
 
 REDUCE = ("none", "mean", "vote", "mean_std")
@@ -24,9 +24,15 @@ def add_parser(sub, common):
     p.add_argument("--in-axes", choices=("none", "0"), default="none",
                    help="one input for all members (none), or one per member stacked on axis 0 (0)")
     p.add_argument("--reduce", choices=REDUCE, default="none", help="an ensemble head in the graph")
-    p.add_argument("--opset", type=int, help="ONNX opset (default 18)")
+    p.add_argument("--opset", type=opset, help="ONNX opset, 17 to the newest the installed onnx knows (default 18)")
     p.add_argument("--dynamic-batch", action="store_true",
                    help="find the batch axis and make it dynamic (also implied by 'batch' in --input-shape)")
+    p.add_argument("--input-name", action="append", metavar="NAME", help="the ONNX input's name, once per "
+                   "input (default: the names of construct's arguments)")
+    p.add_argument("--output-name", action="append", metavar="NAME", help="the ONNX output's name, once per "
+                   "output (default: output; output_0, output_1, ...; mean and std for --reduce mean_std)")
+    p.add_argument("--external-data", action="store_true", help="store the weights in FILE.onnx.data beside "
+                   "the model (automatic above 2 GB)")
     p.add_argument("--atol", type=tolerance, default=1e-4, help="largest |ONNX - XLA| accepted (default 1e-4)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.onnx")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -41,7 +47,7 @@ def build_exportable(args):
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
-    nets = loader.build_members(spec, args.checkpoint)
+    nets = loader.build_members(spec, args.checkpoint, inputs=specs)
     n = len(nets)
     per_member = args.in_axes == "0" and n > 1
     if n == 1:
@@ -59,6 +65,11 @@ def build_exportable(args):
     # The ONNX inputs are named after the model's construct arguments (`x`), not the
     # ensemble wrapper's (`*args`).
     names = _arg_names(nets[0], [1] * len(specs))
+    if args.input_name:
+        if len(args.input_name) != len(specs):
+            raise UserError(f"{len(args.input_name)} --input-name for {len(specs)} inputs: give one per "
+                            f"--input-shape (the model's arguments: {', '.join(names)})")
+        names = list(args.input_name)
     return fn, specs, lead, n, dynamic, names
 
 
@@ -70,41 +81,60 @@ def run(args, out) -> int:
     example = loader.random_inputs(specs, args.batch_size, args.seed, lead)
     reduce = None if args.reduce == "none" else args.reduce
     check_output_folder(args.output)
+    if os.path.isdir(args.output):   # export would append .onnx and write beside the folder
+        raise UserError(f"-o {args.output} is a folder; name the file, e.g. -o "
+                        f"{os.path.join(args.output, 'model.onnx')}")
     path = loader.traced_user_call(
         f"exporting {args.model}", export, fn, *example, file_name=args.output, reduce=reduce, opset=args.opset,
-        input_names=names, dynamic_axes=dynamic, members=n if n > 1 else None,
+        input_names=names, output_names=args.output_name, dynamic_axes=dynamic, members=n if n > 1 else None,
+        external_data=True if args.external_data else None,
         member_checkpoints=[os.path.abspath(c) for c in args.checkpoint] if n > 1 else None)
 
-    # Verify: a fresh random batch through onnxruntime and through XLA (jit of the same
-    # callable with the same head).
-    check_inputs = loader.random_inputs(specs, args.batch_size, args.seed + 1, lead)
+    # Verify: fresh random inputs through onnxruntime and through XLA (jit of the same callable
+    # with the same head); a dynamic batch at batch 1 too, where an ensemble's file switches
+    # to its small-batch form (an If on the batch size).
     session = Session(path, providers=["cpu"])
-    onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
-    xla = ms.jit(_with_head(fn, reduce))(*check_inputs)
-    xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
-    max_diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
+    batches = [args.batch_size]
+    if args.batch_size != 1 and any(s.batch_axes for s in specs):
+        batches.append(1)
+    xla_fn = ms.jit(_with_head(fn, reduce))
+    verified = []
+    for k, batch in enumerate(batches):
+        check_inputs = loader.random_inputs(specs, batch, args.seed + 1 + k, lead)
+        onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
+        xla = xla_fn(*check_inputs)
+        xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
+        diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
                    for o, x in zip(onnx_outs, xla_outs))
+        verified.append({"shapes": [list(t.shape) for t in check_inputs], "max_abs_diff": diff})
+    max_diff = max(v["max_abs_diff"] for v in verified)
+    data_file = path + ".data"   # where export puts external data, when there is any
+    data_file = data_file if os.path.isfile(data_file) else None
     summary = {
-        "file": path, "bytes": os.path.getsize(path), "members": n, "reduce": args.reduce,
+        "file": path, "bytes": os.path.getsize(path), "data_file": data_file,
+        "data_bytes": os.path.getsize(data_file) if data_file else 0, "members": n, "reduce": args.reduce,
         "in_axes": args.in_axes if n > 1 else None,
         "inputs": [{"name": name, "shape": list(shape), "dtype": np.dtype(dt).name}
                    for name, shape, dt in session.inputs],
         "outputs": [{"name": o.name, "shape": _onnx_shape(o), "dtype": _onnx_dtype(o)}
                     for o in session._sess.get_outputs()],
-        "provider": session.provider, "verified_batch": args.batch_size, "max_abs_diff": max_diff,
+        "provider": session.provider, "verified_batch": args.batch_size, "verified": verified,
+        "max_abs_diff": max_diff,
         "ok": max_diff <= args.atol,
     }
     if args.json:
         out.json(summary)
     else:
         what = f"{n} members" + (f", {args.reduce} head" if reduce else "") if n > 1 else "a single model"
-        out.line(f"wrote {path} ({human_bytes(summary['bytes'])}): {what}")
+        data = f" + {human_bytes(summary['data_bytes'])} in {data_file}" if data_file else ""
+        out.line(f"wrote {path} ({human_bytes(summary['bytes'])}{data}): {what}")
         rows = [["input", i["name"], _fmt_shape(i["shape"]), i["dtype"]] for i in summary["inputs"]]
         rows += [["output", o["name"], _fmt_shape(o["shape"]), o["dtype"]] for o in summary["outputs"]]
         out.table("", ["", "name", "shape", "dtype"], rows)
-        out.line(f"verified in onnxruntime ({session.provider}) against XLA on a random batch of "
-                 f"{args.batch_size}: max |difference| {max_diff:.3g} ({'ok' if summary['ok'] else 'TOO LARGE'}, "
-                 f"atol {args.atol:g})")
+        # the shapes, not --batch-size: a static --input-shape has its own batch
+        shapes = " and ".join(", ".join(_fmt_shape(shape) for shape in v["shapes"]) for v in verified)
+        out.line(f"verified in onnxruntime ({session.provider}) against XLA on random inputs {shapes}: "
+                 f"max |difference| {max_diff:.3g} ({'ok' if summary['ok'] else 'TOO LARGE'}, atol {args.atol:g})")
     return 0 if summary["ok"] else 1
 
 

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -252,20 +253,42 @@ def load_checkpoint_into(net, path: str, model_text: str) -> None:
                         "per member")
 
 
-def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = None) -> list:
+def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = None,
+                  inputs: list | None = None) -> list:
     """`n` fresh models (default: one per checkpoint, else one), each loaded from its checkpoint;
-    a single checkpoint loads into every member."""
+    a single checkpoint loads into every member. `inputs` (InputSpecs) must fit construct's
+    arguments."""
     checkpoints = list(checkpoints or [])
     if n is None:
         n = max(1, len(checkpoints))
     if len(checkpoints) not in (0, 1, n):
         raise UserError(f"{len(checkpoints)} checkpoints for {n} members: give one per member, or one for all")
     nets = spec.build_many(n)
+    if inputs is not None:
+        check_input_count(nets[0], len(inputs), spec.text)
     for i, net in enumerate(nets):
         if checkpoints:
             load_checkpoint_into(net, checkpoints[i if len(checkpoints) > 1 else 0], spec.text)
         net.set_train(False)
     return nets
+
+
+def check_input_count(net, count: int, model_text: str) -> None:
+    """One --input-shape per argument of construct (it was a TypeError from inside the trace)."""
+    try:
+        params = list(inspect.signature(net.construct).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if len(required) <= count <= len(positional):
+        return
+    names = ", ".join(p.name for p in positional)
+    wanted = str(len(required)) if len(required) == len(positional) else f"{len(required)} to {len(positional)}"
+    raise UserError(f"{model_text}: construct takes {wanted} input(s) ({names}), got {count} --input-shape: "
+                    "give one per input")
 
 
 def traced_user_call(what: str, fn, *args, **kwargs):

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .errors import UserError, check_output_folder, one_line
+from .errors import UserError, check_output_folder, one_line, positive_int
 
 
 def add_parser(sub, common):
@@ -20,7 +20,7 @@ def add_parser(sub, common):
     p.add_argument("--provider", default="cpu", metavar="LIST",
                    help="execution providers in order of preference, e.g. cuda,cpu (default cpu)")
     p.add_argument("-o", "--output", metavar="FILE", help="save the output (.npy; .npz for several outputs)")
-    p.add_argument("--repeat", type=int, default=10, metavar="K", help="timed runs (default 10)")
+    p.add_argument("--repeat", type=positive_int, default=10, metavar="K", help="timed runs (default 10)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run)
 
@@ -52,8 +52,6 @@ def run(args, out) -> int:
     from ..runtime import Session, SessionInputError
     if not os.path.isfile(args.onnx_file):
         raise UserError(f"ONNX file {args.onnx_file} does not exist")
-    if args.repeat < 1:
-        raise UserError(f"--repeat must be at least 1, got {args.repeat}")
     if args.output:
         check_output_folder(args.output)
     providers = [p.strip() for p in args.provider.split(",") if p.strip()]
@@ -72,6 +70,9 @@ def run(args, out) -> int:
         outputs = session.run(*positional, **named)     # warm-up, and the result
     except SessionInputError as e:
         raise UserError(one_line(e)) from e
+    if args.output and len(outputs) > 1 and not args.output.endswith(".npz"):   # before the timed runs
+        raise UserError(f"the model has {len(outputs)} outputs ({', '.join(session.outputs)}): save them "
+                        "with -o FILE.npz")
     times = []
     for _ in range(args.repeat):
         t0 = time.perf_counter()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 import warnings
@@ -582,6 +583,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
              members, member_checkpoints, metadata, cache: bool = False) -> OnnxExport:
     t0 = time.perf_counter()
     fn = _with_head(net, reduce)
+    if reduce == "mean_std" and output_names is None:   # not output_0 and output_1
+        output_names = ["mean", "std"]
     leaves, structure = pytree.flatten((inputs, {}))
     if not all(isinstance(t, Tensor) for t in leaves):
         raise TypeError("export: the example inputs must be Tensors")
@@ -660,7 +663,8 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
       `{"x": [0]}` / `{0: [0]}` by input name or position.
     - `opset`: 18 by default, anything from 17 to the newest the installed onnx knows.
     - `reduce`: an ensemble head appended in the graph: "mean" (mean softmax probabilities),
-      "vote" (majority class), "mean_std" (mean and standard deviation of the probabilities).
+      "vote" (majority class), "mean_std" (mean and standard deviation of the probabilities; the
+      outputs are named "mean" and "std" unless `output_names` says otherwise).
     - `params_as_inputs`: parameters as graph inputs instead of initializers.
     - `members`, `member_checkpoints`, `metadata`: stored in the model's metadata.
     - `external_data`: tensors in a side file `<name>.onnx.data`; automatic above 2 GB.
@@ -676,6 +680,9 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     path = os.fspath(file_name)
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):   # before tracing; the atomic write named its hidden temp file
+        raise FileNotFoundError(f"export: cannot write {path}: folder {folder} does not exist")
     from ..frontend.trace import paused_gc
     with paused_gc():   # as to_onnx, and from the ONNX cache when set_context(compile_cache_dir=...) is
         result = _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
@@ -709,9 +716,24 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool | None = N
             onnx.checker.check_model(tmp_model)
         # The data first: a model file never points at a missing or stale data file. (A model
         # whose tensors are all under the threshold has none.)
+        # onnx writes the data file 0600: give both files the mode the model had, or the
+        # umask's, as atomic_write does (a server running as another user could not read it)
+        mode = _file_mode(path)
         if os.path.exists(os.path.join(tmp, location)):
+            os.chmod(os.path.join(tmp, location), mode)
             os.replace(os.path.join(tmp, location), os.path.join(directory, location))
+        os.chmod(tmp_model, mode)
         os.replace(tmp_model, path)
+
+
+def _file_mode(path: str) -> int:
+    """The permission bits of `path`, or those a new file gets under the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def load(file_name, **kwargs):

@@ -75,6 +75,7 @@ class Session:
 
     - `providers`: preference list; the first available one is used (`self.provider`).
       Falling back to CPU when something else was asked for warns, or raises with `strict=True`.
+      None (the default): CUDA where this onnxruntime has it, else CPU, without a warning.
     - `intra_op_num_threads` / `inter_op_num_threads`: onnxruntime's thread pools.
     - `graph_optimization_level`: "disable" | "basic" | "extended" | "all" (or ORT's enum).
     - `io_binding`: run through an IO binding (outputs stay on the device until copied). "auto"
@@ -88,10 +89,13 @@ class Session:
     Inputs are checked against the model's declared dtypes and shapes before running.
     """
 
-    def __init__(self, path_or_model, providers=("cuda", "cpu"), strict: bool = False,
+    def __init__(self, path_or_model, providers=None, strict: bool = False,
                  intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None,
                  graph_optimization_level="all", io_binding: bool | str = "auto", name: str | None = None,
                  config: dict | None = None, optimized_cache: str | os.PathLike | None = None):
+        # The default (CUDA when this onnxruntime has it, else CPU) falls back quietly: a
+        # warning on every CPU-only machine would say nothing the user asked about.
+        quiet_fallback = providers is None and not strict
         if providers is None:
             providers = ("cuda", "cpu")
         if isinstance(providers, str):
@@ -153,7 +157,8 @@ class Session:
                        + (f" (onnxruntime has {available})" if self.provider == "CPUExecutionProvider" else ""))
             if strict:
                 raise RuntimeError(message + "; pass strict=False to accept the fallback")
-            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            if not quiet_fallback:
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
         self.inputs = [(i.name, tuple(i.shape), _NP_OF_ORT.get(i.type, i.type)) for i in self._sess.get_inputs()]
         self._input_names = {n for n, _, _ in self.inputs}
         # Per input: (name, numpy dtype, rank, fixed (axis, size) pairs, symbolic (axis, name) pairs).

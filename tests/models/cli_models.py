@@ -1,5 +1,5 @@
 """Small models for the `graphcell` command's tests (tests/test_cli.py)."""
-from graphcell import nn
+from graphcell import nn, ops
 
 
 class TinyNet(nn.Cell):
@@ -20,6 +20,18 @@ class TinyNet(nn.Cell):
 def tiny_net(hidden=8):
     """A function returning a Cell, as MODEL may name."""
     return TinyNet(hidden=hidden)
+
+
+class ComplexInside(nn.Cell):
+    """Real input and output, a complex value inside (ONNX carries it as a real [..., 2])."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 3)
+
+    def construct(self, x):
+        y = self.fc(x)
+        return ops.real(ops.polar(y, y * 2.0))
 
 
 def not_a_cell():
