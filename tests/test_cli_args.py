@@ -156,7 +156,12 @@ def test_python_api_export_folder_and_a_quiet_default_session(tmp_path):
     path = ms.export(TinyNet(), x, file_name=str(tmp_path / "m"))
     with warnings.catch_warnings():   # Session(path) warned "CUDA ... not available" on every CPU machine
         warnings.simplefilter("error")
-        assert Session(path).provider in ("CUDAExecutionProvider", "CPUExecutionProvider")
+        session = Session(path)
+    assert session.provider in ("CUDAExecutionProvider", "CPUExecutionProvider")
+    # the fallback is still reported, on the Session
+    assert (session.fallback is None) == (session.provider == "CUDAExecutionProvider")
+    if session.fallback is not None:
+        assert "CUDAExecutionProvider is not available; running on CPUExecutionProvider" in session.fallback
 
 
 def test_check_provider_and_opset_and_run_bench_options(tmp_path, capsys):

@@ -75,7 +75,8 @@ class Session:
 
     - `providers`: preference list; the first available one is used (`self.provider`).
       Falling back to CPU when something else was asked for warns, or raises with `strict=True`.
-      None (the default): CUDA where this onnxruntime has it, else CPU, without a warning.
+      None (the default): CUDA where this onnxruntime has it, else CPU, without a warning;
+      `self.fallback` holds what a fallback said either way (None when the first choice ran).
     - `intra_op_num_threads` / `inter_op_num_threads`: onnxruntime's thread pools.
     - `graph_optimization_level`: "disable" | "basic" | "extended" | "all" (or ORT's enum).
     - `io_binding`: run through an IO binding (outputs stay on the device until copied). "auto"
@@ -152,13 +153,14 @@ class Session:
             self._sess = self._optimize(source, options(level), usable, cached)
         self.providers = self._sess.get_providers()
         self.provider = self.providers[0]
+        self.fallback = None   # what a fallback from the first choice said (also when quiet)
         if self.provider != wanted[0]:
-            message = (f"Session: {wanted[0]} is not available; running on {self.provider}"
-                       + (f" (onnxruntime has {available})" if self.provider == "CPUExecutionProvider" else ""))
+            self.fallback = (f"Session: {wanted[0]} is not available; running on {self.provider}"
+                             + (f" (onnxruntime has {available})" if self.provider == "CPUExecutionProvider" else ""))
             if strict:
-                raise RuntimeError(message + "; pass strict=False to accept the fallback")
+                raise RuntimeError(self.fallback + "; pass strict=False to accept the fallback")
             if not quiet_fallback:
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                warnings.warn(self.fallback, RuntimeWarning, stacklevel=2)
         self.inputs = [(i.name, tuple(i.shape), _NP_OF_ORT.get(i.type, i.type)) for i in self._sess.get_inputs()]
         self._input_names = {n for n, _, _ in self.inputs}
         # Per input: (name, numpy dtype, rank, fixed (axis, size) pairs, symbolic (axis, name) pairs).
