@@ -779,3 +779,14 @@ def test_a_random_draw_under_a_per_member_condition_names_the_generator():
     from graphcell.passes.vmap import VmapError
     with pytest.raises(VmapError, match="a random draw .* runs under a tensor `if` or loop whose condition differs"):
         ms.vmap(f)(Tensor(np.array([[1.0], [-1.0]], np.float32)))
+
+
+def test_a_frozen_module_is_not_the_users_source_line():
+    # `python -m graphcell.cli dump graphcell.nn:Dense` traces from runpy, a frozen module: its
+    # nodes named `<frozen runpy>:88` as the user's line. The nearest real frame is (here, this
+    # test; under runpy none, so no line).
+    scope = {"ms": ms, "nn": ms.nn, "Tensor": Tensor, "np": np}
+    exec(compile("traced = ms.trace(nn.Dense(3, 2), Tensor(np.ones((1, 3), np.float32)))",
+                 "<frozen runpy>", "exec"), scope)
+    sources = {n.source.file for n in scope["traced"].graph.nodes}
+    assert sources == {__file__}, sources

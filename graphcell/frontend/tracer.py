@@ -64,9 +64,12 @@ class scope:
 
 
 def user_source() -> SourceInfo:
-    """The innermost frame outside graphcell: the user's line that caused this op."""
+    """The innermost frame outside graphcell: the user's line that caused this op. Python's
+    frozen modules are not the user's either (`python -m graphcell.cli dump graphcell.nn:Dense`
+    named `<frozen runpy>`): a library Cell traced from the command line has no source line."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+                                 or frame.f_code.co_filename.startswith("<frozen ")):
         frame = frame.f_back
     if frame is None:
         return SourceInfo("", 0, current_scope())
