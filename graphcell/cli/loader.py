@@ -20,6 +20,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -299,4 +300,8 @@ def traced_user_call(what: str, fn, *args, **kwargs):
     except UserError:
         raise
     except Exception as e:
-        raise UserError(f"{what} failed: {type(e).__name__}: {one_line(e)}") from e
+        message = one_line(e)
+        cast = re.search(r"cast it with \S+\.astype\((?:graphcell|ms|mindspore)\.(\w+)\)", message)
+        if cast:   # the Python API's fix; on the command line the inputs' dtype is an option
+            message = message[:cast.start()] + f"pass --input-dtype {cast.group(1)}" + message[cast.end():]
+        raise UserError(f"{what} failed: {type(e).__name__}: {message}") from e
