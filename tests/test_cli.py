@@ -185,6 +185,13 @@ def test_check_reports_parity():
     assert report["outputs"][0]["xla"] < 1e-5 and report["outputs"][0]["onnx"] < 1e-5
 
 
+def test_check_of_an_ensemble_vmaps_the_checkpoints_as_export_does():
+    report = json.loads(cli("check", LENET, "--input-shape", "batch,1,32,32", "--checkpoint", *CKPTS[:3],
+                            "--in-axes", "0", "--json").stdout)
+    assert report["ok"] and report["outputs"][0]["shape"] == [3, 2, 10]
+    assert report["outputs"][0]["onnx"] < 1e-5
+
+
 def test_bench_times_every_pair():
     result = json.loads(cli("bench", f"{TINY}:TinyNet", "--input-shape", "batch,4", "--members", "1,3",
                             "--batch", "1,5", "--repeat", 2, "--json").stdout)
@@ -223,6 +230,7 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--passes", "cse,nope"], "unknown pass 'nope'"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--in-axes", "0"], "--in-axes 0 applies to an ensemble"),
+    (["check", f"{TINY}:TinyNet", "--input-shape", "2,4", "--in-axes", "0"], "--in-axes 0 applies to an ensemble"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", CKPTS[0]],
      f"checkpoint {CKPTS[0]} does not fit {TINY}:TinyNet"),
     (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],

@@ -14,7 +14,10 @@ def add_parser(sub, common):
     p = sub.add_parser("check", parents=[common], help="eager vs XLA vs ONNX parity, with the first "
                        "diverging node", description=__doc__.split("\n\n")[0])
     loader_args(p, batch_default=2)
-    p.add_argument("--checkpoint", metavar="F", help="load parameters from a checkpoint")
+    p.add_argument("--checkpoint", nargs="+", metavar="F", help="load parameters from a checkpoint; "
+                   "several: check their vmapped ensemble, as export builds it")
+    p.add_argument("--in-axes", choices=("none", "0"), default="none",
+                   help="an ensemble's inputs: one for all members (none), or one per member on axis 0 (0)")
     p.add_argument("--rtol", type=tolerance, default=1e-5, help="relative tolerance (default 1e-5)")
     p.add_argument("--atol", type=tolerance, default=1e-5, help="absolute tolerance (default 1e-5)")
     p.add_argument("--provider", default="cpu", metavar="LIST",
@@ -29,8 +32,16 @@ def run(args, out) -> int:
     ms.set_seed(args.seed)
     spec = loader.load_model(args.model, args.args)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)
-    net = loader.build_members(spec, [args.checkpoint] if args.checkpoint else None, inputs=specs)[0]
-    inputs = loader.random_inputs(specs, args.batch_size, args.seed)
+    nets = loader.build_members(spec, args.checkpoint, inputs=specs)
+    if len(nets) == 1:
+        if args.in_axes != "none":
+            raise UserError("--in-axes 0 applies to an ensemble: give two or more checkpoints")
+        net, lead = nets[0], ()
+    else:
+        from ..nn import CellList
+        per_member = args.in_axes == "0"
+        net, lead = ms.vmap(CellList(nets), in_axes=0 if per_member else None), ((len(nets),) if per_member else ())
+    inputs = loader.random_inputs(specs, args.batch_size, args.seed, lead)
     with warnings.catch_warnings(record=True) as caught:   # a provider fallback: a note, as run prints it
         warnings.simplefilter("always", RuntimeWarning)
         report = loader.traced_user_call(f"checking {args.model}", ms.check, net, *inputs,
