@@ -160,22 +160,24 @@ class VerticalFlip:
         return np.ascontiguousarray(_image(img, "VerticalFlip")[::-1])
 
 
-class RandomHorizontalFlip(_Random):
+class _RandomFlip(_Random):
+    """The flip (`flip`, a transform class) with probability `prob`."""
+    flip = None
+
     def __init__(self, prob=0.5):
         super().__init__()
         self.prob = float(prob)
 
     def __call__(self, img):
-        return HorizontalFlip()(img) if self._uniform() < self.prob else np.asarray(img)
+        return self.flip()(img) if self._uniform() < self.prob else np.asarray(img)
 
 
-class RandomVerticalFlip(_Random):
-    def __init__(self, prob=0.5):
-        super().__init__()
-        self.prob = float(prob)
+class RandomHorizontalFlip(_RandomFlip):
+    flip = HorizontalFlip
 
-    def __call__(self, img):
-        return VerticalFlip()(img) if self._uniform() < self.prob else np.asarray(img)
+
+class RandomVerticalFlip(_RandomFlip):
+    flip = VerticalFlip
 
 
 class Pad:
