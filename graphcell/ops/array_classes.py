@@ -8,6 +8,8 @@ through ops.assign) and return it.
 """
 from __future__ import annotations
 
+import functools
+
 import math
 
 import numpy as np
@@ -25,18 +27,14 @@ from . import scatter_copies as SC
 from . import scatter_inplace as SI
 from . import segment_ops as SG
 from .math_classes import simple_class, static_ints
-from .op_base import Operator, check_bool, check_call_int, check_choice, check_dtype, check_int, check_int_or_ints
+from .op_base import (Operator, check_bool, check_call_int, check_choice, check_dtype, check_int, check_int_or_ints,
+                      exporter)
 
 __all__: list[str] = []
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
-
-
-def _simple(name, fn, doc):
-    return simple_class(name, fn, doc, __name__, _export)
+_export = exporter(__all__)
+_simple = functools.partial(simple_class, module=__name__, export=_export)
 
 
 # == shapes and values =========================================================================

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import detection as D
-from .op_base import Operator, check_int
+from .op_base import exporter, Operator, check_int
 
 __all__: list[str] = []
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
+_export = exporter(__all__)
 
 
 @_export

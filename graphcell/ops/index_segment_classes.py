@@ -10,6 +10,8 @@ follow); Segment* have an output length that is segment_ids[-1] + 1, so they run
 """
 from __future__ import annotations
 
+import functools
+
 import math
 
 import numpy as np
@@ -24,7 +26,7 @@ from . import method_scatters as MS
 from . import segment_ops as SG
 from .float_neighbours import nextafter
 from .math_classes import simple_class
-from .op_base import Operator, check_bool, check_int
+from .op_base import exporter, Operator, check_bool, check_int
 from .padded_unique import unique_with_pad
 from .scatter_inplace import _known
 from .sorting import sort
@@ -32,13 +34,8 @@ from .sorting import sort
 __all__: list[str] = []
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
-
-
-def _simple(name, fn, doc):
-    return simple_class(name, fn, doc, __name__, _export)
+_export = exporter(__all__)
+_simple = functools.partial(simple_class, module=__name__, export=_export)
 
 
 # == unique values and index arithmetic ========================================================

@@ -21,15 +21,13 @@ from . import linalg_ops as LO
 from . import math_ops as M
 from . import sorting
 from . import special_functions as SF
-from .op_base import (Operator, check_bool, check_call_int, check_dtype, check_float, check_int, check_int_or_ints,
+from .op_base import (exporter, Operator, check_bool, check_call_int, check_dtype, check_float, check_int, check_int_or_ints,
                       is_int)
 
 __all__: list[str] = []
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
+_export = exporter(__all__)
 
 
 def simple_class(name: str, fn, doc: str, module: str = __name__, export=None):

@@ -29,15 +29,13 @@ from . import regression_losses as RL
 from . import resize as RS
 from . import unpooling as UP
 from .math_classes import static_ints
-from .op_base import (Operator, check_bool, check_choice, check_dtype, check_float, check_int, check_positive_int,
+from .op_base import (exporter, Operator, check_bool, check_choice, check_dtype, check_float, check_int, check_positive_int,
                       is_int)
 
 __all__: list[str] = []
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
+_export = exporter(__all__)
 
 
 def _ints(op: str, arg: str, value, n: int, lengths=(1,), minimum=1) -> tuple:

@@ -180,3 +180,11 @@ def check_call_int(op: str, arg: str, value) -> int:
     if not is_int(value):
         raise TypeError(f"For '{op}', the type of '{arg}' should be 'int', but got type '{_type_name(value)}'.")
     return int(value)
+
+
+def exporter(names: list):
+    """An operator-class module's `@_export`: the class joins the module's `__all__` (`names`)."""
+    def export(cls):
+        names.append(cls.__name__)
+        return cls
+    return export

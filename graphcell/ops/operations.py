@@ -35,15 +35,13 @@ from . import indexing as IX
 from . import math_ops as M
 from . import random_prims, reductions as red, shape_ops, sorting
 from .dynamic_shape import masked_select, nonzero, unique
-from .op_base import (Operator, check_bool, check_call_int, check_choice, check_dtype, check_float, check_int,
+from .op_base import (exporter, Operator, check_bool, check_call_int, check_choice, check_dtype, check_float, check_int,
                       check_int_or_ints, check_ints, check_positive_int, is_int)
 
 __all__ = ["Operator"]
 
 
-def _export(cls):
-    __all__.append(cls.__name__)
-    return cls
+_export = exporter(__all__)
 
 
 def _simple(name: str, fn, doc: str, arity: int = 1):
