@@ -78,9 +78,27 @@ def _activation(activation, alpha):
     return get_activation(activation)
 
 
-class Conv2dBnAct(Cell):
-    """conv -> batchnorm (has_bn) -> activation, children `conv`, `batchnorm`, `activation` as
-    2.10 names them (so checkpoints load); `after_fake` (quantisation) is accepted and unused."""
+class _BnActTail(Cell):
+    """What Conv2dBnAct and DenseBnAct put after their layer: `batchnorm` (has_bn), then
+    `activation`, children named as 2.10 names them (so checkpoints load); `after_fake`
+    (quantisation) is accepted and unused."""
+
+    def _add_tail(self, batchnorm, has_bn, activation, alpha, after_fake):
+        self.has_bn, self.has_act = has_bn, activation is not None
+        self.after_fake = after_fake
+        if has_bn:
+            self.batchnorm = batchnorm()
+        if activation is not None:
+            self.activation = _activation(activation, alpha)
+
+    def _tail(self, x):
+        if self.has_bn:
+            x = self.batchnorm(x)
+        return self.activation(x) if self.has_act else x
+
+
+class Conv2dBnAct(_BnActTail):
+    """conv -> batchnorm (has_bn) -> activation, children `conv`, `batchnorm`, `activation`."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
                  group=1, has_bias=False, weight_init="normal", bias_init="zeros", has_bn=False, momentum=0.997,
@@ -88,37 +106,21 @@ class Conv2dBnAct(Cell):
         super().__init__()
         self.conv = Conv2d(in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group,
                            has_bias, weight_init, bias_init)
-        self.has_bn, self.has_act = has_bn, activation is not None
-        self.after_fake = after_fake
-        if has_bn:
-            self.batchnorm = BatchNorm2d(out_channels, eps, momentum)
-        if activation is not None:
-            self.activation = _activation(activation, alpha)
+        self._add_tail(lambda: BatchNorm2d(out_channels, eps, momentum), has_bn, activation, alpha, after_fake)
 
     def construct(self, x):
-        x = self.conv(x)
-        if self.has_bn:
-            x = self.batchnorm(x)
-        return self.activation(x) if self.has_act else x
+        return self._tail(self.conv(x))
 
 
-class DenseBnAct(Cell):
+class DenseBnAct(_BnActTail):
     """dense -> batchnorm (BatchNorm1d, has_bn) -> activation, children `dense`, `batchnorm`,
-    `activation` as 2.10 names them."""
+    `activation`."""
 
     def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros", has_bias=True,
                  has_bn=False, momentum=0.9, eps=1e-5, activation=None, alpha=0.2, after_fake=True):
         super().__init__()
         self.dense = Dense(in_channels, out_channels, weight_init, bias_init, has_bias)
-        self.has_bn, self.has_act = has_bn, activation is not None
-        self.after_fake = after_fake
-        if has_bn:
-            self.batchnorm = BatchNorm1d(out_channels, eps, momentum)
-        if activation is not None:
-            self.activation = _activation(activation, alpha)
+        self._add_tail(lambda: BatchNorm1d(out_channels, eps, momentum), has_bn, activation, alpha, after_fake)
 
     def construct(self, x):
-        x = self.dense(x)
-        if self.has_bn:
-            x = self.batchnorm(x)
-        return self.activation(x) if self.has_act else x
+        return self._tail(self.dense(x))
