@@ -99,29 +99,28 @@ class AvgPool1dExt(_AvgPoolExt):
         return F.squeeze(out, 0) if one else out
 
 
-class AvgPool2dExt(_AvgPoolExt):
-    """Over [N, C, H, W] or [C, H, W]."""
+class _AvgPoolNdExt(_AvgPoolExt):
+    """The 2-D and 3-D ones: `_pool` (PO.avg_pool2d or avg_pool3d) with divisor_override."""
+    _pool = None
 
     def construct(self, x):
         kernel, stride, pads = self._args()
-        one = self._unbatched(x, 4)
+        one = self._unbatched(x, self._n + 2)
         x = F.expand_dims(x, 0) if one else x
-        out = PO.avg_pool2d(x, kernel, stride, pads, bool(self.ceil_mode), bool(self.count_include_pad),
-                            int(self.divisor_override or 0))
+        out = type(self)._pool(x, kernel, stride, pads, bool(self.ceil_mode), bool(self.count_include_pad),
+                               int(self.divisor_override or 0))
         return F.squeeze(out, 0) if one else out
 
 
-class AvgPool3dExt(_AvgPoolExt):
+class AvgPool2dExt(_AvgPoolNdExt):
+    """Over [N, C, H, W] or [C, H, W]."""
+    _pool = PO.avg_pool2d
+
+
+class AvgPool3dExt(_AvgPoolNdExt):
     """Over [N, C, D, H, W] or [C, D, H, W]."""
     _n = 3
-
-    def construct(self, x):
-        kernel, stride, pads = self._args()
-        one = self._unbatched(x, 5)
-        x = F.expand_dims(x, 0) if one else x
-        out = PO.avg_pool3d(x, kernel, stride, pads, bool(self.ceil_mode), bool(self.count_include_pad),
-                            int(self.divisor_override or 0))
-        return F.squeeze(out, 0) if one else out
+    _pool = PO.avg_pool3d
 
 
 class MaxPool2dExt(Cell):
