@@ -8,6 +8,7 @@ decompose into primitives at trace time and every pass sees primitives only.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 
@@ -69,11 +70,18 @@ def _scalar_like(x, like: Tensor, compare: bool = False) -> Tensor:
 def _wrapped_int(x: int, np_dtype) -> int:
     """A Python int as the integer dtype holds it: MindSpore 2.10 (measured) wraps one that does
     not fit, as a C cast would (Int8 1 + 300 is 45, UInt8 1 + (-3) is 254)."""
-    info = np.iinfo(np_dtype)
-    if info.min <= x <= info.max:
+    low, high = _int_bounds(np.dtype(np_dtype))
+    if low <= x <= high:
         return x
-    span = info.max - info.min + 1
-    return (x - info.min) % span + info.min
+    return (x - low) % (high - low + 1) + low
+
+
+@functools.lru_cache(maxsize=None)
+def _int_bounds(np_dtype) -> tuple[int, int]:
+    """(min, max) of an integer dtype (np.iinfo builds an object a call: this is every scalar
+    operand's path)."""
+    info = np.iinfo(np_dtype)
+    return int(info.min), int(info.max)
 
 
 def _scalar(x, dtype: DType) -> Tensor:
