@@ -304,6 +304,13 @@ def fft(ctx, x, *, fft_type, lengths):
     return part(ctx, _dft(ctx, full, rank - 1, inverse=1), 0, rank)
 
 
+def eig(ctx, x, *, compute_v):
+    """The shifted QR algorithm in a Loop, in float64 (compiler/onnx_eig.py, which builds on
+    this module's pairs: imported when an eig is lowered)."""
+    from .onnx_eig import eig as lower
+    return lower(ctx, x, compute_v=compute_v)
+
+
 RULES = {
     "real": real_part, "imag": imag_part, "conj": conj, "complex": make_complex,
     "constant": constant, "cast": cast, "fft": fft,
@@ -315,9 +322,7 @@ RULES = {
     "slice": real.slice_rule, "rev": real.rev, "concatenate": real.concatenate,
     "stop_gradient": real.unary("Identity"),
     "reshape": reshape, "transpose": transpose, "broadcast_in_dim": broadcast_in_dim, "pad": pad,
+    "eig": eig,
 }
 
 __all__ = ["RULES", "rule_for", "touches_complex"]
-
-from . import onnx_eig  # noqa: E402 - uses pair and part above
-RULES["eig"] = onnx_eig.eig   # the shifted QR algorithm in a Loop, in float64
