@@ -55,13 +55,14 @@ from .windows import *  # noqa: F401,F403,E402 - bartlett, blackman, hamming, ha
 from .detection import *  # noqa: F401,F403,E402 - iou, bounding_box_encode/decode, check_valid, crop_and_resize
 from .fractional_pool import *  # noqa: F401,F403,E402 - fractional_max_pool2d/3d
 from .graph_helpers import depend, partial  # noqa: F401,E402 - MindSpore's graph ordering and binding helpers
-from .method_functions import *  # noqa: F401,F403,E402 - addn, dtype, is_tensor, view_as, type_as, inv, ...
+from .method_functions import *  # noqa: F401,F403,E402 - dtype, is_tensor, view_as, type_as, inv, ...
 from .ctc_decode import ctc_greedy_decoder  # noqa: F401,E402 - eager only (a sparse result)
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's
 # namespace has none of them (graphcell's code reads them from their modules).
-for _name in ("annotations", "builtins", "ew", "math", "mstype", "np", "numbers", "red", "Parameter", "host_array",
+for _name in ("annotations", "builtins", "ew", "functools", "math", "mstype", "np", "numbers", "red", "Parameter",
+              "host_array",
               "limit", "result_dtype", "same_padding", "take_in_range", "to_dtype", "random_key", "slice_axis",
               "conv2d_padded", "concatenate"):
     globals().pop(_name, None)
