@@ -1,4 +1,4 @@
-"""mindspore.dataset.transforms: the general data transforms that `map` runs on numpy rows.
+"""mindspore.dataset.transforms.transforms: the general data transforms that `map` runs on numpy rows.
 
     label_transform = transforms.TypeCast(graphcell.int32)
     ds = ds.map(operations=label_transform, input_columns="label")
@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..dtype import to_dtype
+from ...dtype import to_dtype
 
 
 def _row(result) -> tuple:

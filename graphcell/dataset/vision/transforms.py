@@ -1,4 +1,4 @@
-"""mindspore.dataset.vision: image transforms for `map`, on numpy HWC images (MindSpore 2.10's
+"""mindspore.dataset.vision.transforms: image transforms for `map`, on numpy HWC images (MindSpore 2.10's
 names, arguments and output dtypes, measured).
 
     image_transforms = [vision.Rescale(1.0 / 255.0, 0), vision.Normalize(mean=(0.1307,), std=(0.3081,)),
@@ -7,38 +7,19 @@ names, arguments and output dtypes, measured).
 
 Rescale and Normalize compute in float32. The random transforms draw from a numpy generator
 seeded from the dataset seed (`graphcell.set_seed` / `dataset.config.set_seed`), so seeded runs
-repeat; their draws are not MindSpore's. Resize is OpenCV's (which 2.10 runs): NEAREST takes
-floor(i * scale); LINEAR interpolates at half-pixel centres, uint8 in OpenCV's fixed point.
+repeat; their draws are not MindSpore's. Resize is OpenCV's cv::resize (NEAREST, LINEAR, CUBIC,
+AREA) or Pillow's bicubic (PILCUBIC), as 2.10 runs them: see _resize.py.
 """
 from __future__ import annotations
 
-import enum
 import numbers
 import threading
 
 import numpy as np
 
-from . import config
-
-
-class Inter(enum.IntEnum):
-    """Interpolation modes (2.10's values)."""
-    NEAREST = 0
-    ANTIALIAS = 1
-    LINEAR = 2
-    BILINEAR = 2
-    CUBIC = 3
-    BICUBIC = 3
-    AREA = 4
-    PILCUBIC = 5
-
-
-class Border(enum.Enum):
-    """Padding modes, as numpy.pad's."""
-    CONSTANT = "constant"
-    EDGE = "edge"
-    REFLECT = "reflect"
-    SYMMETRIC = "symmetric"
+from .. import config
+from . import _resize
+from .utils import Border, Inter
 
 
 def _image(img, what: str) -> np.ndarray:
@@ -243,9 +224,9 @@ class Resize:
             self.size = int(size)
         else:
             self.size = _pair(size, "Resize")
-        if interpolation not in (Inter.NEAREST, Inter.LINEAR):
-            raise NotImplementedError(f"Resize: interpolation {Inter(interpolation).name} is not supported "
-                                      "(NEAREST and LINEAR are)")
+        if Inter(interpolation) is Inter.ANTIALIAS:
+            raise NotImplementedError("Resize: interpolation ANTIALIAS needs PIL images, which graphcell does not "
+                                      "have; use LINEAR, CUBIC, AREA, NEAREST or PILCUBIC")
         self.interpolation = Inter(interpolation)
 
     def _target(self, h, w):
@@ -256,52 +237,15 @@ class Resize:
 
     def __call__(self, img):
         img = _image(img, "Resize")
-        (h, w), (th, tw) = img.shape[:2], self._target(*img.shape[:2])
-        if self.interpolation is Inter.NEAREST:
-            rows = np.minimum(np.floor(np.arange(th) * (h / th)).astype(int), h - 1)
-            cols = np.minimum(np.floor(np.arange(tw) * (w / tw)).astype(int), w - 1)
-            return img[rows][:, cols]
-        if img.dtype == np.uint8:
-            return _linear_uint8(img, th, tw)
-        out = _linear_axis(_linear_axis(img.astype(np.float32), h, th, 0), w, tw, 1)
-        if img.dtype.kind in "iu":
-            info = np.iinfo(img.dtype)
-            out = np.clip(np.rint(out), info.min, info.max)
-        return out.astype(img.dtype)
+        target = self._target(*img.shape[:2])
+        if self.interpolation is Inter.PILCUBIC:
+            if img.ndim != 3 or img.shape[2] != 3:
+                raise RuntimeError("Resize: Interpolation mode PILCUBIC only supports image with 3 channels, but got: "
+                                   f"<{','.join(map(str, img.shape))}>")
+            return _resize.pil_bicubic_resize(img, *target)
+        hwc = img if img.ndim == 3 else img[:, :, None]
+        out = _resize.opencv_resize(hwc, *target, _OPENCV_MODES[self.interpolation])
+        return out if img.ndim == 3 else out[:, :, 0]
 
 
-def _taps(n, m):
-    """OpenCV's INTER_LINEAR source taps for m outputs from n inputs: half-pixel centres,
-    clamped at the borders; weights in 11-bit fixed point."""
-    src = ((np.arange(m) + 0.5) * (n / m) - 0.5).astype(np.float32)
-    lo = np.floor(src).astype(np.int64)
-    frac = np.where((lo < 0) | (lo >= n - 1), 0, src - lo)
-    lo = np.clip(lo, 0, n - 1)
-    w0 = np.rint((1 - frac) * 2048).astype(np.int64)
-    return lo, np.minimum(lo + 1, n - 1), w0, 2048 - w0
-
-
-def _linear_uint8(img, th, tw):
-    """OpenCV's uint8 bilinear resize, which 2.10 runs: rows in fixed point, then its vector
-    rounding of the column pass (measured: equal to 2.10 but for rare 1-unit differences)."""
-    x0, x1, a0, a1 = _taps(img.shape[1], tw)
-    y0, y1, b0, b1 = _taps(img.shape[0], th)
-    x = img.astype(np.int64)
-    extra = (None,) * (img.ndim - 2)
-    rows = x[:, x0] * a0[(None, slice(None)) + extra] + x[:, x1] * a1[(None, slice(None)) + extra]
-    b0, b1 = b0[(slice(None), None) + extra], b1[(slice(None), None) + extra]
-    out = (((rows[y0] >> 4) * b0) >> 16) + (((rows[y1] >> 4) * b1) >> 16)
-    return np.clip((out + 2) >> 2, 0, 255).astype(np.uint8)
-
-
-def _linear_axis(x, n, m, axis):
-    """OpenCV's INTER_LINEAR along one axis: half-pixel centres, clamped at the borders."""
-    src = (np.arange(m, dtype=np.float32) + 0.5) * np.float32(n / m) - 0.5
-    src = np.clip(src, 0, n - 1)
-    lo = np.floor(src).astype(int)
-    hi = np.minimum(lo + 1, n - 1)
-    frac = (src - lo).astype(np.float32)
-    shape = [1] * x.ndim
-    shape[axis] = m
-    frac = frac.reshape(shape)
-    return np.take(x, lo, axis) * (1 - frac) + np.take(x, hi, axis) * frac
+_OPENCV_MODES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic", Inter.AREA: "area"}

@@ -1,0 +1,7 @@
+"""mindspore.dataset.vision: image transforms for `map` (defined in .transforms, as in 2.10,
+where `from mindspore.dataset.vision import transforms` is the same classes), and the enums of
+.utils."""
+from . import transforms, utils  # noqa: F401 - mindspore.dataset.vision.transforms / .utils
+from .transforms import (CenterCrop, HorizontalFlip, HWC2CHW, Normalize, Pad, RandomCrop,  # noqa: F401
+                         RandomHorizontalFlip, RandomVerticalFlip, Rescale, Resize, ToTensor, VerticalFlip)
+from .utils import Border, Inter  # noqa: F401
