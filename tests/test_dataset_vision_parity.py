@@ -74,3 +74,58 @@ def test_transforms_submodules_import_as_in_mindspore():
     assert vt is vt2 and vt.Resize is vision.Resize and tt.TypeCast is transforms.TypeCast
     assert Inter is vision.Inter and Border is vision.Border
     assert Inter.LINEAR is Inter.BILINEAR and Inter(3).name == "BICUBIC"     # 2.10's canonical names
+
+
+# (mode, image) -> 2.10's ConvertColor output, flattened
+CONVERT_COLOR = {
+("RGB2GRAY", "A"): [30, 141, 73, 107, 189, 73, 184, 39, 150, 82, 116, 198, 82, 193, 48, 159, 91, 125, 207, 91, 202, 57, 168, 100, 134, 216, 100, 211, 66, 177, 32, 143, 75, 109, 191],
+    ("BGR2GRAY", "A"): [44, 155, 39, 121, 155, 87, 198, 53, 164, 48, 130, 164, 96, 207, 62, 173, 57, 139, 173, 105, 216, 71, 182, 66, 148, 182, 114, 225, 80, 191, 46, 157, 41, 123, 157],
+    ("BGR2RGBA", "A"): [74, 37, 0, 255, 185, 148, 111, 255, 40, 3, 222, 255, 151, 114, 77, 255, 6, 225, 188, 255, 117, 80, 43, 255, 228, 191, 154, 255, 83, 46, 9, 255, 194, 157, 120, 255, 49, 12, 231, 255, 160, 123, 86, 255, 15, 234, 197, 255, 126, 89, 52, 255, 237, 200, 163, 255, 92, 55, 18, 255, 203, 166, 129, 255, 58, 21, 240, 255, 169, 132, 95, 255, 24, 243, 206, 255, 135, 98, 61, 255, 246, 209, 172, 255, 101, 64, 27, 255, 212, 175, 138, 255, 67, 30, 249, 255, 178, 141, 104, 255, 33, 252, 215, 255, 144, 107, 70, 255, 255, 218, 181, 255, 110, 73, 36, 255, 221, 184, 147, 255, 76, 39, 2, 255, 187, 150, 113, 255, 42, 5, 224, 255, 153, 116, 79, 255, 8, 227, 190, 255],
+    ("GRAY2BGRA", "B"): [0, 0, 0, 255, 53, 53, 53, 255, 106, 106, 106, 255, 159, 159, 159, 255, 212, 212, 212, 255, 9, 9, 9, 255, 62, 62, 62, 255, 115, 115, 115, 255, 168, 168, 168, 255, 221, 221, 221, 255, 18, 18, 18, 255, 71, 71, 71, 255, 124, 124, 124, 255, 177, 177, 177, 255, 230, 230, 230, 255, 27, 27, 27, 255, 80, 80, 80, 255, 133, 133, 133, 255, 186, 186, 186, 255, 239, 239, 239, 255, 36, 36, 36, 255, 89, 89, 89, 255, 142, 142, 142, 255, 195, 195, 195, 255],
+    ("BGR2RGB", "B"): [0, 0, 0, 53, 53, 53, 106, 106, 106, 159, 159, 159, 212, 212, 212, 9, 9, 9, 62, 62, 62, 115, 115, 115, 168, 168, 168, 221, 221, 221, 18, 18, 18, 71, 71, 71, 124, 124, 124, 177, 177, 177, 230, 230, 230, 27, 27, 27, 80, 80, 80, 133, 133, 133, 186, 186, 186, 239, 239, 239, 36, 36, 36, 89, 89, 89, 142, 142, 142, 195, 195, 195],
+}
+
+
+def test_convert_color_matches_mindspore():
+    for (mode, name), expected in CONVERT_COLOR.items():
+        got = vision.ConvertColor(vision.ConvertMode["COLOR_" + mode])(A if name == "A" else B)
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got.ravel(), expected)
+    assert vision.ConvertColor(vision.ConvertMode.COLOR_RGB2GRAY)(A).shape == (5, 7)
+    gray = vision.ConvertColor(vision.ConvertMode.COLOR_RGB2GRAY)(A / np.float32(7))
+    np.testing.assert_allclose(gray.ravel()[::5], [4.307857036590576, 10.450715065002441, 16.593570709228516, 22.736427307128906, 28.87928581237793, 30.852998733520508, 4.593571186065674], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="needs an image of 3 or 4 channels"):
+        vision.ConvertColor(vision.ConvertMode.COLOR_RGB2GRAY)(B)
+    with pytest.raises(TypeError, match="is not of type"):
+        vision.ConvertColor(6)
+
+
+# (Rotate's arguments, image, shape) -> 2.10's output, flattened (OpenCV's warpAffine)
+ROTATE = {
+    ("Rotate(30)", "A", (5, 7, 3)): [0, 0, 0, 0, 0, 0, 77, 114, 151, 188, 225, 6, 52, 89, 126, 163, 200, 237, 0, 0, 0, 111, 148, 185, 222, 3, 40, 86, 123, 160, 197, 234, 15, 206, 243, 24, 61, 98, 135, 181, 218, 255, 9, 46, 83, 120, 157, 194, 240, 21, 58, 95, 132, 169, 215, 252, 33, 70, 107, 144, 190, 227, 8, 9, 46, 83, 129, 166, 203, 240, 21, 58, 104, 141, 178, 104, 141, 178, 224, 5, 42, 79, 116, 153, 0, 0, 0, 27, 64, 101, 138, 175, 212, 2, 39, 76, 113, 150, 187, 0, 0, 0, 0, 0, 0],
+    ("Rotate(30, resample=vision.Inter.BILINEAR)", "A", (5, 7, 3)): [0, 0, 0, 51, 10, 20, 71, 100, 104, 191, 228, 9, 68, 105, 110, 134, 171, 208, 69, 84, 99, 63, 86, 109, 199, 36, 73, 137, 78, 115, 143, 180, 89, 148, 185, 62, 86, 123, 160, 161, 195, 228, 50, 87, 124, 151, 116, 153, 217, 30, 67, 95, 132, 169, 197, 234, 47, 111, 148, 113, 140, 177, 138, 11, 45, 78, 104, 141, 178, 202, 79, 116, 175, 84, 121, 149, 150, 127, 191, 53, 65, 56, 79, 87, 8, 23, 38, 56, 93, 130, 147, 159, 196, 71, 36, 73, 77, 106, 135, 54, 13, 23, 0, 0, 0],
+    ("Rotate(30, expand=True, fill_value=(7, 8, 9))", "A", (8, 9, 3)): [9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 154, 191, 228, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 188, 225, 6, 188, 225, 6, 52, 89, 126, 163, 200, 237, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 222, 3, 40, 77, 114, 151, 197, 234, 15, 52, 89, 126, 172, 209, 246, 172, 209, 246, 9, 8, 7, 0, 37, 74, 111, 148, 185, 231, 12, 49, 86, 123, 160, 95, 132, 169, 206, 243, 24, 70, 107, 144, 181, 218, 255, 9, 8, 7, 9, 8, 7, 9, 46, 83, 129, 166, 203, 240, 21, 58, 104, 141, 178, 215, 252, 33, 79, 116, 153, 79, 116, 153, 9, 8, 7, 9, 8, 7, 18, 55, 92, 129, 166, 203, 249, 30, 67, 249, 30, 67, 113, 150, 187, 224, 5, 42, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 27, 64, 101, 147, 184, 221, 2, 39, 76, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 36, 73, 110, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7],
+    ("Rotate(-45, center=(1, 2), resample=vision.Inter.BILINEAR, fill_value=(1, 2, 3))", "B", (6, 4)): [3, 76, 13, 12, 101, 163, 27, 80, 151, 221, 55, 101, 159, 176, 40, 90, 166, 172, 35, 14, 170, 205, 20, 3],
+}
+
+
+ROTATE_FIRST_BILINEAR = np.array(ROTATE[("Rotate(30, resample=vision.Inter.BILINEAR)", "A", (5, 7, 3))],
+                                 np.float32).reshape(5, 7, 3)
+
+
+def test_rotate_matches_mindspore():
+    for (args, name, shape), expected in ROTATE.items():
+        got = eval("vision." + args)(A if name == "A" else B)       # noqa: S307 - a literal table above
+        assert got.dtype == np.uint8 and got.shape == shape
+        np.testing.assert_array_equal(got.ravel(), expected)
+    # a float image: the same 1/32-step weights, unrounded (2.10: the uint8 result within rounding)
+    f = vision.Rotate(30, resample=vision.Inter.BILINEAR)(A.astype(np.float32))
+    assert f.dtype == np.float32 and np.abs(f - ROTATE_FIRST_BILINEAR).max() <= 0.5 + 1e-4
+
+
+def test_random_resized_crop_shapes_and_onehot_rank():
+    from graphcell.dataset import transforms
+    assert vision.RandomResizedCrop((3, 4))(A).shape == (3, 4, 3)          # 2.10's shapes
+    assert vision.RandomResizedCrop(6)(B).shape == (6, 6)
+    with pytest.raises(RuntimeError, match="Only support scalar or 1D input, got rank: 2"):
+        transforms.OneHot(4)(np.array([[1, 3], [0, 2]]))

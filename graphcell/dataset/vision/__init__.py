@@ -2,6 +2,7 @@
 where `from mindspore.dataset.vision import transforms` is the same classes), and the enums of
 .utils."""
 from . import transforms, utils  # noqa: F401 - mindspore.dataset.vision.transforms / .utils
-from .transforms import (CenterCrop, HorizontalFlip, HWC2CHW, Normalize, Pad, RandomCrop,  # noqa: F401
-                         RandomHorizontalFlip, RandomVerticalFlip, Rescale, Resize, ToTensor, VerticalFlip)
-from .utils import Border, Inter  # noqa: F401
+from .transforms import (CenterCrop, ConvertColor, HorizontalFlip, HWC2CHW, Normalize, Pad, RandomCrop,  # noqa: F401
+                         RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Rescale, Resize, Rotate, ToTensor,
+                         VerticalFlip)
+from .utils import Border, ConvertMode, Inter  # noqa: F401

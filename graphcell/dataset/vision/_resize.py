@@ -4,8 +4,9 @@
 uint8 images follow the integer arithmetic of those libraries, so outputs are bit-exact with 2.10
 (measured); float images take the same taps and weights in float32. Images are <H, W, C> here.
 
-OpenCV, in short: separable taps at half-pixel centres; uint8 weights are 11-bit fixed point; a downscale by exactly 2 in both axes turns LINEAR into AREA;
-AREA averages covered source cells when both axes shrink, and is a bilinear variant otherwise.
+OpenCV, in short: separable taps at half-pixel centres; uint8 weights are 11-bit fixed point;
+a downscale by exactly 2 in both axes turns LINEAR into AREA; AREA averages covered source
+cells when both axes shrink, and is a bilinear variant otherwise.
 The uint8 row pass of LINEAR and CUBIC is the arithmetic of OpenCV's vector code, which 2.10
 runs on the whole row (measured: its scalar rounding differs by 1 in many values).
 """

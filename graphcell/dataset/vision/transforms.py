@@ -18,8 +18,8 @@ import threading
 import numpy as np
 
 from .. import config
-from . import _resize
-from .utils import Border, Inter
+from . import _resize, color, warp
+from .utils import Border, ConvertMode, Inter
 
 
 def _image(img, what: str) -> np.ndarray:
@@ -129,6 +129,19 @@ class ToTensor:
         img = _image(img, "ToTensor")
         img = img[:, :, None] if img.ndim == 2 else img
         return (img.astype(np.float32) / np.float32(255)).transpose(2, 0, 1).astype(self.output_type)
+
+
+class ConvertColor:
+    """Converts between BGR, RGB, their alpha forms and gray (OpenCV's cvtColor, as 2.10)."""
+
+    def __init__(self, convert_mode):
+        if not isinstance(convert_mode, ConvertMode):
+            raise TypeError(f"Argument convert_mode with value {convert_mode!r} is not of type "
+                            f"[<enum 'ConvertMode'>], but got {type(convert_mode)}.")
+        self.convert_mode = convert_mode
+
+    def __call__(self, img):
+        return color.convert_color(_image(img, "ConvertColor"), self.convert_mode)
 
 
 class HorizontalFlip:
@@ -249,3 +262,73 @@ class Resize:
 
 
 _OPENCV_MODES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic", Inter.AREA: "area"}
+
+
+class RandomResizedCrop(_Random):
+    """A random window of `scale` times the area and `ratio` aspect (up to `max_attempts` draws,
+    else the centre window of the nearest ratio), resized to `size`."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.), interpolation=Inter.BILINEAR,
+                 max_attempts=10):
+        super().__init__()
+        self.size = _pair(size, "RandomResizedCrop")
+        self.scale, self.ratio = tuple(float(s) for s in scale), tuple(float(r) for r in ratio)
+        if not 0 <= self.scale[0] <= self.scale[1] or not 0 < self.ratio[0] <= self.ratio[1]:
+            raise ValueError(f"RandomResizedCrop: scale and ratio must be non-decreasing (min, max) pairs, got "
+                             f"{scale!r} and {ratio!r}.")
+        self.resize = Resize(self.size, interpolation)
+        self.max_attempts = int(max_attempts)
+
+    def _window(self, h, w):
+        log_lo, log_hi = np.log(self.ratio)
+        for _ in range(self.max_attempts):
+            area = h * w * (self.scale[0] + (self.scale[1] - self.scale[0]) * self._uniform())
+            aspect = float(np.exp(log_lo + (log_hi - log_lo) * self._uniform()))
+            cw, ch = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
+            if 0 < cw <= w and 0 < ch <= h:
+                return self._integer(h - ch), self._integer(w - cw), ch, cw
+        aspect = w / h
+        if aspect < self.ratio[0]:
+            cw, ch = w, int(round(w / self.ratio[0]))
+        elif aspect > self.ratio[1]:
+            ch, cw = h, int(round(h * self.ratio[1]))
+        else:
+            ch, cw = h, w
+        ch, cw = max(min(ch, h), 1), max(min(cw, w), 1)
+        return (h - ch) // 2, (w - cw) // 2, ch, cw
+
+    def __call__(self, img):
+        img = _image(img, "RandomResizedCrop")
+        top, left, ch, cw = self._window(*img.shape[:2])
+        return self.resize(img[top:top + ch, left:left + cw])
+
+
+class Rotate:
+    """Rotates by `degrees` counter-clockwise about `center` ((x, y); the image centre by default),
+    keeping the size or, with `expand`, growing to hold the whole rotated image; uncovered pixels
+    are `fill_value`. OpenCV's warpAffine (see warp.py), as 2.10."""
+
+    def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0):
+        if Inter(resample) not in (Inter.NEAREST, Inter.BILINEAR):
+            raise NotImplementedError(f"Rotate: resample {Inter(resample).name} is not supported (NEAREST and "
+                                      "BILINEAR are)")
+        self.degrees, self.resample, self.expand = float(degrees), Inter(resample), bool(expand)
+        self.center, self.fill_value = center, fill_value
+
+    def __call__(self, img):
+        img = _image(img, "Rotate")
+        hwc = img if img.ndim == 3 else img[:, :, None]
+        h, w = hwc.shape[:2]
+        cx, cy = self.center if self.center is not None else ((w - 1) / 2, (h - 1) / 2)
+        matrix = warp.rotation_matrix(cx, cy, self.degrees)
+        th, tw = h, w
+        if self.expand:
+            cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+            box_h, box_w = h * cos + w * sin, w * cos + h * sin      # the rotated image's bounding box
+            th, tw = int(round(box_h)), int(round(box_w))
+            matrix[0, 2] += (box_w - w) / 2                          # its centre at the box's (unrounded)
+            matrix[1, 2] += (box_h - h) / 2
+        # 2.10 fills with an (R, G, B) fill_value reversed, a 1-channel image with its last value
+        fill = np.asarray(self.fill_value, hwc.dtype).ravel()[::-1][:hwc.shape[2]]
+        out = warp.warp_affine(hwc, matrix, th, tw, self.resample is Inter.BILINEAR, fill)
+        return out if img.ndim == 3 else out[:, :, 0]
