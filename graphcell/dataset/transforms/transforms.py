@@ -1,4 +1,4 @@
-"""mindspore.dataset.transforms: the general data transforms that `map` runs on numpy rows.
+"""mindspore.dataset.transforms.transforms: the general data transforms that `map` runs on numpy rows.
 
     label_transform = transforms.TypeCast(graphcell.int32)
     ds = ds.map(operations=label_transform, input_columns="label")
@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..dtype import to_dtype
+from ...dtype import to_dtype
 
 
 def _row(result) -> tuple:
@@ -47,6 +47,8 @@ class OneHot:
         label = np.asarray(label)
         if label.dtype.kind not in "iu":
             raise RuntimeError(f"OneHot: the label must be an integer array, got {label.dtype}.")
+        if label.ndim > 1:
+            raise RuntimeError(f"OneHot: Only support scalar or 1D input, got rank: {label.ndim}")
         if label.size and (label.min() < 0 or label.max() >= self.num_classes):
             raise RuntimeError(f"OneHot: class index {int(label.max() if label.max() >= self.num_classes else label.min())} "
                                f"is outside [0, {self.num_classes}).")

@@ -1,4 +1,4 @@
-"""mindspore.dataset.vision: image transforms for `map`, on numpy HWC images (MindSpore 2.10's
+"""mindspore.dataset.vision.transforms: image transforms for `map`, on numpy HWC images (MindSpore 2.10's
 names, arguments and output dtypes, measured).
 
     image_transforms = [vision.Rescale(1.0 / 255.0, 0), vision.Normalize(mean=(0.1307,), std=(0.3081,)),
@@ -7,38 +7,19 @@ names, arguments and output dtypes, measured).
 
 Rescale and Normalize compute in float32. The random transforms draw from a numpy generator
 seeded from the dataset seed (`graphcell.set_seed` / `dataset.config.set_seed`), so seeded runs
-repeat; their draws are not MindSpore's. Resize is OpenCV's (which 2.10 runs): NEAREST takes
-floor(i * scale); LINEAR interpolates at half-pixel centres, uint8 in OpenCV's fixed point.
+repeat; their draws are not MindSpore's. Resize is OpenCV's cv::resize (NEAREST, LINEAR, CUBIC,
+AREA) or Pillow's bicubic (PILCUBIC), as 2.10 runs them: see _resize.py.
 """
 from __future__ import annotations
 
-import enum
 import numbers
 import threading
 
 import numpy as np
 
-from . import config
-
-
-class Inter(enum.IntEnum):
-    """Interpolation modes (2.10's values)."""
-    NEAREST = 0
-    ANTIALIAS = 1
-    LINEAR = 2
-    BILINEAR = 2
-    CUBIC = 3
-    BICUBIC = 3
-    AREA = 4
-    PILCUBIC = 5
-
-
-class Border(enum.Enum):
-    """Padding modes, as numpy.pad's."""
-    CONSTANT = "constant"
-    EDGE = "edge"
-    REFLECT = "reflect"
-    SYMMETRIC = "symmetric"
+from .. import config
+from . import _resize, color, warp
+from .utils import Border, ConvertMode, Inter
 
 
 def _image(img, what: str) -> np.ndarray:
@@ -150,6 +131,19 @@ class ToTensor:
         return (img.astype(np.float32) / np.float32(255)).transpose(2, 0, 1).astype(self.output_type)
 
 
+class ConvertColor:
+    """Converts between BGR, RGB, their alpha forms and gray (OpenCV's cvtColor, as 2.10)."""
+
+    def __init__(self, convert_mode):
+        if not isinstance(convert_mode, ConvertMode):
+            raise TypeError(f"Argument convert_mode with value {convert_mode!r} is not of type "
+                            f"[<enum 'ConvertMode'>], but got {type(convert_mode)}.")
+        self.convert_mode = convert_mode
+
+    def __call__(self, img):
+        return color.convert_color(_image(img, "ConvertColor"), self.convert_mode)
+
+
 class HorizontalFlip:
     def __call__(self, img):
         return np.ascontiguousarray(_image(img, "HorizontalFlip")[:, ::-1])
@@ -243,9 +237,9 @@ class Resize:
             self.size = int(size)
         else:
             self.size = _pair(size, "Resize")
-        if interpolation not in (Inter.NEAREST, Inter.LINEAR):
-            raise NotImplementedError(f"Resize: interpolation {Inter(interpolation).name} is not supported "
-                                      "(NEAREST and LINEAR are)")
+        if Inter(interpolation) is Inter.ANTIALIAS:
+            raise NotImplementedError("Resize: interpolation ANTIALIAS needs PIL images, which graphcell does not "
+                                      "have; use LINEAR, CUBIC, AREA, NEAREST or PILCUBIC")
         self.interpolation = Inter(interpolation)
 
     def _target(self, h, w):
@@ -256,52 +250,85 @@ class Resize:
 
     def __call__(self, img):
         img = _image(img, "Resize")
-        (h, w), (th, tw) = img.shape[:2], self._target(*img.shape[:2])
-        if self.interpolation is Inter.NEAREST:
-            rows = np.minimum(np.floor(np.arange(th) * (h / th)).astype(int), h - 1)
-            cols = np.minimum(np.floor(np.arange(tw) * (w / tw)).astype(int), w - 1)
-            return img[rows][:, cols]
-        if img.dtype == np.uint8:
-            return _linear_uint8(img, th, tw)
-        out = _linear_axis(_linear_axis(img.astype(np.float32), h, th, 0), w, tw, 1)
-        if img.dtype.kind in "iu":
-            info = np.iinfo(img.dtype)
-            out = np.clip(np.rint(out), info.min, info.max)
-        return out.astype(img.dtype)
+        target = self._target(*img.shape[:2])
+        if self.interpolation is Inter.PILCUBIC:
+            if img.ndim != 3 or img.shape[2] != 3:
+                raise RuntimeError("Resize: Interpolation mode PILCUBIC only supports image with 3 channels, but got: "
+                                   f"<{','.join(map(str, img.shape))}>")
+            return _resize.pil_bicubic_resize(img, *target)
+        hwc = img if img.ndim == 3 else img[:, :, None]
+        out = _resize.opencv_resize(hwc, *target, _OPENCV_MODES[self.interpolation])
+        return out if img.ndim == 3 else out[:, :, 0]
 
 
-def _taps(n, m):
-    """OpenCV's INTER_LINEAR source taps for m outputs from n inputs: half-pixel centres,
-    clamped at the borders; weights in 11-bit fixed point."""
-    src = ((np.arange(m) + 0.5) * (n / m) - 0.5).astype(np.float32)
-    lo = np.floor(src).astype(np.int64)
-    frac = np.where((lo < 0) | (lo >= n - 1), 0, src - lo)
-    lo = np.clip(lo, 0, n - 1)
-    w0 = np.rint((1 - frac) * 2048).astype(np.int64)
-    return lo, np.minimum(lo + 1, n - 1), w0, 2048 - w0
+_OPENCV_MODES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic", Inter.AREA: "area"}
 
 
-def _linear_uint8(img, th, tw):
-    """OpenCV's uint8 bilinear resize, which 2.10 runs: rows in fixed point, then its vector
-    rounding of the column pass (measured: equal to 2.10 but for rare 1-unit differences)."""
-    x0, x1, a0, a1 = _taps(img.shape[1], tw)
-    y0, y1, b0, b1 = _taps(img.shape[0], th)
-    x = img.astype(np.int64)
-    extra = (None,) * (img.ndim - 2)
-    rows = x[:, x0] * a0[(None, slice(None)) + extra] + x[:, x1] * a1[(None, slice(None)) + extra]
-    b0, b1 = b0[(slice(None), None) + extra], b1[(slice(None), None) + extra]
-    out = (((rows[y0] >> 4) * b0) >> 16) + (((rows[y1] >> 4) * b1) >> 16)
-    return np.clip((out + 2) >> 2, 0, 255).astype(np.uint8)
+class RandomResizedCrop(_Random):
+    """A random window of `scale` times the area and `ratio` aspect (up to `max_attempts` draws,
+    else the centre window of the nearest ratio), resized to `size`."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.), interpolation=Inter.BILINEAR,
+                 max_attempts=10):
+        super().__init__()
+        self.size = _pair(size, "RandomResizedCrop")
+        self.scale, self.ratio = tuple(float(s) for s in scale), tuple(float(r) for r in ratio)
+        if not 0 <= self.scale[0] <= self.scale[1] or not 0 < self.ratio[0] <= self.ratio[1]:
+            raise ValueError(f"RandomResizedCrop: scale and ratio must be non-decreasing (min, max) pairs, got "
+                             f"{scale!r} and {ratio!r}.")
+        self.resize = Resize(self.size, interpolation)
+        self.max_attempts = int(max_attempts)
+
+    def _window(self, h, w):
+        log_lo, log_hi = np.log(self.ratio)
+        for _ in range(self.max_attempts):
+            area = h * w * (self.scale[0] + (self.scale[1] - self.scale[0]) * self._uniform())
+            aspect = float(np.exp(log_lo + (log_hi - log_lo) * self._uniform()))
+            cw, ch = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
+            if 0 < cw <= w and 0 < ch <= h:
+                return self._integer(h - ch), self._integer(w - cw), ch, cw
+        aspect = w / h
+        if aspect < self.ratio[0]:
+            cw, ch = w, int(round(w / self.ratio[0]))
+        elif aspect > self.ratio[1]:
+            ch, cw = h, int(round(h * self.ratio[1]))
+        else:
+            ch, cw = h, w
+        ch, cw = max(min(ch, h), 1), max(min(cw, w), 1)
+        return (h - ch) // 2, (w - cw) // 2, ch, cw
+
+    def __call__(self, img):
+        img = _image(img, "RandomResizedCrop")
+        top, left, ch, cw = self._window(*img.shape[:2])
+        return self.resize(img[top:top + ch, left:left + cw])
 
 
-def _linear_axis(x, n, m, axis):
-    """OpenCV's INTER_LINEAR along one axis: half-pixel centres, clamped at the borders."""
-    src = (np.arange(m, dtype=np.float32) + 0.5) * np.float32(n / m) - 0.5
-    src = np.clip(src, 0, n - 1)
-    lo = np.floor(src).astype(int)
-    hi = np.minimum(lo + 1, n - 1)
-    frac = (src - lo).astype(np.float32)
-    shape = [1] * x.ndim
-    shape[axis] = m
-    frac = frac.reshape(shape)
-    return np.take(x, lo, axis) * (1 - frac) + np.take(x, hi, axis) * frac
+class Rotate:
+    """Rotates by `degrees` counter-clockwise about `center` ((x, y); the image centre by default),
+    keeping the size or, with `expand`, growing to hold the whole rotated image; uncovered pixels
+    are `fill_value`. OpenCV's warpAffine (see warp.py), as 2.10."""
+
+    def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0):
+        if Inter(resample) not in (Inter.NEAREST, Inter.BILINEAR):
+            raise NotImplementedError(f"Rotate: resample {Inter(resample).name} is not supported (NEAREST and "
+                                      "BILINEAR are)")
+        self.degrees, self.resample, self.expand = float(degrees), Inter(resample), bool(expand)
+        self.center, self.fill_value = center, fill_value
+
+    def __call__(self, img):
+        img = _image(img, "Rotate")
+        hwc = img if img.ndim == 3 else img[:, :, None]
+        h, w = hwc.shape[:2]
+        cx, cy = self.center if self.center is not None else ((w - 1) / 2, (h - 1) / 2)
+        matrix = warp.rotation_matrix(cx, cy, self.degrees)
+        th, tw = h, w
+        if self.expand:
+            cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+            box_h, box_w = h * cos + w * sin, w * cos + h * sin      # the rotated image's bounding box
+            th, tw = int(round(box_h)), int(round(box_w))
+            matrix[0, 2] += (box_w - w) / 2                          # its centre at the box's (unrounded)
+            matrix[1, 2] += (box_h - h) / 2
+        # 2.10 fills with an (R, G, B) fill_value reversed, a 1-channel image with its last value
+        fill = np.asarray(self.fill_value, hwc.dtype).ravel()[::-1][:hwc.shape[2]]
+        out = warp.warp_affine(hwc, matrix, th, tw, self.resample is Inter.BILINEAR, fill)
+        return out if img.ndim == 3 else out[:, :, 0]

@@ -1,0 +1,8 @@
+"""mindspore.dataset.vision: image transforms for `map` (defined in .transforms, as in 2.10,
+where `from mindspore.dataset.vision import transforms` is the same classes), and the enums of
+.utils."""
+from . import transforms, utils  # noqa: F401 - mindspore.dataset.vision.transforms / .utils
+from .transforms import (CenterCrop, ConvertColor, HorizontalFlip, HWC2CHW, Normalize, Pad, RandomCrop,  # noqa: F401
+                         RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Rescale, Resize, Rotate, ToTensor,
+                         VerticalFlip)
+from .utils import Border, ConvertMode, Inter  # noqa: F401
