@@ -1,0 +1,134 @@
+"""The training workflow of MindSpore's tutorials, audited against MindSpore 2.10.
+
+Each program was run under MindSpore 2.10 (CPU, PyNative) and under graphcell with only the
+imports changed, from the same initial weights; the literals below are 2.10's output.
+"""
+import io
+import re
+import contextlib
+
+import numpy as np
+import pytest
+
+from graphcell import Tensor, nn
+from graphcell import dataset as ds
+from graphcell.train import Callback, LossMonitor, Model, TimeMonitor
+
+
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+
+    def construct(self, x):
+        return self.fc(x)
+
+
+def _model():
+    net = _Net()
+    rng = np.random.RandomState(0)
+    for p in net.get_parameters():   # the weights both frameworks started from
+        p.set_data(Tensor((rng.randn(*p.shape) * 0.3).astype(np.float32)))
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                  nn.SGD(net.trainable_params(), 0.5), metrics={"acc", "loss"})
+    return net, model
+
+
+def _data(rows=10, batch=3):
+    rng = np.random.RandomState(0)
+    x = rng.randn(10, 3).astype(np.float32)
+    y = (rng.rand(10) * 2).astype(np.int32)
+    return ds.NumpySlicesDataset({"data": x[:rows], "label": y[:rows]}, shuffle=False).batch(batch)
+
+
+def test_cb_params_is_a_dict_with_mindsporess_fields():
+    """2.10's cb_params is a dict subclass (InternalCallbackParam): callbacks test `"x" in cb`,
+    index it, iterate its items; the fields below are those 2.10 fills in (measured)."""
+    seen = {}
+
+    class Spy(Callback):
+        def on_train_begin(self, run_context):
+            cb = run_context.original_args()
+            seen["type"] = type(cb).__name__
+            seen["begin"] = {k: cb[k] for k in ("epoch_num", "batch_num", "cur_step_num", "mode", "device_number",
+                                                "parallel_mode", "dataset_sink_mode", "train_dataset_element",
+                                                "last_save_ckpt_step", "latest_ckpt_file")}
+            seen["has"] = all(k in cb for k in ("train_network", "optimizer", "loss_fn", "train_dataset",
+                                                "network", "list_callback"))
+            seen["list_callback"] = cb.list_callback
+
+        def on_train_step_begin(self, run_context):
+            cb = run_context.original_args()
+            seen.setdefault("elements", []).append([tuple(t.shape) for t in cb.train_dataset_element])
+
+        def on_train_step_end(self, run_context):
+            cb = run_context.original_args()
+            assert cb["net_outputs"] is cb.net_outputs and dict(cb.items())["cur_step_num"] == cb.cur_step_num
+
+        def on_eval_step_end(self, run_context):
+            cb = run_context.original_args()
+            seen["eval"] = (cb.mode, [tuple(t.shape) for t in cb.eval_dataset_element], cb.list_callback)
+
+    _, model = _model()
+    spy = Spy()
+    model.train(1, _data(4, 2), callbacks=[spy], dataset_sink_mode=False)
+    assert seen["type"] == "InternalCallbackParam"
+    assert seen["begin"] == {"epoch_num": 1, "batch_num": 2, "cur_step_num": 0, "mode": "train", "device_number": 1,
+                             "parallel_mode": "stand_alone", "dataset_sink_mode": False,
+                             "train_dataset_element": None, "last_save_ckpt_step": None, "latest_ckpt_file": None}
+    assert seen["has"] and spy in seen["list_callback"]
+    assert seen["elements"] == [[(2, 3), (2,)], [(2, 3), (2,)]]
+    model.eval(_data(4, 2), callbacks=[spy], dataset_sink_mode=False)
+    assert seen["eval"] == ("eval", [(2, 3), (2,)], [spy])
+    cb = _cb_params_of(model)
+    with pytest.raises(AttributeError):
+        cb.no_such_field
+
+
+def _cb_params_of(model):
+    got = []
+
+    class Grab(Callback):
+        def on_train_end(self, run_context):
+            got.append(run_context.original_args())
+
+    model.train(1, _data(2, 2), callbacks=[Grab()], dataset_sink_mode=False)
+    return got[0]
+
+
+def test_train_losses_stop_request_and_initial_epoch_match_mindspore():
+    """LossMonitor's lines (2.10's format and losses, measured), a stop requested at global step 5,
+    and a run started at initial_epoch=1."""
+    class StopAt5(Callback):
+        def on_train_step_end(self, run_context):
+            if run_context.original_args().cur_step_num == 5:
+                run_context.request_stop()
+
+    _, model = _model()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        model.train(3, _data(), callbacks=[StopAt5(), LossMonitor(1)], dataset_sink_mode=False)
+    lines = out.getvalue().splitlines()
+    want = [(1, 1, 0.593497633934021), (1, 2, 0.82405024766922), (1, 3, 0.5607300400733948),
+            (1, 4, 0.3772801160812378), (2, 1, 0.8255087733268738)]
+    assert [ln.split(",")[0] for ln in lines] == [f"epoch: {e} step: {s}" for e, s, _ in want]
+    assert all(re.fullmatch(r"epoch: \d+ step: \d+, loss is \d\.\d+", ln) for ln in lines)
+    np.testing.assert_allclose([float(ln.rsplit(" ", 1)[1]) for ln in lines], [w for *_, w in want], rtol=1e-5)
+
+    _, model = _model()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        model.train(3, _data(), callbacks=[LossMonitor(2)], dataset_sink_mode=False, initial_epoch=1)
+    want = [(2, 2, 0.82405024766922), (2, 4, 0.3772801160812378), (3, 2, 0.6837491989135742),
+            (3, 4, 0.15945662558078766)]
+    lines = out.getvalue().splitlines()
+    assert [ln.split(",")[0] for ln in lines] == [f"epoch: {e} step: {s}" for e, s, _ in want]
+    np.testing.assert_allclose([float(ln.rsplit(" ", 1)[1]) for ln in lines], [w for *_, w in want], rtol=1e-5)
+
+
+def test_time_monitor_line():
+    _, model = _model()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        model.train(1, _data(), callbacks=[TimeMonitor()], dataset_sink_mode=False)
+    assert re.sub(r"[0-9.]+", "N", out.getvalue()) == "Train epoch time: N ms, per step time: N ms\n"
