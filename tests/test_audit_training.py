@@ -132,3 +132,21 @@ def test_time_monitor_line():
     with contextlib.redirect_stdout(out):
         model.train(1, _data(), callbacks=[TimeMonitor()], dataset_sink_mode=False)
     assert re.sub(r"[0-9.]+", "N", out.getvalue()) == "Train epoch time: N ms, per step time: N ms\n"
+
+
+def test_per_batch_map_list_with_the_wrong_row_count_is_refused():
+    """`y * 2` on the list of rows repeats the list: 2.10 refuses the batch (measured message)."""
+    from graphcell.dataset import DatasetError
+    d = ds.NumpySlicesDataset({"y": np.arange(10)}, shuffle=False)
+    bad = d.batch(4, per_batch_map=lambda y, info: (y * 2,), input_columns=["y"])
+    with pytest.raises(DatasetError, match=r"Invalid data, column: y expects: 4 rows returned from "
+                                           r"'per_batch_map', got: 8"):
+        list(bad.create_tuple_iterator(num_epochs=1))
+    short = ds.NumpySlicesDataset({"y": np.arange(10)}, shuffle=False).batch(
+        4, per_batch_map=lambda y, info: (list(y)[:2],), input_columns=["y"])
+    with pytest.raises(RuntimeError, match="expects: 4 rows returned from 'per_batch_map', got: 2"):
+        list(short.create_tuple_iterator(num_epochs=1))
+    # an array is a finished batch (2.10 keeps a 2-row array for a 4-row batch as it is)
+    ok = ds.NumpySlicesDataset({"y": np.arange(10)}, shuffle=False).batch(
+        4, per_batch_map=lambda y, info: (np.array(y)[:2],), input_columns=["y"])
+    assert [r[0].tolist() for r in ok.create_tuple_iterator(output_numpy=True, num_epochs=1)] == [[0, 1], [4, 5], [8, 9]]
