@@ -150,3 +150,34 @@ def test_per_batch_map_list_with_the_wrong_row_count_is_refused():
     ok = ds.NumpySlicesDataset({"y": np.arange(10)}, shuffle=False).batch(
         4, per_batch_map=lambda y, info: (np.array(y)[:2],), input_columns=["y"])
     assert [r[0].tolist() for r in ok.create_tuple_iterator(output_numpy=True, num_epochs=1)] == [[0, 1], [4, 5], [8, 9]]
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda p: nn.Momentum(p, 0.1, 0.9),
+     ["global_step", "learning_rate", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "momentum",
+      "moments.fc1.weight", "moments.fc1.bias", "moments.fc2.weight", "moments.fc2.bias"]),
+    (lambda p: nn.Momentum([{"params": [q for q in p if "weight" in q.name], "weight_decay": 0.01},
+                            {"params": [q for q in p if "weight" not in q.name], "lr": 0.05}], 0.1, 0.9),
+     ["global_step", "learning_rate", "learning_rate_group_1", "fc1.weight", "fc2.weight", "fc1.bias", "fc2.bias",
+      "momentum", "moments.fc1.weight", "moments.fc2.weight", "moments.fc1.bias", "moments.fc2.bias"]),
+    (lambda p: nn.Adam(p, [0.1, 0.05]),
+     ["global_step", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "beta1_power", "beta2_power",
+      "moment1.fc1.weight", "moment1.fc1.bias", "moment1.fc2.weight", "moment1.fc2.bias", "moment2.fc1.weight",
+      "moment2.fc1.bias", "moment2.fc2.weight", "moment2.fc2.bias", "learning_rate"]),
+    (lambda p: nn.Adagrad(p),
+     ["global_step", "learning_rate", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "accum.fc1.weight",
+      "accum.fc1.bias", "accum.fc2.weight", "accum.fc2.bias"]),
+])
+def test_an_optimizer_saved_alone_lists_mindspores_order(tmp_path, make, want):
+    """save_checkpoint(optimizer): 2.10 writes global_step and the rates before the weights (measured)."""
+    from graphcell import load_checkpoint, save_checkpoint
+
+    class Two(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(2, 2)
+            self.fc2 = nn.Dense(2, 1)
+
+    opt = make(Two().trainable_params())
+    save_checkpoint(opt, str(tmp_path / "o.ckpt"))
+    assert list(load_checkpoint(str(tmp_path / "o.ckpt"))) == want
