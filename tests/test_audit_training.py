@@ -181,3 +181,11 @@ def test_an_optimizer_saved_alone_lists_mindspores_order(tmp_path, make, want):
     opt = make(Two().trainable_params())
     save_checkpoint(opt, str(tmp_path / "o.ckpt"))
     assert list(load_checkpoint(str(tmp_path / "o.ckpt"))) == want
+
+
+def test_model_with_metrics_but_no_way_to_evaluate_is_refused_when_built():
+    """2.10 raises in Model() itself, not at the first eval (measured message, first line)."""
+    with pytest.raises(ValueError, match=r"If `metrics` is set, `eval_network` must not be None\. Do not set "
+                                         r"`metrics` if you don't want an evaluation\."):
+        Model(_Net(), metrics={"acc"})
+    Model(_Net())   # no metrics: a Model for predict only is fine

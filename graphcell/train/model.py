@@ -186,6 +186,13 @@ class Model:
         elif loss_fn is not None:
             self._eval_network = WithEvalCell(network, loss_fn, add_cast_fp32=low_precision_outputs)
             self._eval_indexes = [0, 1, 2]
+        elif self._metric_fns:   # MindSpore 2.10 refuses this Model when it is built (measured)
+            raise ValueError("If `metrics` is set, `eval_network` must not be None. Do not set `metrics` if you don't "
+                             "want an evaluation.\nIf evaluation is required, you need to specify `eval_network`, "
+                             "which will be used in the framework to evaluate the model.\nFor the simple scenarios "
+                             "with one data, one label and one logits, `eval_network` is optional, and then you can "
+                             "set `eval_network` or `loss_fn`. For the latter case, framework will automatically "
+                             "build an evaluation network with `network` and `loss_fn`.")
         else:
             self._eval_network, self._eval_indexes = None, None
         # compiled once here; each jit keeps its own cache per input signature
