@@ -377,9 +377,9 @@ def test_trailing_unit_dims_are_squeezed_like_mindspore():
 
 def test_bad_arguments_are_type_errors():
     net = LeNet5()
-    with pytest.raises(TypeError, match="'net' must be a Cell"):
+    with pytest.raises(TypeError, match="the argument 'net' should be a Cell, but got <class 'dict'>"):
         load_param_into_net({}, {})
-    with pytest.raises(TypeError, match="'parameter_dict' must be a dict"):
+    with pytest.raises(TypeError, match="the argument 'parameter_dict' should be a dict, but got <class 'list'>"):
         load_param_into_net(net, [1])
     with pytest.raises(TypeError, match="maps str to Parameter"):
         load_param_into_net(net, {"fc1.bias": [1.0]})

@@ -382,6 +382,11 @@ class BatchDataset(Dataset):
             if len(outs) != len(self.output_columns):
                 raise DatasetError(f"batch: per_batch_map returned {len(outs)} column(s) for batch {batch_num}, "
                                    f"but output_columns has {len(self.output_columns)} ({self.output_columns})")
+            for name, out in zip(self.output_columns, outs):
+                # a list is one entry per row (MindSpore 2.10 checks it; `rows * 2` on a list repeats it)
+                if isinstance(out, (list, tuple)) and len(out) != len(group):
+                    raise DatasetError(f"Invalid data, column: {name} expects: {len(group)} rows returned from "
+                                       f"'per_batch_map', got: {len(out)}")
             for c in self.input_columns:
                 columns.pop(c)
             columns.update(zip(self.output_columns, outs))

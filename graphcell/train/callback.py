@@ -27,11 +27,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from types import SimpleNamespace
-
 import numpy as np
 
-__all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
+__all__ = ["Callback", "RunContext", "InternalCallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
            "ProgressBar"]
 
 
@@ -455,7 +453,27 @@ class ProgressBar(Callback):
             self._stream.write("\n")
 
 
-def new_cb_params(**kwargs) -> SimpleNamespace:
-    """The cb_params namespace Model passes to callbacks (MindSpore's field names)."""
-    return SimpleNamespace(**kwargs)
+class InternalCallbackParam(dict):
+    """cb_params: a dict whose keys are also attributes, as MindSpore's, so callbacks written for
+    2.10 may read `cb.cur_step_num`, `cb["cur_step_num"]`, `"net_outputs" in cb` or `cb.items()`."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"'InternalCallbackParam' object has no attribute '{name}'") from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __delattr__(self, name):
+        try:
+            del self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def new_cb_params(**kwargs) -> InternalCallbackParam:
+    """The cb_params Model passes to callbacks (MindSpore's field names)."""
+    return InternalCallbackParam(**kwargs)
 

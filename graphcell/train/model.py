@@ -186,6 +186,13 @@ class Model:
         elif loss_fn is not None:
             self._eval_network = WithEvalCell(network, loss_fn, add_cast_fp32=low_precision_outputs)
             self._eval_indexes = [0, 1, 2]
+        elif self._metric_fns:   # MindSpore 2.10 refuses this Model when it is built (measured)
+            raise ValueError("If `metrics` is set, `eval_network` must not be None. Do not set `metrics` if you don't "
+                             "want an evaluation.\nIf evaluation is required, you need to specify `eval_network`, "
+                             "which will be used in the framework to evaluate the model.\nFor the simple scenarios "
+                             "with one data, one label and one logits, `eval_network` is optional, and then you can "
+                             "set `eval_network` or `loss_fn`. For the latter case, framework will automatically "
+                             "build an evaluation network with `network` and `loss_fn`.")
         else:
             self._eval_network, self._eval_indexes = None, None
         # compiled once here; each jit keeps its own cache per input signature
@@ -306,7 +313,10 @@ class Model:
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
                            epoch_num=epoch, batch_num=steps, batch_size=batch_size,
                            cur_epoch_num=initial_epoch, cur_step_num=start, completed_step_num=start,
-                           net_outputs=None, dataset_sink_mode=dataset_sink_mode, mode="train")
+                           net_outputs=None, dataset_sink_mode=dataset_sink_mode, mode="train",
+                           # 2.10's other fields, for callbacks that read them
+                           parallel_mode="stand_alone", device_number=1, list_callback=cbs,
+                           train_dataset_element=None, last_save_ckpt_step=None, latest_ckpt_file=None)
         ctx = RunContext(cb)
         # the iterator counts epochs from the resumed one, so its shuffles are the uninterrupted run's
         iterator = train_dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch, _init_step=start)
@@ -318,6 +328,7 @@ class Model:
                 _fire(cbs, "on_train_epoch_begin", ctx)
                 for columns in iterator:
                     cb.cur_step_num += 1
+                    cb.train_dataset_element = list(columns)
                     _fire(cbs, "on_train_step_begin", ctx)
                     cb.net_outputs = self._train_step(*columns)
                     cb.completed_step_num = cb.cur_step_num
@@ -328,8 +339,8 @@ class Model:
                     self._validate_in_fit(validation[0], cbs, cb)
                 _fire(cbs, "on_train_epoch_end", ctx)
                 # the epoch's results are the epoch's only (MindSpore removes them here too)
-                cb.__dict__.pop("metrics", None)
-                cb.__dict__.pop("eval_results", None)
+                cb.pop("metrics", None)
+                cb.pop("eval_results", None)
                 if ctx.get_stop_requested():
                     break
             _fire(cbs, "on_train_end", ctx)
@@ -346,9 +357,9 @@ class Model:
         """fit's validation: the eval loop with the training run's cb_params, whose training
         values come back after it; leaves metrics and eval_results in cb_params."""
         saved = {k: getattr(cb, k) for k in ("mode", "cur_step_num", "batch_num", "dataset_sink_mode",
-                                             "net_outputs")}
+                                             "net_outputs", "list_callback")}
         self._run_eval(valid_dataset, _eval_callbacks_in_fit(cbs), cb, with_eval_loss=True)
-        cb.__dict__.update(saved)
+        cb.update(saved)
         self._train_network.set_train(True)   # the eval network (the same layers) left it in inference mode
 
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
@@ -367,7 +378,7 @@ class Model:
         "eval_loss", the mean loss over the batches, when the eval network's loss is known)."""
         cb.eval_network, cb.valid_dataset = self._eval_network, valid_dataset
         cb.batch_num, cb.cur_step_num = valid_dataset.get_dataset_size(), 0
-        cb.mode, cb.dataset_sink_mode = "eval", False
+        cb.mode, cb.dataset_sink_mode, cb.list_callback = "eval", False, cbs
         ctx = RunContext(cb)
         for m in self._metric_fns.values():
             m.clear()
@@ -380,6 +391,7 @@ class Model:
             iterator = valid_dataset.create_tuple_iterator(num_epochs=1)
             for columns in iterator:
                 cb.cur_step_num += 1
+                cb.eval_dataset_element = list(columns)
                 _fire(cbs, "on_eval_step_begin", ctx)
                 outputs = self._eval_step(*columns)
                 cb.net_outputs = outputs

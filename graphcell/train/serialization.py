@@ -79,7 +79,8 @@ def _load_path_and_format(ckpt_file_name, fmt: str | None) -> tuple[str, str]:
                          f"file name {path!r} and format {fmt!r}.")
     path = os.path.realpath(path)
     if not os.path.isfile(path):
-        raise ValueError(f"For 'load_checkpoint', the checkpoint file {path} does not exist.")
+        raise ValueError(f"For 'load_checkpoint', the checkpoint file: {path} does not exist, please check "
+                         "whether the 'ckpt_file_name' is correct.")
     return path, fmt
 
 
@@ -417,10 +418,10 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load=False, remo
     shapes, and leaves the whole network unchanged.
     """
     if not isinstance(net, Cell):
-        raise TypeError(f"For 'load_param_into_net', 'net' must be a Cell, but got {type(net).__name__}.")
+        raise TypeError(f"For 'load_param_into_net', the argument 'net' should be a Cell, but got {type(net)}.")
     if not isinstance(parameter_dict, Mapping):
-        raise TypeError(f"For 'load_param_into_net', 'parameter_dict' must be a dict, but got "
-                        f"{type(parameter_dict).__name__}.")
+        raise TypeError(f"For 'load_param_into_net', the argument 'parameter_dict' should be a dict, but got "
+                        f"{type(parameter_dict)}.")
     for key, value in parameter_dict.items():
         if not isinstance(key, str) or not isinstance(value, (Tensor, np.ndarray, str)):
             raise TypeError(f"For 'load_param_into_net', 'parameter_dict' maps str to Parameter, but got "

@@ -217,6 +217,18 @@ class Optimizer(Cell):
             if default_lr[0] == "table":   # MindSpore holds it in a child Cell: after the state
                 object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
+        self._weights_after_rates()
+
+    def _weights_after_rates(self) -> None:
+        # MindSpore 2.10 registers the weights after global_step and the rates, so an optimizer
+        # saved on its own lists global_step, learning_rate(s), the weights, then its state (measured)
+        for param in self.parameters:
+            if self._params.get(param.name) is param:
+                self._params.move_to_end(param.name)
+        for name in self.__dict__.get("_params_last", ()):
+            if name in self._params:
+                self._params.move_to_end(name)
+        self._structure_changed()
 
     def _add_global_step(self) -> None:
         # right after the weights: checkpoints list the optimizer's Parameters in creation
