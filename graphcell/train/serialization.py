@@ -410,8 +410,9 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load=False, remo
     With ``strict_load=False`` (the default), names that do not match try MindSpore's prefix fallback
     (a checkpoint key ``"0.conv1.weight"`` loads into ``conv1.weight``), and a float value loads into a
     float parameter of another precision (an int into an int), cast to the parameter's dtype.
-    ``strict_load=True`` turns both off, and also makes a missing parameter an error (MindSpore 2.10
-    only reports it in ``param_not_load``; graphcell raises so that "strict" means all-or-nothing).
+    ``strict_load=True`` turns both off. Either way a parameter the dict does not have is reported in
+    ``param_not_load`` (and logged), not raised, as in MindSpore 2.10: fine-tuning loads a backbone's
+    checkpoint into a net with a new head.
 
     Every value is checked before any is written: a shape or dtype mismatch raises
     :class:`ParameterLoadError` (a RuntimeError) that lists every mismatched parameter with both
@@ -448,16 +449,16 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load=False, remo
                 source[id(param)] = found[param.name]
         param_not_load = [name for name in param_not_load if name not in found]
 
-    # strict_load: a missing parameter is an error too (MindSpore only reports it; see the docstring).
-    missing = [f"{name}: not in the checkpoint (strict_load=True)" for name in param_not_load] if strict_load else []
     assign_all(((p, source[id(p)], parameter_dict[source[id(p)]]) for p in params if id(p) in source),
-               strict_load, "load_param_into_net", "the checkpoint", missing)
+               strict_load, "load_param_into_net", "the checkpoint")
     used = set(source.values())
     # MindSpore leaves prefix-matched keys in ckpt_not_load; we report what was really not loaded.
     ckpt_not_load = [key for key in parameter_dict if key not in used]
     if param_not_load:
-        logger.warning("load_param_into_net: %d parameters of the net are not loaded: %s",
-                       len(param_not_load), param_not_load)
+        hint = (" (none of the net's parameters is in the checkpoint: was it saved from this network?)"
+                if len(param_not_load) == len(params) else "")
+        logger.warning("load_param_into_net: %d parameters of the net are not loaded%s: %s",
+                       len(param_not_load), hint, param_not_load)
     return param_not_load, ckpt_not_load
 
 
