@@ -43,16 +43,68 @@ _PARALLEL = {
 }
 
 
+# The keys MindSpore 2.10's set_context accepts (measured: it calls any other key "not
+# recognized"). Those with no meaning here (device_id, save_graphs, ...) are stored, so migrated
+# scripts run; a misspelt key is an error, as in MindSpore, rather than a setting that does nothing.
+_MINDSPORE_KEYS = frozenset("""
+    aoe_config aoe_job_type aoe_tune_mode ascend_config atomic_clean_policy auto_tune_mode
+    bias_add_comm_swap check_bprop compile_cache_path compute_communicate_fusion_level
+    conv_allow_hf32 conv_allow_tf32 conv_dgrad_algo conv_fprop_algo conv_wgrad_algo cur_step_num
+    dataset_broadcast_opt_level debug_level deterministic device_id device_target
+    disable_format_transform enable_allreduce_slice_to_reducescatter enable_auto_mixed_precision
+    enable_begin_end_inline_opt enable_compile_cache enable_concat_eliminate_opt enable_debug_runtime
+    enable_flash_attention_load_balance enable_fused_cast_add_opt enable_ge enable_grad_comm_opt
+    enable_graph_kernel enable_interleave_parallel_branch enable_interleave_split_concat_branch
+    enable_offloading_packed_experts enable_opt_shard_comm_opt enable_parallel_split enable_profiling
+    enable_reduce_precision enable_sparse enable_task_opt env_config_path exec_order ge_options
+    gpu_config grad_for_scalar graph_kernel_flags hccl_watchdog host_scheduling_max_threshold
+    infer_boost inter_op_parallel_num interleaved_layernorm_comm interleaved_matmul_comm jit_compile
+    jit_config jit_level jit_syntax_level last_triggered_step matmul_allow_hf32 matmul_allow_tf32
+    matmul_grad_comm_overlap max_call_depth max_device_memory memory_optimize_level
+    mempool_block_size mode need_ckpt op_debug_option op_precision_mode op_timeout pp_1f1b_overlap
+    precision_mode print_file_path profiling_options pynative_synchronize
+    recompute_allgather_overlap_fagrad recompute_comm_overlap reserve_class_name_in_scope
+    runtime_num_threads save_checkpoint_steps save_graphs save_graphs_path support_binary topo_order
+    variable_memory_max_size""".split())
+# graphcell's own keys that have no default in _CONTEXT (read with a fallback when never set)
+_OPTIONAL_KEYS = frozenset({"conv_strategy", "ensemble_sharding"})
+_DEVICE_TARGETS = ("CPU", "GPU", "Ascend", "Davinci")   # MindSpore 2.10's list
+
+
+def _check_context(kwargs) -> None:
+    """Every key and value of a set_context call, before any is stored, with MindSpore 2.10's
+    error types and words."""
+    import difflib
+    for key in kwargs:
+        if key not in _CONTEXT and key not in _MINDSPORE_KEYS and key not in _OPTIONAL_KEYS:
+            close = difflib.get_close_matches(key, [*_CONTEXT, *_MINDSPORE_KEYS, *_OPTIONAL_KEYS], n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise ValueError(f"For 'context.set_context', the keyword argument {key} is not recognized!{hint}")
+    if "mode" in kwargs:
+        mode = kwargs["mode"]
+        if mode is not None and not isinstance(mode, int):
+            raise TypeError(f"The parameter 'mode' must be <class 'int'>, but got {type(mode)}")
+        if mode not in (PYNATIVE_MODE, GRAPH_MODE):
+            raise ValueError("For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE (0) "
+                             f"or context.PYNATIVE_MODE (1), but got {mode}.")
+    if "device_target" in kwargs:
+        target = kwargs["device_target"]
+        if not isinstance(target, str):
+            raise TypeError(f"The parameter 'device_target' must be <class 'str'>, but got {type(target)}")
+        if target not in _DEVICE_TARGETS:
+            raise ValueError(f"For 'context.set_context', the argument 'device_target' must be one of "
+                             f"{list(_DEVICE_TARGETS)}, but got {target}.")
+    if "backend" in kwargs and kwargs["backend"] not in ("xla", "onnx"):
+        raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
+
+
 def set_context(**kwargs) -> None:
     """Sets context keys: mode (PYNATIVE_MODE or GRAPH_MODE), backend ("xla"|"onnx"), ...
 
-    Unknown MindSpore keys that have no meaning here (device_id, save_graphs, ...) are
-    accepted and stored, so migrated scripts run."""
+    MindSpore keys that have no meaning here (device_id, save_graphs, ...) are accepted and
+    stored, so migrated scripts run; a key MindSpore 2.10 does not know is a ValueError."""
     from .compiler.jit import bump_config_epoch
-    if "backend" in kwargs and kwargs["backend"] not in ("xla", "onnx"):
-        raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
-    if "mode" in kwargs and kwargs["mode"] not in (PYNATIVE_MODE, GRAPH_MODE):
-        raise ValueError("set_context: mode must be graphcell.PYNATIVE_MODE or graphcell.GRAPH_MODE")
+    _check_context(kwargs)
     row_tile = kwargs.get("row_tile")
     if row_tile is not None and (not isinstance(row_tile, int) or isinstance(row_tile, bool) or row_tile < 0):
         raise ValueError(f"set_context: row_tile must be None (automatic), 0 (never tile) or a "

@@ -33,7 +33,7 @@ def _default_dtype(data) -> DType:
         return mstype.float32
     if isinstance(data, complex):
         return mstype.complex128   # MindSpore 2.10 (measured): Tensor(1+2j) is Complex128
-    arr = np.asarray(data)
+    arr = _nested_to_numpy(data)
     if arr.dtype == np.float64:
         return mstype.float32  # a Python list of floats
     if arr.dtype.kind in "iu":
@@ -64,11 +64,28 @@ def _to_array(data, dtype: DType | None):
     return host_to_device(host_array(data, dtype))
 
 
+def _nested_to_numpy(data, dtype=None) -> np.ndarray:
+    """np.asarray, with a ragged nested list a TypeError in the user's terms, as MindSpore 2.10
+    raises one (numpy's is a ValueError about 'an inhomogeneous shape')."""
+    try:
+        return np.asarray(data, dtype=dtype)
+    except ValueError as e:
+        if "inhomogeneous" not in str(e):
+            raise
+        raise TypeError(f"For 'Tensor', the input_data {_short(data)} is ragged: the nested lists at "
+                        f"each depth must all have the same length") from None
+
+
+def _short(data) -> str:
+    text = repr(data)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def host_array(data, dtype: DType) -> np.ndarray:
     """`data` as a numpy array of `dtype`; a Python int too big for it is a clear ValueError
     (numpy's is a bare OverflowError)."""
     try:
-        return np.asarray(data, dtype=dtype.np_dtype)
+        return _nested_to_numpy(data, dtype.np_dtype)
     except OverflowError:
         raise ValueError(f"Tensor({data!r}): a value does not fit {dtype}; give a wider dtype "
                          "or a float") from None
@@ -106,8 +123,12 @@ class Tensor(TensorMethods):
     def __init__(self, input_data=None, dtype=None, shape=None, init=None):
         dtype = to_dtype(dtype) if dtype is not None else None
         if input_data is None:
-            if shape is None:
-                raise ValueError("Tensor needs input_data, or a shape and init")
+            if shape is None or (dtype is None and init is None and not _is_dynamic_shape(shape)):
+                raise TypeError("For 'Tensor', 'input_data' must be a Tensor, numpy array, list, tuple "
+                                "or number, but got None; for a Tensor of a given shape pass shape and "
+                                "dtype (and init, zeros by default)")
+            if dtype is None and not _is_dynamic_shape(shape):   # MindSpore 2.10's words
+                raise ValueError("init, dtype and shape must have values at the same time.")
             if _is_dynamic_shape(shape):
                 if dtype is None or init is not None:   # MindSpore 2.10's words
                     raise ValueError("If setting dynamic shape, dtype must not be None, init must be None")
@@ -115,7 +136,7 @@ class Tensor(TensorMethods):
                 return
             from .common.initializer import initializer_from
             input_data = initializer_from(init if init is not None else "zeros").sample(
-                tuple(shape), (dtype or mstype.float32).np_dtype)
+                tuple(shape), dtype.np_dtype)
         self._payload = _to_array(input_data, dtype)
 
     @classmethod

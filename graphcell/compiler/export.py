@@ -680,9 +680,8 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     path = os.fspath(file_name)
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):   # before tracing; the atomic write named its hidden temp file
-        raise FileNotFoundError(f"export: cannot write {path}: folder {folder} does not exist")
+    from ..train.atomic import check_folder
+    check_folder(path, "export: ")   # before tracing
     from ..frontend.trace import paused_gc
     with paused_gc():   # as to_onnx, and from the ONNX cache when set_context(compile_cache_dir=...) is
         result = _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,

@@ -261,8 +261,15 @@ def bind(primitive: Primitive, args: tuple, attrs: dict):
     return Tensor._symbolic(outs[0])
 
 
+def at_user_line() -> str:
+    """` (at net.py:12)`: the user's line an error message should point at ("" when the call
+    came from no user file, say a library Cell traced from the command line)."""
+    src = user_source()
+    return f" (at {src.file}:{src.line})" if src.file else ""
+
+
 def _raise_with_types(primitive, types, attrs, error):
     where = current_scope()
     prefix = f"in Cell '{where}': " if where else ""
     operands = ", ".join(str(t) for t in types)
-    raise ShapeError(f"{prefix}{primitive.name}({operands}): {error}") from None
+    raise ShapeError(f"{prefix}{primitive.name}({operands}): {error}{at_user_line()}") from None

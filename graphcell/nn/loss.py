@@ -51,7 +51,16 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
             if labels.dtype not in (mstype.int32, mstype.int64):
                 raise TypeError(f"SoftmaxCrossEntropyWithLogits(sparse=True): labels must be int32 "
                                 f"or int64 class indices, got {labels.dtype}")
+            if labels.ndim != logits.ndim - 1:   # the one-hot's shape would only confuse
+                raise ValueError(f"For 'SoftmaxCrossEntropyWithLogits' with sparse=True, 'labels' must be class "
+                                 f"indices of shape logits.shape[:-1] = {list(logits.shape[:-1])}, but got "
+                                 f"{list(labels.shape)}; pass sparse=False for one-hot or probability labels.")
             labels = F.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+        elif labels.dtype is not logits.dtype:   # MindSpore 2.10's error, rather than a silent cast
+            raise TypeError(f"For primitive[SoftmaxCrossEntropyWithLogits], the input type must be same. "
+                            f"name:[label_type]:Tensor[{labels.dtype}]. name:[logits_type]:Tensor[{logits.dtype}]. "
+                            f"With sparse=False labels are one-hot or probabilities of the logits' dtype; "
+                            f"for class indices pass sparse=True.")
         _check_label_shape(tuple(labels.shape), tuple(logits.shape))
         return self.get_loss(F.neg(F.reduce_sum(F.mul(labels, logp), -1)))
 

@@ -97,8 +97,9 @@ def _scalar(x, dtype: DType) -> Tensor:
 
 def _axis(axis: int, ndim: int, name: str = "axis") -> int:
     if not -ndim <= axis < max(ndim, 1):
+        from ..frontend.tracer import at_user_line
         raise ValueError(f"{name} {axis} is out of range for a tensor of rank {ndim} "
-                         f"(valid: [{-ndim}, {ndim}))")
+                         f"(valid: [{-ndim}, {ndim})){at_user_line()}")
     return axis % ndim if ndim else 0
 
 
@@ -1390,6 +1391,11 @@ def matmul(input, other) -> Tensor:  # noqa: A002
     x_shape, y_shape = x._payload.shape, y._payload.shape  # read once: matmul is a hot eager op
     if not x_shape or not y_shape:
         raise ValueError("matmul: operands must not be scalars; use mul")
+    y_rows = y_shape[-2] if len(y_shape) > 1 else y_shape[0]
+    if x_shape[-1] != y_rows:   # checked on the user's shapes, before 1-D promotion
+        from ..frontend.tracer import at_user_line
+        raise ValueError(f"matmul: shapes {list(x_shape)} and {list(y_shape)} do not align "
+                         f"({x_shape[-1]} != {y_rows}){at_user_line()}")
     x1, y1 = len(x_shape) == 1, len(y_shape) == 1
     if x1:
         x = expand_dims(x, 0)
@@ -1397,9 +1403,6 @@ def matmul(input, other) -> Tensor:  # noqa: A002
     if y1:
         y = expand_dims(y, -1)
         y_shape = y.shape
-    if x_shape[-1] != y_shape[-2]:
-        raise ValueError(f"matmul: shapes {list(x_shape)} and {list(y_shape)} do not align "
-                         f"({x_shape[-1]} != {y_shape[-2]})")
     if len(y_shape) == 2:  # the common case, [..., K] x [K, N]: no batch axes needed
         # Bound directly with attrs built once per rank: _pair already ran.
         attrs = _MATMUL_ATTRS.get(len(x_shape))

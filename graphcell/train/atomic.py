@@ -16,13 +16,14 @@ If anything fails before step 3, the temporary file is deleted and the file at `
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
 from collections.abc import Iterator
 from typing import IO
 
-__all__ = ["atomic_write", "atomic_open"]
+__all__ = ["atomic_write", "atomic_open", "check_folder"]
 
 _WRITE_MODES = ("wb", "w", "wt")
 
@@ -45,7 +46,11 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb", encoding: str | None 
         raise ValueError(f"atomic_open: mode must be one of {_WRITE_MODES}, got {mode!r}")
     target = os.path.abspath(os.fspath(path))
     directory = os.path.dirname(target)
-    fd, tmp_path = _create_temp(directory, os.path.basename(target))
+    check_folder(target)
+    try:
+        fd, tmp_path = _create_temp(directory, os.path.basename(target))
+    except OSError as e:   # numpy's or the OS's words would name the hidden temporary file
+        raise type(e)(e.errno, f"cannot write {target}: {e.strerror} in folder {directory}") from None
     try:
         f = _wrap_descriptor(fd, mode, encoding, target)
         with f:
@@ -57,6 +62,23 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb", encoding: str | None 
         _remove_quietly(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+def check_folder(path: str | os.PathLike, who: str = "") -> None:
+    """Raises the OSError a write to ``path`` would meet because its folder is missing, or is a
+    file, naming ``path`` itself (the atomic write's own error would name its temporary file)."""
+    target = os.path.abspath(os.fspath(path))
+    folder = os.path.dirname(target)
+    if os.path.isdir(folder):
+        return
+    existing = folder
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise NotADirectoryError(errno.ENOTDIR, f"{who}cannot write {os.fspath(path)}: {existing} is a file, "
+                                                f"not a folder")
+    raise FileNotFoundError(errno.ENOENT, f"{who}cannot write {os.fspath(path)}: folder {folder} does not "
+                                          f"exist; create it first (os.makedirs)")
 
 
 def _create_temp(directory: str, base: str) -> tuple[int, str]:

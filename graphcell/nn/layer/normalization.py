@@ -121,7 +121,7 @@ class LayerNorm(Cell):
         params_begin = self.begin_params_axis % x.ndim
         if tuple(x.shape[params_begin:]) != self.normalized_shape:
             from ...frontend.tracer import current_scope
-            raise ValueError(f"LayerNorm '{current_scope()}': input shape {list(x.shape)} does not end "
+            raise ValueError(f"LayerNorm '{current_scope() or 'LayerNorm'}': input shape {list(x.shape)} does not end "
                              f"with normalized_shape {list(self.normalized_shape)} from axis "
                              f"{self.begin_params_axis}; set begin_norm_axis and begin_params_axis")
         axes = tuple(range(begin, x.ndim))
