@@ -245,3 +245,36 @@ def test_bprop_errors_name_the_cell():
         ms.grad(lambda a, b: Short()(a, b).sum(), grad_position=(0, 1))(x, x)
     with pytest.raises(RuntimeError, match=r"grad tensor should be broadcast to expected shape.*\[\] vs \[3\].*WrongShape"):
         ms.grad(lambda a: WrongShape()(a).sum())(x)
+
+
+# -- vmap and grad: hooks and mistakes ----------------------------------------------------------
+
+def test_vmap_of_grad_leaves_the_hooks_of_the_batched_argument_unrun():
+    seen = []
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    handle = x.register_hook(lambda g: seen.append(g) or g * 2)
+    try:
+        got = ms.vmap(ms.grad(lambda r: (r * r).sum()))(x)
+    finally:
+        handle.remove()
+    # 2.10: [[0 2 4] [6 8 10]] and the hook never runs (each member's row is a new Tensor)
+    assert got.asnumpy().tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] and seen == []
+
+
+def test_mistakes_raise_mindspores_error_types():
+    x = Tensor(np.ones((2, 3), np.float32))
+    # 2.10: RuntimeError "Position index 2 is exceed input size."
+    with pytest.raises(RuntimeError, match="Position index 2 is exceed input size"):
+        ms.grad(lambda a, b: (a * b).sum(), grad_position=2)(x, x)
+    # 2.10: RuntimeError "Got an unexpected keyword argument 'scale'"
+    with pytest.raises(RuntimeError, match="Got an unexpected keyword argument 'scale'"):
+        ms.vmap(lambda a, scale=2.0: a * scale)(x, scale=3.0)
+    # 2.10: RuntimeError "The axis in vmap`s 'in_axes' can only be of type Int or None, ..."
+    with pytest.raises(RuntimeError, match="must be an int or None"):
+        ms.vmap(lambda a: a, in_axes="a")(x)
+    # 2.10: RuntimeError "The orig_abs should be AbstractTensor when corresponding axis is 0, ..."
+    with pytest.raises(RuntimeError, match="Python float, which has no axis to map"):
+        ms.vmap(lambda a, s: a * s, in_axes=(0, 0))(x, 2.0)
+    # the Python convention's types catch them too
+    with pytest.raises(IndexError):
+        ms.grad(lambda a: a.sum(), grad_position=1)(x)

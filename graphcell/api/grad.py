@@ -30,6 +30,7 @@ from ..ir.core import graph_signature
 from ..ops import functional as F
 from ..passes.grad import grad_graph
 from ..tensor import Parameter, Tensor
+from .ms_errors import RuntimeIndexError
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -253,8 +254,8 @@ class _GradFunction:
             return None
         for p in self.positions:
             if not -len(args) <= p < len(args):
-                raise IndexError(f"grad: grad_position {p} is out of range: {self._name()} was called "
-                                 f"with {len(args)} argument(s)")
+                raise RuntimeIndexError(f"Position index {p} is exceed input size. (grad: grad_position {p} is out "
+                                        f"of range: {self._name()} was called with {len(args)} argument(s))")
         return tuple(p % len(args) for p in self.positions)
 
     def _name(self) -> str:
