@@ -278,3 +278,25 @@ def test_mistakes_raise_mindspores_error_types():
     # the Python convention's types catch them too
     with pytest.raises(IndexError):
         ms.grad(lambda a: a.sum(), grad_position=1)(x)
+
+
+def test_scalar_to_tensor_and_scalar_cast_on_numbers_and_graph_numbers():
+    assert ops.scalar_to_tensor(2.5).dtype == ms.float32
+    t = ops.scalar_to_tensor(300, ms.int8)
+    assert t.dtype == ms.int8 and int(t) == 44   # 2.10: Int8 44 (wraps)
+    assert ops.scalar_cast(-2.7, ms.int64) == -2 and ops.scalar_cast(0, ms.bool_) is False
+    with pytest.raises(ValueError, match=r"supported type is in the list: \[mindspore.int64, mindspore.float64, "
+                                         r"mindspore.bool\], but got Int32"):
+        ops.scalar_cast(2.7, ms.int32)
+    with pytest.raises(TypeError, match="For 'ScalarToTensor', the type of 'x' should be one of"):
+        ops.scalar_to_tensor(Tensor(2))
+
+    @ms.jit
+    def f(x):
+        _, n = _doubling_count(x)
+        return ops.scalar_to_tensor(n, ms.int32), ops.scalar_cast(n, ms.float64), ops.scalar_cast(n, ms.bool_)
+
+    t, as_float, as_bool = f(Tensor(X3))
+    # 2.10: Tensor Int32 5, float 5.0, bool True
+    assert t.dtype == ms.int32 and int(t) == 5
+    assert type(as_float) is float and as_float == 5.0 and as_bool is True
