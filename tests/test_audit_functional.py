@@ -158,6 +158,21 @@ def test_tensor_of_a_graph_number_and_a_cell_in_graph_mode():
     assert type(n) is int and n == 5   # 2.10: int 5
 
 
+def test_a_graph_counter_as_grads_aux_output_comes_back_an_int():
+    def f(x):
+        n = 0
+        for row in x:
+            if row.sum() > 2:   # a tensor condition
+                n = n + 1
+        return (x * x).sum(), n
+
+    x = np.array([[1.0, 0.0], [2.0, 3.0], [5.0, 5.0]], np.float32)
+    (value, n), g = ms.jit(ms.value_and_grad(f, has_aux=True))(Tensor(x))
+    # 2.10: ((Tensor 64.0, int 2), 2 * x)
+    assert type(n) is int and n == 2 and float(value) == 64.0
+    np.testing.assert_allclose(g.asnumpy(), 2 * x)
+
+
 # -- Cell.bprop ---------------------------------------------------------------------------------
 
 class _TwoOutputs(nn.Cell):

@@ -200,7 +200,8 @@ class _GradFunction:
         flat_tree = (tuple, (None,) * (len(graph.user_outputs) + n_grads))
         gtraced = Traced(g, forward.n_args + (len(diff) if self.sens_param else 0), forward.params,
                          forward.captures, forward.state_params, flat_tree, modes=forward.modes,
-                         arg_writes=forward.arg_writes, clamped_slices=forward.clamped_slices)  # written arguments: as a call of fn
+                         arg_writes=forward.arg_writes, clamped_slices=forward.clamped_slices,  # written arguments: as a call of fn
+                         out_scalars=forward.out_scalars)   # (the user outputs lead the flat outputs)
         layout = {"inputs": input_slots, "weights": weight_slots, "diff": diff}
         return forward, gtraced, layout
 
