@@ -137,6 +137,10 @@ class Tensor(TensorMethods):
             from .common.initializer import initializer_from
             input_data = initializer_from(init if init is not None else "zeros").sample(
                 tuple(shape), dtype.np_dtype)
+        if type(input_data).__name__ == "GraphScalar" and input_data.is_symbolic:
+            # Tensor(n) of a graph's Python number (a loop counter) is a Tensor of it, as in 2.10
+            self._payload = (input_data if dtype is None else input_data.astype(dtype))._payload
+            return
         self._payload = _to_array(input_data, dtype)
 
     @classmethod
@@ -247,6 +251,11 @@ class Tensor(TensorMethods):
         return arr.copy() if copy else arr
 
     def item(self):
+        if self.is_symbolic and self.size == 1:
+            from .frontend.concrete import array_of
+            if array_of(self) is None:   # graph mode: a number of the graph (MindSpore's variable scalar)
+                from .graph_scalar import mark
+                return mark(self.reshape(()))
         value = self._host("item()")
         if value.size != 1:
             raise ValueError(_ONE_ELEMENT.format(value.size))

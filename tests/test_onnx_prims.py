@@ -16,6 +16,7 @@ from graphcell.dtype import to_dtype
 from graphcell.ir.core import GraphBuilder, TensorType
 from graphcell.ops import PRIMITIVES
 from graphcell.ops.hooks import HookSite
+from graphcell.ops.custom_bprop import BpropSite
 from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.ops.primitive import canonical_attrs
 from tests.igamma_zeta_grids import IGAMMA_A, IGAMMA_X, ZETA_Q, ZETA_X
@@ -76,6 +77,7 @@ RECORDS = [
     rec("backward_hook_enter", [r(2, 3), r(4)], site=HOOK_SITE, layout=(True, True), post=True),
     rec("backward_hook_exit", [np.zeros((), np.bool_), r(2, 3)], site=HOOK_SITE, layout=(True,), pre=True),
     rec("tensor_hook", [r(2, 3)], site=TensorHookSite(print, {}, 0)),
+    rec("custom_bprop", [r(2, 3), r(4)], site=BpropSite(_HOOK_OWNER, None, None), n_out=1),
     *[rec(n, [r(2, 3, 4)], id=f"{n}-f32") for n in UNARY],
     *[rec(n, [r(2, 5, dtype=F64)], id=f"{n}-f64") for n in ["neg", "exp", "tanh", "erf", "abs", "sign", "round"]],
     rec("abs", [r(6, dtype=I32)], id="abs-i32"),

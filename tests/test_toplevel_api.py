@@ -184,7 +184,7 @@ def test_mutable_numbers_are_jit_inputs():
     out, flag = nested(x, ms.mutable((2, {"b": 0.5}, True)))
     out2, flag2 = nested(x, ms.mutable((3, {"b": 1.5}, False)))
     assert out.asnumpy().tolist() == [2.5, 2.5] and out2.asnumpy().tolist() == [4.5, 4.5]
-    assert flag.dtype is ms.bool_ and bool(flag.asnumpy()) and not bool(flag2.asnumpy())
+    assert flag is True and flag2 is False   # a mutable number comes back a number (2.10, measured)
     assert nested.cache_size == 1
 
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import graphcell as ms
 from graphcell.ops import PRIMITIVES
 from graphcell.ops import elementwise as ew
+from graphcell.ops.custom_bprop import BpropSite
 from graphcell.ops.hooks import HookSite
 from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.tensor import Tensor
@@ -34,6 +35,7 @@ class _HookOwner:   # the Cell a backward hook's markers name (ops/hooks.py)
 
 _HOOK_OWNER = _HookOwner()
 HOOK_SITE = HookSite(_HOOK_OWNER)
+BPROP_SITE = BpropSite(_HOOK_OWNER, None, None)   # a Cell.bprop's marker (ops/custom_bprop.py)
 POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh", "igamma", "igamma_grad_a"}
 # name -> (operand (shape, dtype) list, attrs)
 RECORDS = {}
@@ -52,6 +54,7 @@ RECORDS.update({
     "backward_hook_enter": ([((2, 3), F32), ((3,), F32)], {"site": HOOK_SITE, "layout": (True, True), "post": True}),
     "backward_hook_exit": ([((), BOOL), ((2, 3), F32)], {"site": HOOK_SITE, "layout": (True,), "pre": True}),
     "tensor_hook": ([((2, 3), F32)], {"site": TensorHookSite(print, {}, 0)}),
+    "custom_bprop": ([((2, 3), F32), ((3,), F32)], {"site": BPROP_SITE, "n_out": 1}),
     "reduce_sum": ([((2, 3, 4), F32)], {"axes": (0, 2)}),
     "reduce_max": ([((2, 3, 4), F32)], {"axes": (1,)}),
     "reduce_min": ([((2, 3, 4), F32)], {"axes": (2,)}),

@@ -30,6 +30,7 @@ from ..ir.core import graph_signature
 from ..ops import functional as F
 from ..passes.grad import grad_graph
 from ..tensor import Parameter, Tensor
+from .ms_errors import RuntimeIndexError
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -199,7 +200,8 @@ class _GradFunction:
         flat_tree = (tuple, (None,) * (len(graph.user_outputs) + n_grads))
         gtraced = Traced(g, forward.n_args + (len(diff) if self.sens_param else 0), forward.params,
                          forward.captures, forward.state_params, flat_tree, modes=forward.modes,
-                         arg_writes=forward.arg_writes, clamped_slices=forward.clamped_slices)  # written arguments: as a call of fn
+                         arg_writes=forward.arg_writes, clamped_slices=forward.clamped_slices,  # written arguments: as a call of fn
+                         out_scalars=forward.out_scalars)   # (the user outputs lead the flat outputs)
         layout = {"inputs": input_slots, "weights": weight_slots, "diff": diff}
         return forward, gtraced, layout
 
@@ -253,8 +255,8 @@ class _GradFunction:
             return None
         for p in self.positions:
             if not -len(args) <= p < len(args):
-                raise IndexError(f"grad: grad_position {p} is out of range: {self._name()} was called "
-                                 f"with {len(args)} argument(s)")
+                raise RuntimeIndexError(f"Position index {p} is exceed input size. (grad: grad_position {p} is out "
+                                        f"of range: {self._name()} was called with {len(args)} argument(s))")
         return tuple(p % len(args) for p in self.positions)
 
     def _name(self) -> str:

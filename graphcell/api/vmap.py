@@ -25,6 +25,7 @@ from ..nn.cell import configuration
 from ..ops.nn_prims import CONV_STRATEGIES
 from ..passes.vmap import RANDOMNESS, vmap_graph
 from ..tensor import Tensor
+from .ms_errors import RuntimeTypeError, RuntimeValueError
 
 
 def vmap(fn, in_axes=0, out_axes=0, randomness: str = "different", conv_strategy: str | None = None,
@@ -96,8 +97,9 @@ class VmapFunction:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            raise TypeError(f"{self.__name__}: keyword arguments are not mapped by vmap; pass "
-                            f"{', '.join(kwargs)} positionally")
+            # 2.10: RuntimeError "Got an unexpected keyword argument 'scale'"
+            raise RuntimeTypeError(f"Got an unexpected keyword argument {next(iter(kwargs))!r}: {self.__name__}'s "
+                                   f"keyword arguments are not mapped by vmap; pass {', '.join(kwargs)} positionally")
         leaves, structure = pytree.flatten(args)
         axes = _leaf_axes(self.in_axes, args, "in_axes")
         axes = [_normalize(ax, t.ndim, "in_axes") for ax, t in zip(axes, leaves)]
@@ -300,7 +302,7 @@ def _normalize(axis, ndim: int, name: str):
     if axis is None:
         return None
     if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"vmap: every entry of '{name}' must be an int or None, got {axis!r}")
+        raise RuntimeTypeError(f"vmap: every entry of '{name}' must be an int or None, got {axis!r}")
     if not -ndim <= axis < ndim:
         raise RuntimeError(f"The axis: {axis} in '{name}' is out of bounds for array of dimension "
                            f"[{-ndim},{ndim}).")
@@ -343,7 +345,7 @@ def _match(spec, structure, name, out, path, explicit=False, numbers=None):
                 return
         if explicit and isinstance(spec, int):   # as jax: only a Tensor (or a returned number) has an axis
             where = "output" if numbers is not None else "argument"
-            raise ValueError(f"vmap: '{name}'{path} is {spec}, but the {where} there is a Python "
+            raise RuntimeValueError(f"vmap: '{name}'{path} is {spec}, but the {where} there is a Python "
                              f"{type(structure.value).__name__}, which has no axis to map; give None")
         return
     if structure[0] is dict:

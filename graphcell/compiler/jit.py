@@ -13,6 +13,7 @@ import weakref
 import jax
 
 from ..frontend import pytree
+from ..graph_scalar import GraphScalar
 from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
@@ -90,7 +91,8 @@ class Jit:
     def signature_key(self, args, kwargs):
         from ..ops.tensor_hooks import arg_hooks_key
         leaves, structure = pytree.flatten((args, kwargs))
-        types = tuple((t.shape, t.dtype) for t in leaves)
+        # (a mutable number traces as a number in the graph, a Tensor as a Tensor)
+        types = tuple((t.shape, t.dtype, type(t) is GraphScalar) for t in leaves)
         return (pytree.structure_key(structure), types, alias_pattern(leaves), arg_hooks_key(leaves),
                 config_epoch(), self._backend()), leaves
 

@@ -948,6 +948,7 @@ RULES = {
     + [ctx.const(np.zeros((), np.bool_))],
     "backward_hook_exit": lambda ctx, token, *ys, **attrs: [ctx.op("Identity", y) for y in ys],
     "tensor_hook": lambda ctx, x, **attrs: ctx.op("Identity", x),   # Tensor.register_hook's marker
+    "custom_bprop": lambda ctx, *ins, site, n_out: [ctx.op("Identity", y) for y in ins[:n_out]],   # Cell.bprop's
     # elementwise unary
     "neg": neg, "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "tanh": unary("Tanh"), "logistic": unary("Sigmoid"), "sin": unary("Sin"), "cos": unary("Cos"),

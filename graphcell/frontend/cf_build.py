@@ -29,6 +29,7 @@ from numbers import Number
 import numpy as np
 
 from .. import dtype as mstype
+from ..graph_scalar import GraphScalar, mark
 from ..ir.core import GraphBuilder, TensorType, replay
 from ..tensor import Tensor
 from . import pytree
@@ -254,7 +255,8 @@ def _coerce(value, spec, name=""):
             return F.zeros(t.shape, t.dtype)
         if isinstance(value, Tensor):
             return value
-        return F.full(t.shape, value, t.dtype)
+        # A Python number that a tensor condition decides stays a number in the graph
+        return mark(F.full(t.shape, value, t.dtype)) if t.shape == () else F.full(t.shape, value, t.dtype)
     children = spec[2]
     if isinstance(value, _Unset):
         items = [_coerce(UNSET, c, name) for c in children]
@@ -426,7 +428,7 @@ def cond(pred, true_fn, false_fn, operands: tuple, *, names=None, live=None, whe
     n_user = len(outs) - len(written)
     for p, new in zip(written, outs[n_user:]):
         tracer.assign(p, new)
-    return pytree.unflatten(traced[0].out_tree, list(outs[:n_user]))
+    return pytree.unflatten(traced[0].out_tree, _numbers(outs[:n_user], *[t.out_scalars for t in traced]))
 
 
 # -- while ---------------------------------------------------------------------------------------
@@ -487,7 +489,15 @@ def while_loop(cond_fn, body_fn, init: tuple, *, names=None, live=None, where: W
                         cond_graph=cond_graph, body_graph=body_graph, n_carry=k + len(written), **extra)
     for p, new in zip(written, outs[k:]):
         tracer.assign(p, new)
-    return tuple(pytree.unflatten(body.out_tree, list(outs[:k])))
+    carried = [i for i, t in enumerate(leaves) if type(t) is GraphScalar]
+    return tuple(pytree.unflatten(body.out_tree, _numbers(outs[:k], body.out_scalars, carried)))
+
+
+def _numbers(outs, *scalar_sets) -> list:
+    """`outs` with the results that are Python numbers on every side (both branches; a loop's
+    start and body) marked as such (GraphScalar)."""
+    common = set(scalar_sets[0]).intersection(*scalar_sets[1:])
+    return [mark(t) if i in common else t for i, t in enumerate(outs)]
 
 
 __all__ = ["cond", "while_loop", "predicate", "is_traced", "Where", "Undefined", "UNSET",

@@ -3,9 +3,9 @@
 `jit` keys its cache on every Python number an argument holds, so `step(x, lr)` with a new
 `lr` traces again. `mutable(lr)` marks the number: flattening an argument turns it into a 0-d
 Tensor leaf (int -> Int64, float -> Float32, bool -> Bool, MindSpore's scalar types), so calls
-with other values reuse the trace. Inside the traced function the value is that Tensor (in
-MindSpore a variable scalar: `n + 1` returns a Tensor here, an int there). Called eagerly, a
-marked number is just the number.
+with other values reuse the trace. Inside the traced function the value is that Tensor, a
+`GraphScalar` (graph_scalar.py): MindSpore's variable scalar, handed back as a number. Called
+eagerly, a marked number is just the number.
 
 Containers (tuple, list, dict) are marked element by element; a Tensor is returned as it is
 (it is always an input).
@@ -23,8 +23,9 @@ class MutableScalar:
     dtype = None
 
     def as_tensor(self):
+        from ..graph_scalar import mark
         from ..tensor import Tensor
-        return Tensor(self.real, self.dtype)   # .real: the plain number
+        return mark(Tensor(self.real, self.dtype))   # .real: the plain number; a number in the graph
 
 
 class _Int(MutableScalar, int):

@@ -8,6 +8,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..graph_scalar import GraphScalar, mark, python_value
 from ..ir.core import Graph, TensorType, Value
 from ..tensor import Tensor
 from . import pytree
@@ -38,6 +39,9 @@ class Traced:
     clamped_slices: frozenset = frozenset()
     # Argument leaves written in place (x.add_(1)), whose new values the caller's Tensors get.
     arg_writes: tuple = ()
+    # Indices of the user output leaves that are Python numbers in the graph (GraphScalar,
+    # graph_scalar.py): `inline` marks them again, or, outside a trace, returns the numbers.
+    out_scalars: tuple = ()
     _modes_verdict: tuple = (-1, False)  # (mode epoch, whether `modes` held then)
     # How many leading outputs are the function's results (the rest are writes); a field,
     # not a property: `inline` reads it on every call.
@@ -171,6 +175,7 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         name = type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", "graph")
     tracer = Tracer(name, concrete=concrete)
     symbolic = [tracer.new_arg(TensorType(t.shape, t.dtype), n) for t, n in zip(leaves, names)]
+    symbolic = [mark(s) if type(t) is GraphScalar else s for s, t in zip(symbolic, leaves)]
     aliases = alias_pattern(leaves) if shares_aliases else None
     if aliases is not None:
         symbolic = [symbolic[first] for first in aliases]
@@ -204,7 +209,8 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
     return Traced(graph, len(leaves), [p for p, _ in tracer.params.values()],
                   [t for t, _ in tracer.captures.values()], [p for p, _ in state], out_tree,
                   modes=tuple(tracer.modes.values()), arg_writes=tuple(i for i, _ in arg_writes),
-                  clamped_slices=frozenset(tracer.clamped_slices))
+                  clamped_slices=frozenset(tracer.clamped_slices),
+                  out_scalars=tuple(i for i, t in enumerate(out_leaves) if type(t) is GraphScalar))
 
 
 def _mark_hooked_args(tracer: Tracer, symbolic: list[Tensor], leaves: list[Tensor]) -> None:
@@ -272,6 +278,8 @@ def inline(traced: Traced, args: list[Tensor]):
         if traced.arg_writes:
             written = list(written) + [args[i] for i in traced.arg_writes]
         _write_back(written, outs[n_user:])
+        for i in traced.out_scalars:   # MindSpore hands a graph's Python numbers back as numbers
+            outs[i] = python_value(outs[i])
     else:
         from ..ir.core import replay
         note_modes(traced.modes)  # the enclosing trace depends on the modes this one read
@@ -284,4 +292,6 @@ def inline(traced: Traced, args: list[Tensor]):
             tracer.state[id(param)] = (param, new)
         for i, new in zip(traced.arg_writes, outs[n_state:]):
             args[i]._write(new, "an in-place write")  # the enclosing trace's argument, in turn
+        for i in traced.out_scalars:
+            outs[i] = mark(outs[i])
     return pytree.unflatten(traced.out_tree, outs[:n_user])

@@ -19,6 +19,7 @@ from ..compiler.jit import Jit, bump_config_epoch
 from ..frontend.ast_transform import converted
 from ..frontend.trace import bump_mode_epoch
 from ..frontend.tracer import current_tracer, note_training_mode, scope
+from ..ops.custom_bprop import with_custom_bprop
 from ..ops.member_hooks import backward_hooks_of, counterpart_hooked
 from ..dtype import DType
 from ..tensor import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, Tensor
@@ -538,6 +539,8 @@ class Cell:
             args, token = self._hooked_inputs(args, backward)
         try:   # graph mode: tensor if/while/for in construct compile (ast_transform)
             output = construct(*args, **kwargs)
+            if tracing and getattr(type(self), "bprop", None) is not None:
+                output = with_custom_bprop(self, args, output)
             if backward:
                 output = self._hooked_output(output, token, backward)
         except Exception:
@@ -568,7 +571,10 @@ class Cell:
                 if not self.__dict__.keys().isdisjoint(_HOOK_TABLES) or counterpart_hooked(self):
                     return self._run_forward(args, kwargs)
                 if current_tracer() is not None:  # graph mode: tensor if/while/for compile (ast_transform)
-                    return converted(self.construct)(*args, **kwargs)
+                    output = converted(self.construct)(*args, **kwargs)
+                    if getattr(type(self), "bprop", None) is not None:   # its own backward (ops/custom_bprop.py)
+                        output = with_custom_bprop(self, args, output)
+                    return output
                 return self.construct(*args, **kwargs)
         finally:
             _RUNNING[0] -= 1

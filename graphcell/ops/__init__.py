@@ -57,6 +57,7 @@ from .fractional_pool import *  # noqa: F401,F403,E402 - fractional_max_pool2d/3
 from .graph_helpers import depend, partial  # noqa: F401,E402 - MindSpore's graph ordering and binding helpers
 from .method_functions import *  # noqa: F401,F403,E402 - dtype, is_tensor, view_as, type_as, inv, ...
 from .ctc_decode import ctc_greedy_decoder  # noqa: F401,E402 - eager only (a sparse result)
+from .scalar_ops import scalar_cast, scalar_to_tensor  # noqa: F401,E402 - on Python numbers and a graph's numbers
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's
@@ -64,7 +65,7 @@ globals().pop("DType")   # functional's import of the dtype class: ops.DType is 
 for _name in ("annotations", "builtins", "ew", "functools", "math", "mstype", "np", "numbers", "red", "Parameter",
               "host_array",
               "limit", "result_dtype", "same_padding", "take_in_range", "to_dtype", "random_key", "slice_axis",
-              "conv2d_padded", "concatenate"):
+              "conv2d_padded", "concatenate", "GraphScalar", "weak_dtype"):
     globals().pop(_name, None)
 del _name
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..dtype import DType, result_dtype, to_dtype
+from ..graph_scalar import GraphScalar, weak_dtype
 from ..tensor import Parameter, Tensor, host_array
 from .complex_guard import refuse_complex_tensors
 from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
@@ -34,7 +35,13 @@ def _pair(a, b, compare: bool = False) -> tuple[Tensor, Tensor]:
     An int the integer operand cannot hold wraps for arithmetic; a comparison (`compare`)
     widens to Int64 instead, so `int8_tensor < 300` is exact (MindSpore 2.10, measured)."""
     a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
-    if a_t and not b_t:
+    if a_t and b_t and (type(a) is GraphScalar) is not (type(b) is GraphScalar):
+        # a graph's Python number meets a Tensor: it takes the Tensor's dtype, as the number would
+        if type(a) is GraphScalar:
+            a = as_tensor(a, weak_dtype(a, b))
+        else:
+            b = as_tensor(b, weak_dtype(b, a))
+    elif a_t and not b_t:
         b = _scalar_like(b, a, compare)
     elif b_t and not a_t:
         a = _scalar_like(a, b, compare)

@@ -167,6 +167,12 @@ def _tensor_hook(node, ins, builder):
     return ins
 
 
+@rule("custom_bprop")
+def _custom_bprop(node, ins, builder):
+    """A Cell's bprop marker matters to the grad pass only, as the hooks' markers."""
+    return ins[:node.attrs["n_out"]]
+
+
 @rule("select")
 def _select(node, ins, builder):
     pred, x, y = ins
