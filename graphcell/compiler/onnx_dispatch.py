@@ -124,3 +124,55 @@ def _int64(value: int):
 
 
 __all__ = ["dispatch_on_batch"]
+
+
+def split_dispatch(model: onnx.ModelProto):
+    """The inverse of `dispatch_on_batch`: for a model it built, `(input_name, axis, max_small,
+    small, large)` with each branch promoted to a model of its own (the same inputs, outputs and
+    initializers, by name); None for any other model. onnxruntime runs a graph at top level
+    faster than the same graph as an If branch (runtime/session.py measures it), so graphcell's
+    own Session runs the branches apart and chooses in Python, as the If would."""
+    g = model.graph
+    if [n.op_type for n in g.node] != ["Shape", "LessOrEqual", "If"] or g.node[2].name != "batch_dispatch":
+        return None
+    shape, compare, choose = g.node
+    limits = [t for t in g.initializer if t.name == "dispatch/max_small"]
+    if not limits or list(compare.input) != [shape.output[0], limits[0].name] or \
+            list(choose.input) != list(compare.output) or len(shape.input) != 1:
+        return None
+    attrs = {a.name: a for a in shape.attribute}
+    axis = attrs["start"].i if "start" in attrs else 0
+    max_small = int(numpy_helper.to_array(limits[0]).reshape(-1)[0])
+    branches = {a.name: a.g for a in choose.attribute}
+    initializers = [t for t in g.initializer if t.name != "dispatch/max_small"]
+
+    def promoted(branch: onnx.GraphProto) -> onnx.ModelProto:
+        renames = {o.name: target for o, target in zip(branch.output, choose.output)}
+        nodes = [_renamed_node(node, "", renames) for node in branch.node]
+        for node, original in zip(nodes, branch.node):
+            node.name = original.name   # (the scope prefix of _renamed_node is for If branches)
+        read = _names_read(nodes)
+        graph = helper.make_graph(nodes, g.name, list(g.input), list(g.output),
+                                  [t for t in initializers if t.name in read] + list(branch.initializer),
+                                  value_info=_renamed_infos(branch.value_info, lambda n: renames.get(n, n)),
+                                  doc_string=g.doc_string)
+        out = helper.make_model(graph, opset_imports=list(model.opset_import),
+                                producer_name=model.producer_name, producer_version=model.producer_version)
+        out.ir_version = model.ir_version
+        out.metadata_props.extend(model.metadata_props)
+        return out
+
+    return shape.input[0], axis, max_small, promoted(branches["then_branch"]), promoted(branches["else_branch"])
+
+
+def _names_read(nodes) -> set:
+    """Every value name the nodes, and the subgraphs in their attributes, read."""
+    read = set()
+    for node in nodes:
+        read.update(node.input)
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                read |= _names_read(attr.g.node)
+            for sub in attr.graphs:
+                read |= _names_read(sub.node)
+    return read
