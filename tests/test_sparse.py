@@ -164,6 +164,9 @@ def test_jit_takes_builds_and_returns_sparse_tensors():
     step(csr, coo, x)
     step(csr, COOTensor(coo.indices, coo.values, (3, 5)), x)        # the shape is part of the key
     assert len(calls) == 2
+    xs = RNG.standard_normal((2, 4, 1)).astype(np.float32)       # vmap over dense vectors, the matrix shared
+    mapped = ops.vmap(lambda c, v: c.mv(v), in_axes=(None, 0))(csr, Tensor(xs))
+    np.testing.assert_allclose(mapped.asnumpy(), np.stack([REF @ v for v in xs]), rtol=1e-5, atol=1e-6)
     with pytest.raises(GraphModeError, match="ops.coo_add: the result's number of stored elements"):
         ms.jit(lambda a: a + a)(COOTensor(Tensor([[0, 1]], ms.int64), Tensor([1.]), (3, 4)))
 
