@@ -13,6 +13,7 @@ from .dtype import (DType, bfloat16, bool_, complex64, complex128, float16, floa
                     int32, int64, int_, uint8, uint16, uint32, uint64, dtype_to_nptype, dtype_to_pytype,
                     pytype_to_dtype)
 from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
+from .sparse_tensor import COOTensor, CSRTensor, RowTensor  # noqa: E402,F401
 from . import ops  # noqa: E402
 from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
                       get_context, reset_auto_parallel_context, set_auto_parallel_context, set_context)

@@ -47,3 +47,14 @@ def format_tensor(array: np.ndarray, dtype) -> str:
         body = body.replace(", ..., ", " ... ")  # MindSpore's 1-D summary: `a, b, c ... x, y, z`
     sep = " " if array.ndim == 1 else "\n"
     return f"{head}{sep}{body})"
+
+
+def format_inner_tensor(array: np.ndarray, dtype) -> str:
+    """A Tensor as MindSpore 2.10 prints it inside a sparse tensor's repr: numpy's own layout,
+    elements apart by spaces, no commas (`value=[0 1 2 2]`, a matrix from a new line)."""
+    head = f"Tensor(shape={list(array.shape)}, dtype={dtype}, value="
+    if dtype.name == "bfloat16":
+        array = array.astype(np.float32)
+    body = np.array2string(array, separator=" ", formatter=_element_formatter(dtype),
+                           threshold=1000 if array.ndim == 1 else 36, edgeitems=3, max_line_width=160)
+    return f"{head}{'' if array.ndim <= 1 else chr(10)}{body})"

@@ -159,10 +159,12 @@ class _GradFunction:
         wrt, input_slots = [], []
         for p in positions or ():
             arg = args[p]
-            if not isinstance(arg, (Tensor, tuple, list, dict)):
+            sparse = hasattr(arg, "_grad_leaf")
+            if not (sparse or isinstance(arg, (Tensor, tuple, list, dict))):
                 raise TypeError(f"grad: argument {p} of {self._name()} is a {type(arg).__name__}, "
                                 "not a Tensor; only Tensor arguments can be differentiated")
-            idx = list(range(starts[p], starts[p] + leaves_per_arg[p]))
+            # a sparse tensor's gradient is its values' (MindSpore 2.10's: its indices have none)
+            idx = [starts[p] + arg._grad_leaf()] if sparse else list(range(starts[p], starts[p] + leaves_per_arg[p]))
             for i in idx:
                 if not graph.inputs[i].dtype.is_inexact:
                     raise TypeError(f"grad: argument {p} ('{graph.inputs[i].name}') of {self._name()} is "
@@ -229,8 +231,11 @@ class _GradFunction:
         if self.positions is not None:
             per_input = []
             for p, start, count in layout["inputs"]:
-                _, structure = pytree.flatten(args[p])
-                g = pytree.unflatten(structure, grads[start:start + count])
+                if hasattr(args[p], "_grad_leaf"):
+                    g = grads[start]
+                else:
+                    _, structure = pytree.flatten(args[p])
+                    g = pytree.unflatten(structure, grads[start:start + count])
                 per_input.append((p, g) if self.return_ids else g)
             result.append(per_input[0] if self.bare_inputs else tuple(per_input))
         if self.weights is not None:

@@ -100,7 +100,8 @@ def _leaves_like(structure, value) -> list:
         return []
     if structure[0] is dict:
         return [leaf for key, s in zip(structure[1], structure[2]) for leaf in _leaves_like(s, value[key])]
-    return [leaf for s, v in zip(structure[1], value) for leaf in _leaves_like(s, v)]
+    parts = value._tree_children() if hasattr(value, "_tree_children") else value
+    return [leaf for s, v in zip(structure[1], parts) for leaf in _leaves_like(s, v)]
 
 
 def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",), opset=None) -> CheckReport:

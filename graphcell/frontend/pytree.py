@@ -4,6 +4,10 @@ graphcell's own small version rather than jax.tree_util, because the leaves and 
 containers are MindSpore's: Tensors and Parameters are leaves, numpy arrays become Tensor
 leaves, ParameterTuple stays a ParameterTuple, and everything else (Python numbers, strings,
 None, Cells) is static: part of the structure and of the jit cache key.
+
+A class may make itself a container by defining `_tree_children()` (its parts, a tuple) and
+a classmethod `_tree_build(children)`; the sparse tensors (COOTensor, CSRTensor, RowTensor)
+do, so they pass through jit, grad and vmap as their Tensors, their shape part of the key.
 """
 from __future__ import annotations
 
@@ -47,6 +51,8 @@ def flatten(tree, arrays_are_tensors: bool = True) -> tuple[list[Tensor], Any]:
             return None
         if isinstance(x, (tuple, list)):
             return (type(x), tuple(walk(v) for v in x))
+        if hasattr(type(x), "_tree_build"):
+            return (type(x), tuple(walk(v) for v in x._tree_children()))
         if isinstance(x, dict):
             keys = tuple(x.keys())
             return (dict, keys, tuple(walk(x[k]) for k in keys))
@@ -70,6 +76,8 @@ def unflatten(structure, leaves) -> Any:
         values = [build(v) for v in items]
         if kind is tuple or kind is list:
             return kind(values)
+        if hasattr(kind, "_tree_build"):
+            return kind._tree_build(values)
         if hasattr(kind, "_fields"):  # namedtuple
             return kind(*values)
         return kind(values)
