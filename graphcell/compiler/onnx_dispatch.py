@@ -124,4 +124,3 @@ def _int64(value: int):
 
 
 __all__ = ["dispatch_on_batch"]
-
