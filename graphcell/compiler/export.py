@@ -32,6 +32,7 @@ from ..ir.core import Graph
 from ..ops.primitive import Literal
 from ..tensor import Tensor
 from .export_clamps import clipped_slices, follow_clips, small_sizes
+from .export_ensemble import batch_axes, member_axis
 from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
 
@@ -83,6 +84,10 @@ def _with_head(fn, reduce):
         out = fn(*args)
         if not isinstance(out, Tensor) or out.ndim < 2:
             raise ValueError(f"export(reduce={reduce!r}) needs one ensemble output [members, batch, ...]")
+        axis = member_axis(fn, out)
+        if axis:   # out_axes put the members elsewhere: the heads reduce axis 0
+            from ..ops import functional as F
+            out = F.moveaxis(out, axis, 0)
         return head(out)
     headed.__name__ = getattr(fn, "__name__", type(fn).__name__)
     return headed
@@ -455,13 +460,18 @@ def _check_clamped_slices(traced: Traced, other: Traced) -> None:
             "(dynamic_axes=False)")
 
 
-def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = False):
+def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = False, ensemble_axes=None):
     """Axis 0 of every input that shares the first input's axis-0 size; for an ensemble with
     mapped inputs (axis 0 = members) that fails to trace, axis 1. A net holding a sequence-first
     RNN (batch_first=False) takes its batch on axis 1 of every input (x, hx, an embedding's
-    ids) and its sequence length on the first input's axis 0: both are tried first."""
+    ids) and its sequence length on the first input's axis 0: both are tried first. A vmapped
+    ensemble's own batch axes (`ensemble_axes`, from its in_axes) come before all of them: with
+    in_axes=(None, 0) they are axis 0 of one input and axis 1 of the other."""
     last_error = None
-    for axes in _batch_axis_candidates(leaves, sequence_first):
+    candidates = _batch_axis_candidates(leaves, sequence_first)
+    if ensemble_axes and ensemble_axes not in candidates:
+        candidates.insert(0, ensemble_axes)
+    for axes in candidates:
         try:
             return _trace_dynamic(fn, args, leaves, structure, axes, names)
         except Exception as e:  # noqa: BLE001 - any failure means "not this axis"
@@ -594,7 +604,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
     with lowering_for("onnx"):  # the vmap pass picks onnxruntime's lowerings
         if axes is None:
             traced, other, dims, spec, clip_trace = _auto_dynamic(fn, inputs, leaves, structure, arg_names,
-                                                                  _holds_sequence_first_rnn(net))
+                                                                  _holds_sequence_first_rnn(net),
+                                                                  batch_axes(net, inputs, leaves))
         else:
             traced, other, dims, spec, clip_trace = _trace_dynamic(fn, inputs, leaves, structure, axes,
                                                                    arg_names)

@@ -22,11 +22,14 @@ from . import eager
 class ConcreteValues:
     """Known arrays of one trace's Values, and where its inputs' arrays come from."""
 
-    __slots__ = ("sources", "known")
+    __slots__ = ("sources", "known", "params_known")
 
-    def __init__(self):
+    def __init__(self, params_known: bool = True):
         self.sources: dict[Value, object] = {}  # input Value -> array, or a Tensor to ask
         self.known: dict[Value, object] = {}    # Value -> array
+        # False for a grad traced inside jit or vmap: there a Parameter is an input of the
+        # compiled graph, its value is the call's (or the member's), not the one it has now.
+        self.params_known = params_known
 
     def evaluate(self, value: Value):
         """`value`'s array, or None when an input's is unknown (a capture of a trace that

@@ -21,12 +21,15 @@ import numpy as np
 
 from ..tensor import Parameter, host_to_device
 
-_INDEX_PREFIX = re.compile(r"^\d+\.")
+# Up to and including the first index component: a CellList held as `self.nets` names its
+# members' Parameters `nets.0.fc.weight` (MindSpore 2.10 stacks those; measured).
+_INDEX_PREFIX = re.compile(r"^(?:[^.]+\.)*?\d+\.")
 
 
 def postfix_name(name: str) -> str:
-    """A member parameter's name without the CellList index (`0.conv1.weight` -> `conv1.weight`),
-    which is how MindSpore matches parameters across members."""
+    """A member parameter's name without the CellList index (`0.conv1.weight` -> `conv1.weight`,
+    `nets.1.conv1.weight` -> `conv1.weight`), which is how MindSpore matches parameters across
+    members."""
     return _INDEX_PREFIX.sub("", name, count=1)
 
 

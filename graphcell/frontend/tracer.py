@@ -45,6 +45,15 @@ def current_tracer() -> "Tracer | None":
     return STATE.tracers[-1] if STATE.tracers else None
 
 
+def _params_known() -> bool:
+    """Whether a value-knowing trace (an eager grad's, a loop condition's probe) started now
+    may read Parameters' current values: not inside a trace that knows no values (jit, vmap, a
+    branch), whose Parameters are graph inputs: a condition on one there must stay a `cond`,
+    or the compiled graph (every ensemble member's too) keeps the branch of today's value."""
+    outer = current_tracer()
+    return outer is None or (outer.concrete is not None and outer.concrete.params_known)
+
+
 def current_scope() -> str:
     return ".".join(s for s in STATE.scope if s)
 
@@ -82,7 +91,7 @@ class Tracer(GraphBuilder):
     def __init__(self, name: str = "graph", concrete: bool = False):
         super().__init__(name)
         # Where its inputs' values are, for an eager grad's trace (frontend/concrete.py)
-        self.concrete = ConcreteValues() if concrete else None
+        self.concrete = ConcreteValues(_params_known()) if concrete else None
         self.params: dict[int, tuple[Any, Value]] = {}      # id(Parameter) -> (param, input)
         self.param_reads: dict[int, Value] = {}   # id(Parameter) -> its input marked by its Tensor hooks
         self.captures: dict[int, tuple[Any, Value]] = {}    # id(outer Tensor) -> (tensor, input)
@@ -133,7 +142,7 @@ class Tracer(GraphBuilder):
         if entry is None:
             entry = (t, self.add_input(TensorType(t.shape, t.dtype), t.name, "param"))
             self.params[id(t)] = entry
-            if self.concrete is not None:
+            if self.concrete is not None and self.concrete.params_known:
                 self.concrete.sources[entry[1]] = t
             hooks = getattr(t, "_grad_hooks", None)
             if hooks:   # Tensor.register_hook (ops/tensor_hooks.py)
