@@ -384,6 +384,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     the trace below the bound of a clipped dimension (`Sym.hi`), which tells how slices of it count.
     """
     from . import onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
+    from .onnx_symbolic_shapes import spell_dynamic_reshapes
     opset = DEFAULT_OPSET if opset is None else int(opset)
     if not MIN_OPSET <= opset <= max_opset():
         raise ValueError(f"export: opset must be in [{MIN_OPSET}, {max_opset()}], got {opset}")
@@ -427,6 +428,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     shapes = {**b.shapes, **{n: reshape_target(d) for n, (_, d) in carriers.items()}}  # for the peepholes
     types = {n: t for n, (t, _) in carriers.items()}
     onnx_peepholes.run(b, keep, shapes, types)
+    spell_dynamic_reshapes(b, {n: d for n, (_, d) in carriers.items()})   # last: the peepholes read -1s
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])

@@ -316,12 +316,34 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         k_perm = k_perm[:2] + [k_perm[3], k_perm[2]]   # K itself, before its last two axes swap
         return q, (k_source, k_perm, k_chain), node.input[1], mask, scale, replaced + [soft] + k_chain
 
-    dead, inserted = set(), {}
+    dead, inserted, expanded, wide_masks = set(), {}, {}, {}
+
+    def full_query_rows(mask, q_len):
+        """The mask with one row per query. ONNX lets the mask broadcast, but onnxruntime's
+        Attention kernels (opsets 23 and 24; 1.32) do not broadcast its query axis (its -2):
+        a key padding mask [B, 1, 1, S] failed with "inconsistent q_sequence_length". An
+        Expand to q_len rows (once per mask), or None (no fusion) where q_len is dynamic."""
+        m_shape = shapes.get(mask)
+        if m_shape is None or len(m_shape) < 2 or m_shape[-2] == q_len:
+            return mask
+        if not isinstance(q_len, int):
+            return None
+        if mask not in wide_masks:
+            wide = b.unique((mask.rpartition(":")[0] or mask) + "/rows")
+            rows = b.ints([1] * (len(m_shape) - 2) + [q_len, 1])
+            expanded.setdefault(i, []).append(helper.make_node("Expand", [mask, rows], [wide], name=wide))
+            wide_masks[mask] = wide
+        return wide_masks[mask]
+
     for i, node in enumerate(nodes):
         found = match(node) if node.op_type == "MatMul" else None
         if found is None:
             continue
         q, (k_source, k_perm, k_chain), v, mask, scale, replaced = found
+        if mask is not None:
+            mask = full_query_rows(mask, shapes.get(q)[2])
+            if mask is None:
+                continue
         out, attrs = node.output[0], {"scale": float(scale)}
         # The 3-D form: every operand a split into heads, the result merged back.
         back = flow.only_reader(out, "Transpose")
@@ -342,7 +364,9 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
             operands = [q, k, v]
         if mask is not None:
             operands.append(mask)
-        nodes[i] = helper.make_node("Attention", operands, [out], name=out, **attrs)
+        scope = node.name.rpartition("/")[0]
+        nodes[i] = helper.make_node("Attention", operands, [out], name=b.unique(f"{scope}/Attention" if scope
+                                                                                else "Attention"), **attrs)
         dead.update(id(n) for n in replaced)
     nodes[:] = [m for i, n in enumerate(nodes) if id(n) not in dead
-                for m in ([inserted[i]] if i in inserted else []) + [n]]
+                for m in [*expanded.get(i, ()), *([inserted[i]] if i in inserted else []), n]]
