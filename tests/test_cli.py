@@ -236,6 +236,9 @@ def test_user_error_exits_2_with_one_line():
     (["export", LENET, "--checkpoint", CKPTS[0], "--input-shape", "2,1,32,32", "--reduce", "mean", "-o", "x.onnx"],
      "--reduce mean needs an ensemble"),
     (["run", "missing.onnx", "--input", "x.npy"], "ONNX file missing.onnx does not exist"),
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", "/dev/null"],
+     "checkpoint /dev/null is not a regular file"),
+    (["run", os.path.dirname(TINY), "--input", "x.npy"], f"ONNX file {os.path.dirname(TINY)} is a folder, not a file"),
     # Found by fuzzing the command: an internal error after the work was done.
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "-o", "no_such_folder/out.txt"],
      "no_such_folder/out.txt: folder"),

@@ -9,6 +9,13 @@ class UserError(Exception):
     `main` prints its message as one line and exits with status 2 (`--debug`: the traceback)."""
 
 
+def missing(path: str) -> str:
+    """Why `path` cannot be read as a file: "does not exist", or what it is instead."""
+    if os.path.isdir(path):
+        return "is a folder, not a file"
+    return "is not a regular file" if os.path.exists(path) else "does not exist"
+
+
 def check_output_folder(path: str) -> None:
     """`-o PATH` must go into an existing folder we may write in (checked before any work)."""
     folder = os.path.dirname(os.path.abspath(path))

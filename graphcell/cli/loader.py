@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import UserError, one_line
+from .errors import UserError, missing, one_line
 
 BATCH = "batch"
 
@@ -98,7 +98,7 @@ def load_model(text: str, args_json: str | None = None) -> ModelSpec:
 
 def _load_file(path: str):
     if not os.path.isfile(path):
-        raise UserError(f"model file {path} does not exist")
+        raise UserError(f"model file {path} {missing(path)}")
     # A private, unique module name: the file is not importable by others under it and
     # never runs as __main__.
     digest = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:8]
@@ -230,7 +230,7 @@ def load_checkpoint_into(net, path: str, model_text: str) -> None:
     """Loads a .ckpt/.safetensors into `net`; a file that does not fit is a user error."""
     from ..train import load_checkpoint, load_param_into_net, serialization
     if not os.path.isfile(path):
-        raise UserError(f"checkpoint {path} does not exist")
+        raise UserError(f"checkpoint {path} {missing(path)}")
     try:
         params = load_checkpoint(path)
     except Exception as e:

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .errors import UserError, check_output_folder, one_line, positive_int
+from .errors import UserError, check_output_folder, missing, one_line, positive_int
 
 
 def add_parser(sub, common):
@@ -32,7 +32,7 @@ def _read_inputs(items: list[str]) -> tuple[list, dict]:
         if not sep:
             name, path = None, item
         if not os.path.isfile(path):
-            raise UserError(f"input file {path} does not exist")
+            raise UserError(f"input file {path} {missing(path)}")
         try:
             data = np.load(path, allow_pickle=False)
             if isinstance(data, np.lib.npyio.NpzFile):  # members load lazily: read them here
@@ -51,7 +51,7 @@ def _read_inputs(items: list[str]) -> tuple[list, dict]:
 def run(args, out) -> int:
     from ..runtime import Session, SessionInputError
     if not os.path.isfile(args.onnx_file):
-        raise UserError(f"ONNX file {args.onnx_file} does not exist")
+        raise UserError(f"ONNX file {args.onnx_file} {missing(args.onnx_file)}")
     if args.output:
         check_output_folder(args.output)
     providers = [p.strip() for p in args.provider.split(",") if p.strip()]
