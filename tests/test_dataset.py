@@ -243,6 +243,8 @@ def test_map_one_and_many_columns():
     assert (last["s"], last["i"], last["neg"]) == (6.0, 3, -3)
     with pytest.raises(ValueError, match="not in the dataset's columns"):
         base.map(lambda z: z, input_columns="z")
+    with pytest.raises(RuntimeError, match="not in the dataset's columns"):   # 2.10's type, too
+        base.map(lambda z: z, input_columns="z")
 
 
 def test_per_batch_map():

@@ -15,6 +15,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..api.ms_errors import RuntimeValueError
 from ._parallel import DatasetError, call_user, ordered_map
 
 
@@ -276,7 +277,8 @@ class MapDataset(Dataset):
         self.input_columns = _names(input_columns, "map input_columns") or available[:1]
         for c in self.input_columns:
             if c not in available:
-                raise ValueError(f"map: input column {c!r} is not in the dataset's columns {available}")
+                # both types: 2.10 raises a RuntimeError (at iteration); a name error is a ValueError
+                raise RuntimeValueError(f"map: input column {c!r} is not in the dataset's columns {available}")
         self.output_columns = _names(output_columns, "map output_columns") or list(self.input_columns)
         self._in_idx = [available.index(c) for c in self.input_columns]
         kept = [c for c in available if c not in self.input_columns]
@@ -344,7 +346,7 @@ class BatchDataset(Dataset):
         self.input_columns = _names(input_columns, "batch input_columns") or list(available)
         for c in self.input_columns:
             if c not in available:
-                raise ValueError(f"batch: input column {c!r} is not in the dataset's columns {available}")
+                raise RuntimeValueError(f"batch: input column {c!r} is not in the dataset's columns {available}")
         self.output_columns = _names(output_columns, "batch output_columns") or list(self.input_columns)
         self._in_idx = [available.index(c) for c in self.input_columns]
         # 2.10 orders the untouched columns by a hash map when the counts differ; we keep theirs
