@@ -58,3 +58,13 @@ def format_inner_tensor(array: np.ndarray, dtype) -> str:
     body = np.array2string(array, separator=" ", formatter=_element_formatter(dtype),
                            threshold=1000 if array.ndim == 1 else 36, edgeitems=3, max_line_width=160)
     return f"{head}{'' if array.ndim <= 1 else chr(10)}{body})"
+
+
+def str_text(array: np.ndarray) -> str:
+    """`str(tensor)`: numpy's str of the values, as MindSpore 2.10 prints it with its numpy 1.x.
+    numpy 2 prints float16 arrays in scientific form from 1e3 on ([1.536e+03 3.072e+03] where
+    2.10 prints [1536. 3072.], measured); its 1.25 legacy mode prints them as numpy 1 did."""
+    if array.dtype == np.float16 and int(np.__version__.split(".")[0]) >= 2:
+        with np.printoptions(legacy="1.25"):
+            return str(array)
+    return str(array)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import warnings
 
 from . import dtype as mstype
 from .compiler.jit import bump_config_epoch
@@ -80,8 +81,7 @@ class StaticLossScaler(LossScaler):
 
     def __init__(self, scale_value):
         _check_scale("StaticLossScaler", scale_value)
-        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
-                                     requires_grad=False)
+        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value")
 
     def scale(self, inputs):
         return _tree_map(functools.partial(_scale, self.scale_value), inputs)
@@ -95,8 +95,23 @@ class StaticLossScaler(LossScaler):
 
 
 def _check_scale(scaler: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+    """MindSpore 2.10's checks and messages (measured: 1 passes despite the wording); graphcell
+    also refuses inf and nan, which would poison every step."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"The type of 'scale_value' should be one of '['float', 'int']', but got type "
+                        f"'{type(value).__name__}'.")
+    if not math.isfinite(value):
         raise ValueError(f"{scaler}: scale_value must be a finite positive number, got {value!r}")
+    if value < 1:
+        raise ValueError(f"The argument 'scale_value' must be > 1, but got {value}")
+
+
+def _check_positive_int(arg: str, value) -> None:
+    """MindSpore 2.10's messages for scale_factor and scale_window (measured)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"The '{arg}' must be int, but got '{type(value).__name__}'")
+    if value <= 0:
+        raise ValueError(f"The '{arg}' must be int and must > 0, but got '{value}' with type 'int'.")
 
 
 class DynamicLossScaler(LossScaler):
@@ -110,16 +125,13 @@ class DynamicLossScaler(LossScaler):
 
     def __init__(self, scale_value, scale_factor, scale_window):
         _check_scale("DynamicLossScaler", scale_value)
-        if isinstance(scale_factor, bool) or not isinstance(scale_factor, numbers.Real) \
-                or not 1 <= scale_factor < math.inf:
-            raise ValueError(f"DynamicLossScaler: scale_factor must be a finite number >= 1, got {scale_factor!r}")
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window < 1:
-            raise ValueError(f"DynamicLossScaler: scale_window must be a positive int, got {scale_window!r}")
-        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value",
-                                     requires_grad=False)
-        self.scale_factor = float(scale_factor)
+        _check_positive_int("scale_factor", scale_factor)
+        _check_positive_int("scale_window", scale_window)
+        self.scale_value = Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value")
+        self.scale_factor = scale_factor
         self.scale_window = scale_window
-        self.counter = Parameter(Tensor(0, mstype.int32), name="counter", requires_grad=False)
+        # requires_grad=True, as 2.10's (measured); nothing differentiates with respect to them
+        self.counter = Parameter(Tensor(0, mstype.int32), name="counter")
 
     def scale(self, inputs):
         return _tree_map(functools.partial(_scale, self.scale_value), inputs)
@@ -285,19 +297,22 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     float32, as in MindSpore. Parameter names do not change.
     """
     from .nn import Cell
+    # MindSpore 2.10's checks, messages and order (measured): the network, the dtype, then the level
     if not isinstance(network, Cell):
-        raise TypeError(f"auto_mixed_precision: network must be a Cell, got {type(network).__name__}")
-    if amp_level not in _LEVELS:
-        raise ValueError(f"The amp level {amp_level} is not supported")   # MindSpore 2.10's message
+        raise TypeError(f"For amp_level '{amp_level}', the network type should be Cell.")
     from .dtype import to_dtype
     dtype = to_dtype(dtype)
     if dtype not in (mstype.float16, mstype.bfloat16):
         raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
-    if getattr(network, "_amp_level", "O0") != "O0":
-        raise RuntimeError(f"auto_mixed_precision: {type(network).__name__} was already converted with "
-                           f"amp_level={network._amp_level}")
     if amp_level == "O0":
         return network
+    if amp_level not in _LEVELS:
+        raise ValueError(f"The amp level {amp_level} is not supported")
+    if getattr(network, "_amp_level", "O0") != "O0":
+        # MindSpore converts again and warns; the Cells' constructs are replaced, not stacked
+        warnings.warn(f"The network's auto mixed-precision level is adjusted from {network._amp_level} to "
+                      f"{amp_level}, and repeated calls to mixed-precision interfaces can cause performance "
+                      "degradation.", stacklevel=2)
     convert_in_place(network, amp_level, dtype)
     return _output_to_32(network) if amp_level in ("O2", "O3") else network
 

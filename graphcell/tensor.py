@@ -308,7 +308,8 @@ class Tensor(TensorMethods):
     def __str__(self):
         if self.is_symbolic:
             return repr(self)
-        return str(self._host("str()"))
+        from ._tensor_repr import str_text
+        return str_text(self._host("str()"))
 
     __hash__ = object.__hash__
 

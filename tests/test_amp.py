@@ -213,7 +213,7 @@ def test_amp_argument_errors_and_o0():
     with pytest.raises(ValueError, match=r"should be one of \(mstype.float16, mstype.bfloat16\), but got Float64"):
         auto_mixed_precision(net, "O2", ms.float64)
     auto_mixed_precision(net, "O3")
-    with pytest.raises(RuntimeError, match="already converted"):
+    with pytest.warns(UserWarning, match="adjusted from O3 to O1"):   # MindSpore 2.10 warns and converts
         auto_mixed_precision(net, "O1")
 
 
@@ -267,7 +267,7 @@ def test_to_float_casts_inputs_and_keeps_float32_parameters():
 
 
 @pytest.mark.parametrize("make", [lambda: StaticLossScaler(float("nan")), lambda: StaticLossScaler(float("inf")),
-                                  lambda: DynamicLossScaler(2.0 ** 10, float("nan"), 2)])
+                                  lambda: DynamicLossScaler(float("inf"), 2, 2)])
 def test_loss_scalers_refuse_nan_and_infinite_settings(make):
     with pytest.raises(ValueError, match="finite"):
         make()

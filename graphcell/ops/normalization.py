@@ -66,8 +66,10 @@ def instance_norm(x, weight=None, bias=None, eps=1e-5):
     return _affine(_normalize(wide, tuple(range(2, x.ndim)), eps), weight, bias, x.dtype)
 
 
-def _wide(x):
-    """float16 is normalised in float32 (as group_norm), then cast back."""
+def widen_float16(x):
+    """float16 is normalised in float32 (as group_norm), then cast back: its squares overflow
+    from 256 on (MindSpore 2.10's float16 BatchNorm and LayerNorm compute their statistics in
+    float32, measured)."""
     return x if x.dtype is not mstype.float16 else F.cast(x, mstype.float32)
 
 
@@ -84,7 +86,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
         if t is not None and tuple(F.as_tensor(t).shape) != shape:
             raise ValueError(f"For 'LayerNorm', the shape of gamma and beta must be equal to normalized_shape, but got "
                              f"{name} shape: {list(F.as_tensor(t).shape)}, normalized_shape: {list(shape)}.")
-    normed = _normalize(_wide(x), tuple(range(x.ndim - len(shape), x.ndim)), eps)
+    normed = _normalize(widen_float16(x), tuple(range(x.ndim - len(shape), x.ndim)), eps)
     if weight is not None:
         normed = F.mul(normed, F.as_tensor(weight))
     if bias is not None:
@@ -112,7 +114,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         raise TypeError(f"For 'batch_norm', 'training' must be a bool, but got {training!r}.")
     axes = tuple(a for a in range(x.ndim) if a != 1)
     bshape = (-1,) + (1,) * (x.ndim - 2)
-    wide = _wide(x)
+    wide = widen_float16(x)
     if training:
         mean = F.mean(wide, axes)
         centered = F.sub(wide, F.reshape(mean, bshape))
@@ -172,7 +174,7 @@ def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CH
                          f"'{norm_region}'.")
     if x.ndim != 4:
         raise ValueError(f"For primitive[LRN], the rank of input  must be equal to 4 , but got {x.ndim}.")
-    wide = _wide(x)
+    wide = widen_float16(x)
     r = int(depth_radius)
     window = F.sum_pool(F.square(wide), (1, 2 * r + 1, 1, 1), (1, 1, 1, 1), ((0, 0), (r, r), (0, 0), (0, 0)))
     scale = F.pow(F.add(F.mul(window, alpha), bias), beta)

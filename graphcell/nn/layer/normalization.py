@@ -44,8 +44,9 @@ class _BatchNorm(Cell):
         bshape = tuple(self.num_features if a == 1 else 1 for a in range(x.ndim))
         use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         if use_batch:
-            mean = F.mean(x, axes)
-            centered = F.sub(x, F.reshape(mean, bshape))
+            wide = N.widen_float16(x)
+            mean = F.mean(wide, axes)
+            centered = F.sub(wide, F.reshape(mean, bshape))
             var = F.mean(F.square(centered), axes)
             # element_count, not x.size: an exported graph with a dynamic batch counts at run time
             count = F.element_count(x, axes, var.dtype)
@@ -125,8 +126,9 @@ class LayerNorm(Cell):
                              f"with normalized_shape {list(self.normalized_shape)} from axis "
                              f"{self.begin_params_axis}; set begin_norm_axis and begin_params_axis")
         axes = tuple(range(begin, x.ndim))
-        mean = F.mean(x, axes, True)
-        centered = F.sub(x, mean)
+        wide = N.widen_float16(x)
+        mean = F.mean(wide, axes, True)
+        centered = F.sub(wide, mean)
         var = F.mean(F.square(centered), axes, True)
         normed = F.mul(centered, F.rsqrt(F.add(var, self.epsilon)))
         return F.cast(F.add(F.mul(normed, self.gamma), self.beta), x.dtype)  # the input's dtype
