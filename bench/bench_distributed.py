@@ -66,9 +66,9 @@ def child(members: int, batch: int, iters: int) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--members", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--members", type=int, default=8, help="ensemble size (default 8)")
+    ap.add_argument("--batch", type=int, default=32, help="shared minibatch size (default 32)")
+    ap.add_argument("--iters", type=int, default=20, help="timed calls per configuration (default 20)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

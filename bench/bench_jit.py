@@ -11,6 +11,7 @@ Goal (issue 2): ratio <= 1.1 at batch 1 and <= 1.02 at batch 256.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 
@@ -52,4 +53,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # No options; argparse gives `--help` (the docstring) and refuses unknown arguments.
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

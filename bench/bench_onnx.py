@@ -148,9 +148,9 @@ def run_all(sessions):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--single", action="store_true")
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--quick", action="store_true", help="N in 4,16 x batch 1,32")
+    parser.add_argument("--single", action="store_true", help="single-model rows only (no vmap needed)")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds of timing per point")
     args = parser.parse_args()
     ns = [1] if args.single else ([4, 16] if args.quick else [4, 16, 64])

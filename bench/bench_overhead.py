@@ -240,7 +240,7 @@ def profile_tables():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--profile", action="store_true", help="cProfile's hot spots instead of the tables")
     args = parser.parse_args()

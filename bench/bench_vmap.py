@@ -135,10 +135,11 @@ def row_tiles(points=((1, 256), (1, 1024), (4, 64), (4, 128), (4, 256), (16, 32)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--conv", action="store_true")
-    parser.add_argument("--tiles", action="store_true")
-    parser.add_argument("--quick", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--conv", action="store_true", help="the conv-strategy measurements behind nn_prims' table")
+    parser.add_argument("--tiles", action="store_true", help="every row-tile size at several N and batches "
+                        "(the measurements behind passes/tile_rows.py)")
+    parser.add_argument("--quick", action="store_true", help="N in 4,16 x batch 1,32 only")
     args = parser.parse_args()
     if args.conv:
         conv_strategies()
