@@ -182,6 +182,8 @@ def smaller_bench(argv: list[str]) -> list[str]:
     return argv
 
 
+@pytest.mark.skipif("CUDAExecutionProvider" in __import__("onnxruntime").get_available_providers(),
+                    reason="the README's `run --provider cuda,cpu` session shows the CPU fallback's note")
 def test_cli_sessions_print_what_the_readme_shows(reader_folder):
     from graphcell.cli import main
     for argv, expected in cli_sessions():
