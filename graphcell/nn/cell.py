@@ -783,8 +783,11 @@ def _index_place(cells) -> tuple[str, int]:
 
 
 def _check_cell(container, cell) -> None:
-    if not isinstance(cell, Cell):
-        raise TypeError(f"{type(container).__name__} holds Cells, got {type(cell).__name__}")
+    if not isinstance(cell, Cell):   # 2.10's messages
+        if type(container).__name__ == "CellList":
+            raise TypeError(f"For 'CellList', each cell must be subclass of Cell, but got {type(cell).__name__}.")
+        raise TypeError(f"For 'insert_child_to_cell', the argument 'child_cell' must be 'Cell' if not None, but got "
+                        f"type {type(cell)}.")
 
 
 def _position(container, index: int, length: int) -> int:

@@ -63,6 +63,10 @@ class Dense(Cell):
     def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None,
                  has_bias: bool = True, activation=None, dtype="float32"):
         super().__init__()
+        for name, value in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"For 'Dense', the '{name}' must be int and must > 0, but got '{value}' with type "
+                                 f"'{type(value).__name__}'.")
         self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias
         self.weight = make_param(weight_init if weight_init is not None else default_weight_init(),
                                  (out_channels, in_channels), "weight", dtype)
@@ -80,8 +84,8 @@ class Dense(Cell):
         return self.activation(out) if self.activation_flag else out
 
     def extend_repr(self):
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"has_bias={self.has_bias}")
+        text = f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+        return text + f", activation={self.activation}" if self.activation_flag else text
 
 
 class Dropout(Cell):
@@ -90,15 +94,18 @@ class Dropout(Cell):
     def __init__(self, keep_prob: float = 0.5, p: float | None = None, dtype=None):
         super().__init__()
         self.p = float(p) if p is not None else 1.0 - float(keep_prob)
-        if not 0.0 <= self.p < 1.0:
-            given = f"p={p}" if p is not None else f"keep_prob={keep_prob} (p = 1 - keep_prob = {self.p})"
-            raise ValueError(f"Dropout: p must be in [0, 1) (keep_prob in (0, 1]), got {given}")
+        if p is not None and not 0.0 <= self.p < 1.0:
+            raise ValueError(f"For 'Dropout', the 'p' must be a number in range [0, 1), but got {p}.")
+        if p is None and not 0.0 < float(keep_prob) <= 1.0:
+            raise ValueError(f"For 'Dropout', the 'keep_prob' must be a number in range (0, 1], but got {keep_prob}.")
+        # 2.10 prints the argument it was given
+        self._printed = f"p={p}" if p is not None else f"keep_prob={keep_prob}"
 
     def construct(self, x):
         return F.dropout(x, self.p, self.training)
 
     def extend_repr(self):
-        return f"p={self.p}"
+        return self._printed
 
 
 def _simple(name: str, fn, doc: str):
@@ -123,6 +130,8 @@ class GELU(Cell):
 
     def __init__(self, approximate: bool = True):
         super().__init__()
+        if not isinstance(approximate, bool):
+            raise TypeError(f"For 'GELU', the 'approximate' must be a bool, but got {type(approximate).__name__}.")
         self.approximate = approximate
 
     def construct(self, x):
@@ -146,6 +155,9 @@ class PReLU(Cell):
         super().__init__()
         if not isinstance(channel, int) or isinstance(channel, bool) or channel < 1:
             raise ValueError(f"For 'PReLU', 'channel' must be a positive int, but got {channel!r}")
+        if isinstance(w, bool) or not isinstance(w, (float, list, Tensor)):
+            raise TypeError(f"For 'PReLU', the 'w' only supported float, list and tensor, but got "
+                            f"{type(w).__name__}.")
         value = np.asarray(w.asnumpy() if isinstance(w, Tensor) else w, np.float32)
         if value.ndim == 0:
             value = np.full((channel,), value, np.float32)
@@ -205,7 +217,7 @@ class Hardtanh(Cell):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0):
         super().__init__()
         if min_val >= max_val:
-            raise ValueError(f"For Hardtanh, min_val should be less than max_val, but got {min_val} and {max_val}")
+            raise ValueError(f"For Hardtanh, min_val should be less than max_val,but got {min_val} and {max_val}")
         self.min_val, self.max_val = min_val, max_val
 
     def construct(self, x):

@@ -83,8 +83,8 @@ class RReLU(Cell):
                 raise TypeError(f"For 'RReLU', the type of '{name}' must be int or float, but got "
                                 f"{type(value).__name__}.")
         if lower > upper:
-            raise ValueError(f"For 'RReLU', the value of 'upper' must be greater than 'lower', but got upper: {upper}, "
-                             f"lower: {lower}.")
+            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to 'lower', but got "
+                             f"upper: {upper}, lower: {lower}. ")
         self.lower, self.upper = float(lower), float(upper)
 
     def construct(self, x):

@@ -30,14 +30,70 @@ def _pair(v, name):
     return v
 
 
+def _conv_pair(layer: str, name: str, value) -> tuple:
+    """A 2-D layer's kernel_size, stride or dilation: an int or two, each > 0 (MindSpore 2.10's
+    checks and messages)."""
+    if isinstance(value, bool) or not isinstance(value, (int, tuple)):
+        raise TypeError(f"When expanding an int number to tuple, input type must be integer or tuple[int], "
+                        f"but got {type(value)}")
+    values = (value, value) if isinstance(value, int) else value
+    if len(values) != 2:
+        raise TypeError(f"When expanding an int number to tuple, input tuple dimension must be 2, but got {value}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ValueError(f"For '{layer}', the '{name} item' must be int and must > 0, but got '{v}' with type "
+                             f"'{type(v).__name__}'.")
+    return values
+
+
+def _check_conv2d_args(layer: str, in_channels, out_channels, padding, group) -> None:
+    """The channel, padding and group checks MindSpore 2.10's 2-D layers make, with its messages."""
+    for name, value in (("in_channels", in_channels), ("out_channels", out_channels), ("group", group)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"For '{layer}', the '{name}' must be int and must > 0, but got '{value}' with type "
+                             f"'{type(value).__name__}'.")
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        if padding < 0:
+            raise ValueError(f"For '{layer}', the 'padding' must be int and must >= 0, but got '{padding}' with "
+                             f"type 'int'.")
+    elif isinstance(padding, tuple):
+        if len(padding) != 4:
+            what = ("'Conv2dTranspose', the 'padding size'" if layer == "Conv2dTranspose" else "'Conv2D', the 'pad size'")
+            raise ValueError(f"For {what} must be int and must = 4, but got '{len(padding)}' with type 'int'.")
+        for p in padding:
+            if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+                raise ValueError(f"For '{layer}', the 'padding item' must be int and must >= 0, but got '{p}' with "
+                                 f"type '{type(p).__name__}'.")
+    else:
+        raise TypeError(f"For '{layer}', the type of 'padding' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(padding).__name__}'.")
+
+
+def _check_group_divides(layer: str, in_channels: int, out_channels: int, group: int) -> None:
+    """MindSpore 2.10's divisibility messages: the transposed layers name the attribute."""
+    if layer.endswith("Transpose"):
+        for name, value in (("attr 'in_channels'", in_channels), ("'out_channels'", out_channels)):
+            if value % group:
+                raise ValueError(f"For '{layer}', the {name} must be divisible by attr 'group', but got "
+                                 f"{name.split()[-1]}: {value} and 'group': {group}.")
+    elif in_channels % group or out_channels % group:
+        raise ValueError(f"The argument 'group' should be divisible by 'in_channels' and 'out_channels', but got "
+                         f"group:{group}, in_channels:{in_channels}, out_channels:{out_channels}.")
+
+
+def _pad_mode_message(layer: str, pad_mode) -> str:
+    return (f"For '{layer}', the 'pad_mode' must be str and must be in '['valid', 'same', 'pad']', "
+            f"but got '{pad_mode}'.")
+
+
 same_padding = F.same_padding
 
 
 def explicit_padding(pad_mode: str, padding, spatial, kernel, stride, dilation, op="Conv2D"):
     """((top, bottom), (left, right)) for MindSpore's pad_mode and padding arguments."""
-    mode = pad_mode.lower()
+    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
     if mode not in ("same", "valid", "pad"):
-        raise ValueError(f"For '{op}', pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+        raise ValueError(_pad_mode_message(op, pad_mode))
     pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
     if len(pads) != 4:
         raise ValueError(f"For '{op}', padding must be an int or (top, bottom, left, right)")
@@ -56,13 +112,15 @@ def conv_params(cell, weight_shape, out_channels, has_bias, weight_init, bias_in
     HeUniform(sqrt 5) unless given; with has_bias, bias U(+-1/sqrt(fan_in)) unless given, fan_in
     = weight_shape[1] * prod(kernel) of the stored weight (so (out/group)*k for a transposed
     layer); without, bias is None."""
-    cell.weight = make_param(weight_init if weight_init is not None else default_weight_init(),
-                             weight_shape, "weight", dtype)
-    cell.bias = None
+    # the initializers used are kept, as MindSpore keeps them (its repr prints them)
+    cell.weight_init = weight_init if weight_init is not None else default_weight_init()
+    cell.weight = make_param(cell.weight_init, weight_shape, "weight", dtype)
+    cell.bias, cell.bias_init = None, bias_init
     if has_bias:
         fan_in = weight_shape[1] * math.prod(weight_shape[2:])
-        cell.bias = make_param(bias_init if bias_init is not None else default_bias_init(fan_in),
-                               (out_channels,), "bias", dtype)
+        if bias_init is None:
+            cell.bias_init = default_bias_init(fan_in)
+        cell.bias = make_param(cell.bias_init, (out_channels,), "bias", dtype)
 
 
 def check_data_format(layer: str, data_format: str) -> None:
@@ -80,14 +138,14 @@ class Conv2d(Cell):
                  data_format="NCHW", dtype="float32"):
         super().__init__()
         check_data_format("Conv2d", data_format)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"Conv2d: group={group} must divide in_channels={in_channels} and "
-                             f"out_channels={out_channels}")
+        _check_conv2d_args("Conv2d", in_channels, out_channels, padding, group)
+        self.kernel_size = _conv_pair("Conv2d", "kernel_size", kernel_size)
+        self.stride = _conv_pair("Conv2d", "stride", stride)
+        self.dilation = _conv_pair("Conv2d", "dilation", dilation)
+        _check_group_divides("Conv2d", in_channels, out_channels, group)
         self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.stride = _pair(stride, "stride")
-        self.dilation = _pair(dilation, "dilation")
         self.pad_mode, self.padding = pad_mode, padding
+        self.weight_init, self.bias_init, self.format = weight_init, bias_init, data_format
         explicit_padding(pad_mode, padding, (1, 1), self.kernel_size, self.stride, self.dilation)  # validate
         conv_params(self, (out_channels, in_channels // group, *self.kernel_size), out_channels, has_bias,
                     weight_init, bias_init, dtype)
@@ -107,12 +165,13 @@ class Conv2d(Cell):
         return _conv_repr(self)
 
 
-def _conv_repr(cell, extra: str = "") -> str:
-    """MindSpore's printed arguments of a convolution layer (`extra` before the dilation)."""
+def _conv_repr(cell, data_format: str = "NCHW") -> str:
+    """MindSpore 2.10's printed arguments of a convolution layer (output_padding is not among them)."""
     return (f"input_channels={cell.in_channels}, output_channels={cell.out_channels}, "
             f"kernel_size={cell.kernel_size}, stride={cell.stride}, pad_mode={cell.pad_mode}, "
-            f"padding={cell.padding}, {extra}dilation={cell.dilation}, group={cell.group}, "
-            f"has_bias={cell.has_bias}")
+            f"padding={cell.padding}, dilation={cell.dilation}, group={cell.group}, "
+            f"has_bias={cell.has_bias}, weight_init={cell.weight_init}, bias_init={cell.bias_init}, "
+            f"format={data_format}")
 
 
 def _int_arg(layer: str, name: str, value, low: int) -> int:
@@ -121,21 +180,21 @@ def _int_arg(layer: str, name: str, value, low: int) -> int:
         raise TypeError(f"For '{layer}', the type of '{name}' should be 'int', but got type "
                         f"'{type(value).__name__}'.")
     if value < low:
-        raise ValueError(f"For '{layer}', '{name}' must be at least {low}, but got {value}.")
+        raise ValueError(f"For '{layer}', the '{name}' must be int and must >= {low}, but got '{value}' with type "
+                         f"'int'.")
     return value
 
 
 def _check_group(layer: str, in_channels: int, out_channels: int, group: int) -> None:
     if not isinstance(group, int) or isinstance(group, bool) or group < 1:
-        raise ValueError(f"For '{layer}', group must be a positive int, got {group!r}")
-    if in_channels % group or out_channels % group:
-        raise ValueError(f"{layer}: group={group} must divide in_channels={in_channels} and "
-                         f"out_channels={out_channels}")
+        raise ValueError(f"For '{layer}', the 'group' must be int and must > 0, but got '{group}' with type "
+                         f"'{type(group).__name__}'.")
+    _check_group_divides(layer, in_channels, out_channels, group)
 
 
 def _check_pad_mode(layer: str, pad_mode) -> str:
     if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
-        raise ValueError(f"For '{layer}', pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+        raise ValueError(_pad_mode_message(layer, pad_mode))
     return pad_mode.lower()
 
 
@@ -220,11 +279,13 @@ class Conv2dTranspose(Cell):
                  output_padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype="float32"):
         super().__init__()
+        _check_conv2d_args("Conv2dTranspose", in_channels, out_channels, padding, group)
+        self.kernel_size = _conv_pair("Conv2dTranspose", "kernel_size", kernel_size)
+        self.stride = _conv_pair("Conv2dTranspose", "stride", stride)
+        self.dilation = _conv_pair("Conv2dTranspose", "dilation", dilation)
         _check_group("Conv2dTranspose", in_channels, out_channels, group)
         self.in_channels, self.out_channels, self.group, self.has_bias = in_channels, out_channels, group, has_bias
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.stride = _pair(stride, "stride")
-        self.dilation = _pair(dilation, "dilation")
+        self.weight_init, self.bias_init, self.format = weight_init, bias_init, "NCHW"
         self.pad_mode, self.padding, self.output_padding = _check_pad_mode("Conv2dTranspose", pad_mode), padding, output_padding
         self._pads = _transposed_padding("Conv2dTranspose", self.pad_mode, padding, 4)
         self._extra = self._output_padding(output_padding)
@@ -256,7 +317,7 @@ class Conv2dTranspose(Cell):
         return out
 
     def extend_repr(self):
-        return _conv_repr(self, f"output_padding={self.output_padding}, ")
+        return _conv_repr(self, "NCDHW" if len(self.kernel_size) == 3 else "NCHW")
 
 
 class Conv1dTranspose(Cell):
@@ -379,7 +440,7 @@ class Conv3d(_Conv3dBase):
         return self._add_bias(conv_padded(x, self.weight, self.stride, pads, self.dilation, self.group))
 
     def extend_repr(self):
-        return _conv_repr(self)
+        return _conv_repr(self, "NCDHW")
 
 
 class Conv3dTranspose(_Conv3dBase):
@@ -406,4 +467,4 @@ class Conv3dTranspose(_Conv3dBase):
         return self._add_bias(out)
 
     def extend_repr(self):
-        return _conv_repr(self, f"output_padding={self.output_padding}, ")
+        return _conv_repr(self, "NCDHW" if len(self.kernel_size) == 3 else "NCHW")

@@ -79,6 +79,11 @@ class BiDense(Cell):
     def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
                  dtype=float32):
         super().__init__()
+        for name, value in (("in1_channels", in1_channels), ("in2_channels", in2_channels),
+                            ("out_channels", out_channels)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"For 'BiDense', the '{name}' must be int and must > 0, but got '{value}' with type "
+                                 f"'{type(value).__name__}'.")
         self.in1_channels, self.in2_channels, self.out_channels = in1_channels, in2_channels, out_channels
         self.has_bias = has_bias
         bound = 1.0 / math.sqrt(in1_channels)

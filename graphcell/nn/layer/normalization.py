@@ -6,6 +6,7 @@ from ...ops import functional as F
 from ...ops import normalization as N
 from ..cell import Cell
 from ._init import make_param
+from ...dtype import to_dtype
 from .conv import check_data_format
 
 
@@ -24,8 +25,14 @@ class _BatchNorm(Cell):
                  use_batch_statistics=None, data_format="NCHW", dtype="float32"):
         super().__init__()
         check_data_format(type(self).__name__, data_format)
+        cls = type(self).__name__
+        if isinstance(num_features, bool) or not isinstance(num_features, int) or num_features < 1:
+            raise ValueError(f"For '{cls}', the 'num_features' must be at least 1, but got {num_features}.")
         if not 0.0 <= momentum <= 1.0:
-            raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
+            raise ValueError(f"For '{cls}', the 'momentum' must be a number in range [0, 1], but got {momentum}.")
+        if use_batch_statistics is not None and not isinstance(use_batch_statistics, bool):
+            raise ValueError(f"For '{cls}', the 'use_batch_statistics' must be a boolean value or None, but got "
+                             f"{use_batch_statistics}.")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.use_batch_statistics = use_batch_statistics
         # Creation order and names are MindSpore's (checkpoint keys depend on them).
@@ -66,7 +73,13 @@ class _BatchNorm(Cell):
         return F.cast(F.add(F.mul(x, F.reshape(scale, bshape)), F.reshape(shift, bshape)), x.dtype)
 
     def extend_repr(self):
-        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+        return _stats_norm_repr(self)
+
+
+def _stats_norm_repr(cell) -> str:
+    """BatchNorm's and InstanceNorm's printed arguments, their Parameters included, as 2.10's."""
+    return (f"num_features={cell.num_features}, eps={cell.eps}, momentum={cell.momentum}, gamma={cell.gamma}, "
+            f"beta={cell.beta}, moving_mean={cell.moving_mean}, moving_variance={cell.moving_variance}")
 
 
 class BatchNorm2d(_BatchNorm):
@@ -107,8 +120,8 @@ class LayerNorm(Cell):
                  gamma_init="ones", beta_init="zeros", epsilon: float = 1e-7, dtype="float32"):
         super().__init__()
         if not isinstance(normalized_shape, (tuple, list)):
-            raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got "
-                            f"{type(normalized_shape).__name__}")
+            raise TypeError(f"For 'LayerNorm', the type of 'normalized_shape' must be tuple[int] or list[int], but "
+                            f"got {normalized_shape} and the type is {type(normalized_shape)}.")
         self.normalized_shape = tuple(normalized_shape)
         for name, axis in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
             if axis < -1:   # MindSpore 2.10 rejects them too
@@ -134,7 +147,9 @@ class LayerNorm(Cell):
         return F.cast(F.add(F.mul(normed, self.gamma), self.beta), x.dtype)  # the input's dtype
 
     def extend_repr(self):
-        return f"normalized_shape={self.normalized_shape}, epsilon={self.epsilon}"
+        # 2.10's text, its missing '=' after gamma and no epsilon included
+        return (f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}, "
+                f"begin_params_axis={self.begin_params_axis}, gamma{self.gamma}, beta={self.beta}")
 
 
 class Embedding(Cell):
@@ -145,8 +160,9 @@ class Embedding(Cell):
         super().__init__()
         self.vocab_size, self.embedding_size, self.use_one_hot = vocab_size, embedding_size, use_one_hot
         if padding_idx is not None and not 0 <= padding_idx < vocab_size:
-            raise ValueError(f"Embedding: padding_idx must be in [0, {vocab_size}), got {padding_idx}")
-        self.padding_idx = padding_idx
+            raise ValueError(f"For 'Embedding', the 'padding_idx' must be in range of [0, {vocab_size}), but got "
+                             f"{padding_idx} with type '{type(padding_idx).__name__}'.")
+        self.padding_idx, self._lookup_dtype = padding_idx, dtype
         self.embedding_table = make_param(embedding_table, (vocab_size, embedding_size), "embedding_table")
         if padding_idx is not None:
             table = self.embedding_table.asnumpy()
@@ -163,6 +179,11 @@ class Embedding(Cell):
             return F.reshape(out, ids.shape + (self.embedding_size,))
         self.check_indices(ids, self.vocab_size, "ids", lowest=-self.vocab_size)
         return F.gather(self.embedding_table, ids, 0)
+
+    def extend_repr(self):
+        return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}, "
+                f"embedding_table={self.embedding_table}, dtype={to_dtype(self._lookup_dtype)}, "
+                f"padding_idx={self.padding_idx}")
 
 
 def _int_arg(cls: str, name: str, value) -> int:
@@ -245,7 +266,7 @@ class _InstanceNorm(Cell):
         return N.instance_norm(x, self.gamma, self.beta, self.eps)
 
     def extend_repr(self):
-        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+        return _stats_norm_repr(self)
 
 
 class InstanceNorm1d(_InstanceNorm):

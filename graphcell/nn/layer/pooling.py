@@ -35,6 +35,12 @@ class _Pool2d(Cell):
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, op="MaxPool2d"):
         super().__init__()
+        if self._spatial == 2:
+            _pool2d_arg(kernel_size, "kernel_size", op)
+            _pool2d_arg(stride, "stride", op)
+            _pool_pad_mode(pad_mode, op)
+        # what MindSpore 2.10 prints: the 2-D pools' arguments as given (the 1-D pools set theirs)
+        self._printed = (kernel_size, stride)
         self.kernel_size, self.stride = _pair(kernel_size, "kernel_size"), _pair(stride, "stride")
         self._dilation = (1, 1)   # MaxPool's dilation, (1, d) for MaxPool1d
         self.pad_mode, self.padding, self.ceil_mode, self.op = pad_mode, _pool_padding(padding, op), ceil_mode, op
@@ -52,8 +58,26 @@ class _Pool2d(Cell):
         return self.kernel_size[drop:], self.stride[drop:], pads[drop:], explicit[drop:]
 
     def extend_repr(self):
-        drop = 2 - self._spatial
-        return f"kernel_size={self.kernel_size[drop:]}, stride={self.stride[drop:]}, pad_mode={self.pad_mode}"
+        kernel, stride = self._printed
+        return f"kernel_size={kernel}, stride={stride}, pad_mode={self.pad_mode.upper()}"
+
+
+def _pool2d_arg(value, name: str, op: str) -> None:
+    """A 2-D pool's kernel_size or stride: a positive int or a tuple of them (MindSpore 2.10's messages)."""
+    if isinstance(value, bool) or not isinstance(value, (int, tuple)):
+        raise TypeError(f"For '{op}', the type of '{name}' should be one of '['int', 'tuple']', but got type "
+                        f"'{type(value).__name__}'.")
+    values = (value,) if isinstance(value, int) else value
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ValueError(f"For '{op}', the '{name}' must be an positive int number or a tuple, but got {value}")
+
+
+def _pool_pad_mode(pad_mode, op: str) -> str:
+    mode = pad_mode.upper() if isinstance(pad_mode, str) else pad_mode
+    if mode not in ("VALID", "SAME", "PAD"):
+        raise ValueError(f"For '{op}', the 'pad_mode' must be str and must be in '['VALID', 'SAME', 'PAD']', "
+                         f"but got '{mode}'.")
+    return mode
 
 
 def _check_pad_mode_only(op: str, pad_mode, padding, dilation, return_indices, ceil_mode) -> None:
@@ -160,15 +184,20 @@ class _Pool1d(_Pool2d):
     def __init__(self, kernel_size, stride, pad_mode, padding, ceil_mode, op, tuples):
         kernel = _length_arg(kernel_size, "kernel_size", op, tuples)
         step = _length_arg(stride, "stride", op, tuples)
-        mode = pad_mode.upper() if isinstance(pad_mode, str) else pad_mode
-        if mode not in ("VALID", "SAME", "PAD"):
-            raise ValueError(f"For '{op}', the 'pad_mode' must be str and must be in '['VALID', 'SAME', 'PAD']', "
-                             f"but got '{mode}'.")
+        mode = _pool_pad_mode(pad_mode, op)
         pad = _padding_arg(padding, op)
         if mode != "PAD" and pad:
             raise ValueError(f"For '{op}', 'padding' must be 0 when 'pad_mode' is not 'pad', but got padding "
                              f"{pad} and pad_mode '{pad_mode}'.")
         super().__init__((1, kernel), (1, step), pad_mode, (0, 0, pad, pad), ceil_mode, op)
+        # MindSpore 2.10 prints the height-1 2-D pool's window, in pad mode MaxPool1d's 3-D one
+        # and AvgPool1d's arguments as given
+        if mode != "PAD":
+            self._printed = ((1, kernel), (1, step))
+        elif op == "MaxPool1d":
+            self._printed = ((1, 1, kernel), (1, 1, step))
+        else:
+            self._printed = (kernel_size, stride)
 
 
 class MaxPool1d(_Pool1d):
