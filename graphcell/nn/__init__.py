@@ -40,6 +40,8 @@ _LAZY = {
 
 def __getattr__(name):
     import importlib
+    if name == "probability":   # the subpackage nn.probability (distributions, bijectors)
+        return importlib.import_module("graphcell.nn.probability")
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'graphcell.nn' has no attribute {name!r}")
