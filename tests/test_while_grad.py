@@ -239,3 +239,17 @@ def test_the_vjp_is_loops_not_an_unrolling():
     text = str(ms.trace(ops.grad(sine), Tensor(INPUTS["xs"]), Tensor(INPUTS["ws"])).graph)
     assert text.count("while_loop(") == 4  # forward, counting, backward, replay inside it
     assert "_count_body" in text and "_replay_body" in text and "_vjp_body" in text
+
+
+def test_a_known_trip_count_beyond_the_unrolling_limit_uses_the_loops():
+    from graphcell.ops.control_flow import MAX_UNROLLED_VJP
+    n = MAX_UNROLLED_VJP + 4
+
+    def f(x):
+        return ops.fori_loop(0, n, lambda i, v: ops.sin(v) * 0.5 + v * 0.5, x).sum()
+
+    def f_jax(x):
+        return jax.lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * 0.5 + v * 0.5, x).sum()
+    x = _vec(0.3, -1.2)
+    got = ms.jit(ops.grad(f))(Tensor(x))
+    np.testing.assert_allclose(got.asnumpy(), jax.grad(f_jax)(x), rtol=1e-5, atol=1e-7)

@@ -26,7 +26,7 @@ Rule choices:
   finished members keeping their carry (select).
 - vjp: cond -> a cond of the branches' vjp graphs. while with a static trip count -> unrolled:
   the forward carries recomputed, then the body's vjp (`MAX_UNROLLED_VJP` iterations at most);
-  with an unknown trip count (a tensor `while` under jit) -> loops that count the iterations,
+  with an unknown or larger trip count (a tensor `while` under jit) -> loops that count the iterations,
   then walk them backwards, recomputing each iteration's carry from the start
   (`while_recompute_vjp.py`: O(n^2) body evaluations, O(1) memory, static shapes).
   Python `for i in range(n)` with an int n never makes a while node:
@@ -216,11 +216,6 @@ def _cond_vjp(ctx, cts, primals, outs, *, then_branch, else_branch):
 @while_p.def_vjp
 def _while_vjp(ctx, cts, primals, outs, *, cond_graph, body_graph, n_carry, trip_count=None):
     from ..passes.grad import grad_graph
-    where = ctx.node.source
-    if trip_count is not None and trip_count > MAX_UNROLLED_VJP:
-        raise NotImplementedError(
-            f"grad through a loop of {trip_count} iterations (at {where}): the vjp unrolls at most "
-            f"{MAX_UNROLLED_VJP}; split the loop or shorten it")
     carry, consts = list(primals[:n_carry]), list(primals[n_carry:])
     float_carry = [i for i in range(n_carry) if body_graph.inputs[i].dtype.is_floating]
     float_consts = [j for j in range(len(consts))
@@ -231,7 +226,7 @@ def _while_vjp(ctx, cts, primals, outs, *, cond_graph, body_graph, n_carry, trip
     vjp_body = grads_only(grad_graph(body_graph, wrt, float_carry, with_sens=True,
                                       name=f"vjp_{body_graph.name}"), n_carry)
     ct = [cts[i] if cts[i] is not None else F.zeros_like(outs[i]) for i in float_carry]
-    if trip_count is None:
+    if trip_count is None or trip_count > MAX_UNROLLED_VJP:  # a long unrolling would bloat the graph
         ct, const_ct = recomputed_while_vjp(cond_graph, body_graph, vjp_body, n_carry, carry, consts,
                                             float_carry, float_consts, ct)
     else:
