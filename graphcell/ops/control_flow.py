@@ -13,7 +13,7 @@ Layouts (built by `frontend/cf_build.py`, which also merges Parameter writes):
   `pred` is bool[].
 - while_loop(*carry, *consts) {n_carry}: `cond_graph(*carry, *consts) -> bool[]`,
   `body_graph(*carry, *consts) -> carry`. `trip_count` (an int attr, present only when the
-  iteration count is known at trace time, as for `fori_loop` with int bounds) enables the vjp.
+  iteration count is known at trace time, as for `fori_loop` with int bounds) lets the vjp unroll.
 In every subgraph the leading inputs have kind "arg" (operands / carries) and the rest are
 "param"/"capture" (closed-over values); the vjp rules rely on that (grad_graph puts the
 cotangent inputs after the "arg" ones).
@@ -24,9 +24,12 @@ Rule choices:
   members that do not take it (`_branch_operands`: no NaN gradients from a branch's values
   where it does not apply); a batched while predicate loops until every member is done,
   finished members keeping their carry (select).
-- vjp: cond -> a cond of the branches' vjp graphs. while -> only with a static trip count,
-  by unrolling the recorded forward carries and the body's vjp (`MAX_UNROLLED_VJP`
-  iterations at most). Python `for i in range(n)` with an int n never makes a while node:
+- vjp: cond -> a cond of the branches' vjp graphs. while with a static trip count -> unrolled:
+  the forward carries recomputed, then the body's vjp (`MAX_UNROLLED_VJP` iterations at most);
+  with an unknown or larger trip count (a tensor `while` under jit) -> loops that count the iterations,
+  then walk them backwards, recomputing each iteration's carry from the start
+  (`while_recompute_vjp.py`: O(n^2) body evaluations, O(1) memory, static shapes).
+  Python `for i in range(n)` with an int n never makes a while node:
   the source transform runs it in Python, i.e. unrolls it at trace time (as MindSpore does),
   so its gradient is the gradient of ordinary primitives.
 - ONNX: If (branches refer to outer names) and Loop (M empty, cond from `cond_graph`).
@@ -41,6 +44,7 @@ from . import batching
 from .ad_util import F
 from .primitive import Primitive, check
 from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
+from .while_recompute_vjp import recomputed_while_vjp
 
 MAX_UNROLLED_VJP = 256
 
@@ -212,41 +216,42 @@ def _cond_vjp(ctx, cts, primals, outs, *, then_branch, else_branch):
 @while_p.def_vjp
 def _while_vjp(ctx, cts, primals, outs, *, cond_graph, body_graph, n_carry, trip_count=None):
     from ..passes.grad import grad_graph
-    where = ctx.node.source
-    if trip_count is None:
-        raise NotImplementedError(
-            f"grad through a while loop (at {where}) whose trip count is not known at trace time: "
-            "reverse mode needs it. Loop with `for i in range(n)` over a Python int n, or "
-            "ops.fori_loop with int bounds.")
-    if trip_count > MAX_UNROLLED_VJP:
-        raise NotImplementedError(
-            f"grad through a loop of {trip_count} iterations (at {where}): the vjp unrolls at most "
-            f"{MAX_UNROLLED_VJP}; split the loop or shorten it")
     carry, consts = list(primals[:n_carry]), list(primals[n_carry:])
     float_carry = [i for i in range(n_carry) if body_graph.inputs[i].dtype.is_floating]
     float_consts = [j for j in range(len(consts))
                     if ctx.needs[n_carry + j] and body_graph.inputs[n_carry + j].dtype.is_floating]
     if not float_carry:
         return (None,) * len(primals)
-    history = [carry]  # the carry before each iteration, recomputed (the forward node keeps none)
-    for _ in range(trip_count - 1):
-        history.append(inline_graph(body_graph, history[-1] + consts))
     wrt = float_carry + [n_carry + j for j in float_consts]
     vjp_body = grads_only(grad_graph(body_graph, wrt, float_carry, with_sens=True,
                                       name=f"vjp_{body_graph.name}"), n_carry)
     ct = [cts[i] if cts[i] is not None else F.zeros_like(outs[i]) for i in float_carry]
-    const_ct = [None] * len(float_consts)
-    for step in reversed(range(trip_count)):
-        grads = inline_graph(vjp_body, history[step] + ct + consts)
-        ct = grads[:len(float_carry)]
-        for j, g in enumerate(grads[len(float_carry):]):
-            const_ct[j] = g if const_ct[j] is None else F.add(const_ct[j], g)
+    if trip_count is None or trip_count > MAX_UNROLLED_VJP:  # a long unrolling would bloat the graph
+        ct, const_ct = recomputed_while_vjp(cond_graph, body_graph, vjp_body, n_carry, carry, consts,
+                                            float_carry, float_consts, ct)
+    else:
+        ct, const_ct = _unrolled_while_vjp(body_graph, vjp_body, trip_count, carry, consts, ct,
+                                           len(float_consts))
     result = [None] * len(primals)
     for i, c in zip(float_carry, ct):
         result[i] = c
     for j, c in zip(float_consts, const_ct):
         result[n_carry + j] = c
     return tuple(result)
+
+
+def _unrolled_while_vjp(body_graph, vjp_body, trip_count, carry, consts, ct, n_float_consts):
+    """The vjp of a loop of `trip_count` iterations, unrolled: the body 2n times."""
+    history = [carry]  # the carry before each iteration, recomputed (the forward node keeps none)
+    for _ in range(trip_count - 1):
+        history.append(inline_graph(body_graph, history[-1] + consts))
+    const_ct = [None] * n_float_consts
+    for step in reversed(range(trip_count)):
+        grads = inline_graph(vjp_body, history[step] + ct + consts)
+        ct = grads[:len(ct)]
+        for j, g in enumerate(grads[len(ct):]):
+            const_ct[j] = g if const_ct[j] is None else F.add(const_ct[j], g)
+    return ct, const_ct
 
 
 # -- ONNX rules ----------------------------------------------------------------------------------
