@@ -37,6 +37,7 @@ from .array_ops import max, min, range  # noqa: F401,E402,A004 - MindSpore's nam
 from .array_more import shape, size, slice  # noqa: F401,E402,A004 - MindSpore's names
 from .linalg_ops import *  # noqa: F401,F403,E402 - products, norms, distances
 from .linalg_solvers import *  # noqa: F401,F403,E402 - det, inverse, cholesky, qr, lu, lstsq, pinv, matrix_exp
+from . import eigh_prim  # noqa: F401,E402 - the eigh primitive (graphcell.scipy.linalg.eigh)
 from .householder_ops import *  # noqa: F401,F403,E402 - geqrf, orgqr, ormqr
 from .matrix_builders import *  # noqa: F401,F403,E402 - band and diagonal matrices, combinations
 from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's (MindSpore 2.10 has none on CPU)
