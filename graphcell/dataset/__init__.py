@@ -13,10 +13,13 @@ from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset
                      SkipDataset, TakeDataset)
 from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
-from .mnist import MnistDataset  # noqa: F401
+from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
+from .image_folder import ImageFolderDataset  # noqa: F401
+from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401
 from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                        SubsetRandomSampler, SubsetSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
+from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

@@ -404,7 +404,7 @@ class BatchDataset(Dataset):
             raise DatasetError(f"batch: rows of column {name!r} in batch {batch_num} have different shapes "
                                f"{sorted(list(s) for s in shapes)}; batching needs equal shapes (pad them "
                                "in a map, or use per_batch_map)")
-        dtypes = {a.dtype for a in arrays}
+        dtypes = {a.dtype.kind if a.dtype.kind in "US" else a.dtype for a in arrays}   # strings of any length
         if len(dtypes) > 1:   # np.stack would promote (float32 and int32 rows: a float64 batch)
             raise DatasetError(f"batch: rows of column {name!r} in batch {batch_num} have different dtypes "
                                f"{sorted(str(d) for d in dtypes)}; cast them to one in a map")

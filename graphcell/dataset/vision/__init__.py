@@ -6,3 +6,4 @@ from .transforms import (CenterCrop, ConvertColor, HorizontalFlip, HWC2CHW, Norm
                          RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Rescale, Resize, Rotate, ToTensor,
                          VerticalFlip)
 from .utils import Border, ConvertMode, Inter  # noqa: F401
+from .decode import Decode  # noqa: F401 - imports Pillow only when a Decode is made

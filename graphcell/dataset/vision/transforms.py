@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import config
 from . import _resize, color, warp
+from .decode import Decode  # noqa: F401 - mindspore.dataset.vision.transforms.Decode
 from .utils import Border, ConvertMode, Inter
 
 
