@@ -16,6 +16,7 @@ from graphcell.dtype import to_dtype
 from graphcell.ir.core import GraphBuilder, TensorType
 from graphcell.ops import PRIMITIVES
 from graphcell.ops.hooks import HookSite
+from graphcell.ops.linalg import _largest_entry_signs
 from graphcell.ops.custom_bprop import BpropSite
 from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.ops.primitive import canonical_attrs
@@ -49,6 +50,10 @@ class _HookOwner:   # the Cell a backward hook's markers name (ops/hooks.py)
 
 _HOOK_OWNER = _HookOwner()
 HOOK_SITE = HookSite(_HOOK_OWNER)
+
+
+def _signs_fixed(w, v):
+    return w, v * _largest_entry_signs(v)
 
 
 def rec(name, arrays, tol=None, id=None, ref=None, **attrs):
@@ -323,6 +328,10 @@ RECORDS = [
     # families, and a real input's vectors up to sign, in tests/test_onnx_eig.py)
     rec("eig", [r(2, 3, 3, dtype=F64)], 1e-10, compute_v=False),
     rec("eig", [c(2, 3, 3, dtype=C128)], 1e-10, compute_v=True, id="eig-c128-vectors"),
+    # eigh: eig's QR algorithm on the symmetrized operand (compiler/onnx_eigh.py), each vector's sign fixed
+    # by svd's rule, here applied to the jax lowering's too (more families in tests/test_onnx_eigh.py)
+    rec("eigh", [r(2, 3, 3)], 1e-5, ref=lambda a: _signs_fixed(*PRIMITIVES["eigh"].impl(a))),
+    rec("eigh", [r(4, 4, dtype=F64)], 1e-12, ref=lambda a: _signs_fixed(*PRIMITIVES["eigh"].impl(a)), id="eigh-f64"),
     rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),
     # complex values: real pairs inside the model (compiler/onnx_complex.py; programs in
     # tests/test_onnx_complex.py). A complex operand comes from two real inputs, a result leaves as two.

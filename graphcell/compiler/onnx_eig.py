@@ -3,7 +3,8 @@ static matrix sizes; leading (batch) axes, dynamic ones too, are flattened into 
 computes in float64 on separate real and imaginary tensors (a float32 or complex64 input too, the
 results cast back) and returns onnx_complex's pairs.
 
-For an n x n matrix A, scaled by max|A_ij| (so that squares neither overflow nor underflow):
+For an n x n matrix A, scaled by max_ij max(|Re A_ij|, |Im A_ij|) (so that squares neither overflow
+nor underflow):
 
 - Hessenberg reduction, unrolled over the n - 2 columns: complex Householder reflections
   I - tau v v^H that zero column k below row k + 1, applied on both sides (H = Q^H A Q), Q
@@ -346,6 +347,26 @@ def _ascending(ctx, w, n):
 
 # -- the rule ---------------------------------------------------------------------------------------
 
+def schur_form(ctx, re, im, n, compute_v, batch_name="eig_batch"):
+    """(T, Q, scale) for the [B, n, n] float64 matrices re + i im (im None: real): T = Q^H (A / scale) Q
+    upper triangular (Hessenberg reduction, then the QR sweeps), Q None unless compute_v, scale
+    [B, 1, 1] ~ max|A_ij| (1 for a zero matrix). Shared with eigh's rule (onnx_eigh.py)."""
+    if im is None:
+        im = ctx.op("Mul", re, _f64(ctx, 0.0))
+    # max(|re|, |im|), within sqrt 2 of max|A_ij|: |A_ij|^2 would underflow for entries below 1e-154
+    size = ctx.op("Max", ctx.op("Abs", re), ctx.op("Abs", im))
+    scale = ctx.op("ReduceMax", size, ctx.ints([-2, -1]), keepdims=1) if ctx.opset >= 18 else \
+        ctx.op("ReduceMax", size, axes=[-2, -1], keepdims=1)
+    scale = ctx.op("Where", ctx.op("Greater", scale, _f64(ctx, 0.0)), scale, _f64(ctx, 1.0))   # [B, 1, 1]
+    a_ = _scale(ctx, (re, im), ctx.op("Reciprocal", scale))
+    q = (ctx.op("Expand", ctx.const(np.eye(n)), ctx.op("Shape", re)), ctx.op("Mul", re, _f64(ctx, 0.0))) \
+        if compute_v else None
+    h, q = _hessenberg(ctx, a_, q, n)
+    if n > 1:
+        h, q = _schur(ctx, h, q, n, batch_name)
+    return h, q, scale
+
+
 def eig(ctx, a, *, compute_v):
     t = ctx.in_types[0]
     refuse_dynamic_matrix(ctx, ctx.in_dims[0])
@@ -358,16 +379,8 @@ def eig(ctx, a, *, compute_v):
     else:
         parts = [a, None]
     re = ctx.op("Reshape", ctx.op("Cast", parts[0], to=TensorProto.DOUBLE), flat)
-    im = ctx.op("Reshape", ctx.op("Cast", parts[1], to=TensorProto.DOUBLE), flat) if parts[1] else         ctx.op("Mul", re, _f64(ctx, 0.0))
-    scale = ctx.op("Sqrt", ctx.op("ReduceMax", _abs2(ctx, (re, im)), ctx.ints([-2, -1]), keepdims=1)
-                   if ctx.opset >= 18 else ctx.op("ReduceMax", _abs2(ctx, (re, im)), axes=[-2, -1], keepdims=1))
-    scale = ctx.op("Where", ctx.op("Greater", scale, _f64(ctx, 0.0)), scale, _f64(ctx, 1.0))   # [B, 1, 1]
-    a_ = _scale(ctx, (re, im), ctx.op("Reciprocal", scale))
-    q = (ctx.op("Expand", ctx.const(np.eye(n)), ctx.op("Shape", re)), ctx.op("Mul", re, _f64(ctx, 0.0))) \
-        if compute_v else None
-    h, q = _hessenberg(ctx, a_, q, n)
-    if n > 1:
-        h, q = _schur(ctx, h, q, n, "eig_batch")
+    im = ctx.op("Reshape", ctx.op("Cast", parts[1], to=TensorProto.DOUBLE), flat) if parts[1] else None
+    h, q, scale = schur_form(ctx, re, im, n, compute_v)
     w = _diag(ctx, h, n)                                                                  # [B, n]
     order = _ascending(ctx, w, n)                                                         # [B, n, n]
     w_sorted = tuple(ctx.op("Squeeze", ctx.op("MatMul", order, ctx.op("Unsqueeze", p, ctx.ints([-1]))),

@@ -931,6 +931,13 @@ def conv_bias(ctx, x, w, bias, **attrs):
     return conv(ctx, x, w, bias, **attrs)
 
 
+def eigh(ctx, x):
+    """eig's QR algorithm on the symmetrized matrix (compiler/onnx_eigh.py, imported when an eigh
+    is lowered: it builds on onnx_eig, whose complex pairs import this module)."""
+    from .onnx_eigh import eigh as lower
+    return lower(ctx, x)
+
+
 # -- the table -----------------------------------------------------------------------------------------
 
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
@@ -1002,6 +1009,7 @@ RULES = {
     **onnx_linalg.RULES,   # det, slogdet, matrix_inverse, cholesky, triangular_solve
     **onnx_householder.RULES, **onnx_expm.RULES,   # qr, matrix_exp
     **onnx_svd.RULES,      # svd, by one-sided Jacobi
+    "eigh": eigh,          # eig's shifted QR algorithm, symmetric
     **onnx_bessel.RULES,   # the Bessel functions, in float64
     **onnx_igamma_zeta.RULES,   # igamma (P and Q), igamma_grad_a, zeta: jax's algorithms, in float64
 }

@@ -5,7 +5,7 @@ matrices in the last two axes (leading axes are batch axes).
 The operand is symmetrized first ((A + A^T) / 2, jax's `symmetrize_input`), so the vjp is the
 symmetric one; callers that read one triangle only (graphcell.scipy.linalg.eigh's `lower`)
 mirror that triangle with ordinary ops before binding, and its gradient flows through them.
-One jax call (LAPACK's syevd on the CPU). No ONNX rule: export names the op and Cell path.
+One jax call (LAPACK's syevd on the CPU). ONNX: eig's QR algorithm (compiler/onnx_eigh.py).
 """
 from __future__ import annotations
 
