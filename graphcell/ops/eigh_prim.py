@@ -10,7 +10,6 @@ One jax call (LAPACK's syevd on the CPU). ONNX: eig's QR algorithm (compiler/onn
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ..ir.core import TensorType

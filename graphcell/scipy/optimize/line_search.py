@@ -82,7 +82,7 @@ class _Zoom:
         s, j, dt = self.search, 0, self.search.dtype
         threshold = 1e-5 if np.finfo(dt).bits < 64 else 1e-10
         while not (self.done or self.failed):
-            (a_lo, phi_lo, dphi_lo), (a_hi, phi_hi, dphi_hi) = self.lo, self.hi
+            (a_lo, phi_lo, dphi_lo), (a_hi, phi_hi, _) = self.lo, self.hi
             dalpha = a_hi - a_lo
             low, high = min(a_hi, a_lo), max(a_hi, a_lo)
             self.failed = self.failed or abs(dalpha) <= threshold
