@@ -391,6 +391,12 @@ class Initializer:
         arr[...] = self.sample(arr.shape, arr.dtype)
         return arr
 
+    def configuration_key(self) -> tuple:
+        """What a traced graph depends on: nothing, an initializer only sets starting values.
+        (nn.cell.configuration compares Cells that keep theirs, Conv2d.weight_init, so that
+        an ensemble of such Cells is still traced once.)"""
+        return ()
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
         return f"{type(self).__name__}({args})"
