@@ -18,8 +18,9 @@ under jit), by recomputation, with static shapes only, so it lowers to XLA and t
 Cost: n + n(n+1)/2 body evaluations and n body vjps for a loop of n iterations (O(n^2)),
 memory O(1) in n (nothing is stored per iteration), and no dynamic shapes. Known trip counts
 (`fori_loop` with int bounds) up to `MAX_UNROLLED_VJP` keep the unrolled vjp in
-`control_flow.py`, which evaluates the body 2n times in a graph that grows with n. The recomputation is exact: random draws in the body read keys carried by the
-loop (Parameters it writes), so they repeat; the vjp graphs are ordinary while loops, so
+`control_flow.py`, which evaluates the body 2n times in a graph that grows with n. The
+recomputation is exact: random draws in the body read keys carried by the loop (Parameters
+it writes), so they repeat; the vjp graphs are ordinary while loops, so
 grad of grad and vmap go through the same rules again (a second order costs O(n^3)).
 """
 from __future__ import annotations
