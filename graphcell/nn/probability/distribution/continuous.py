@@ -32,9 +32,7 @@ class Normal(Distribution):
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Normal"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(mean=mean, sd=sd, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(mean=mean, sd=sd)))
-        self._store(mean=mean, sd=sd)
+        super().__init__(seed, dtype, name, mean=mean, sd=sd)
         positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def extend_repr(self):
@@ -76,9 +74,7 @@ class Uniform(Distribution):
 
     def __init__(self, low=None, high=None, seed=None, dtype=mstype.float32, name="Uniform"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(low=low, high=high, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(low=low, high=high)))
-        self._store(low=low, high=high)
+        super().__init__(seed, dtype, name, low=low, high=high)
         lo, hi = self._host["low"], self._host["high"]
         if lo is not None and hi is not None and not (lo < hi).all():
             raise ValueError("low must be less than high")
@@ -117,9 +113,7 @@ class Exponential(Distribution):
 
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Exponential"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(rate=rate, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(rate=rate)))
-        self._store(rate=rate)
+        super().__init__(seed, dtype, name, rate=rate)
         positive(self._host["rate"], "rate must be greater than zero.")
 
     def extend_repr(self):
@@ -159,9 +153,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Cauchy"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(loc=loc, scale=scale, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(loc=loc, scale=scale)))
-        self._store(loc=loc, scale=scale)
+        super().__init__(seed, dtype, name, loc=loc, scale=scale)
         positive(self._host["scale"], "scale must be greater than zero.")
 
     def extend_repr(self):
@@ -206,9 +198,7 @@ class Logistic(Distribution):
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Logistic"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(loc=loc, scale=scale, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(loc=loc, scale=scale)))
-        self._store(loc=loc, scale=scale)
+        super().__init__(seed, dtype, name, loc=loc, scale=scale)
         positive(self._host["scale"], "scale must be greater than zero.")
 
     def extend_repr(self):
@@ -260,9 +250,7 @@ class Laplace(_DensityOnly):
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Laplace"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(mean=mean, sd=sd, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(mean=mean, sd=sd)))
-        self._store(mean=mean, sd=sd)
+        super().__init__(seed, dtype, name, mean=mean, sd=sd)
         positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def _log_prob(self, v, m, s):
@@ -275,9 +263,7 @@ class HalfNormal(_DensityOnly):
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="HalfNormal"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(mean=mean, sd=sd, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(mean=mean, sd=sd)))
-        self._store(mean=mean, sd=sd)
+        super().__init__(seed, dtype, name, mean=mean, sd=sd)
         positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def _log_prob(self, v, m, s):
@@ -291,9 +277,7 @@ class StudentT(_DensityOnly):
 
     def __init__(self, df=None, mean=None, sd=None, seed=None, dtype=mstype.float32, name="StudentT"):
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(df=df, mean=mean, sd=sd, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(df=df, mean=mean, sd=sd)))
-        self._store(df=df, mean=mean, sd=sd)
+        super().__init__(seed, dtype, name, df=df, mean=mean, sd=sd)
         positive(self._host["df"], "Degrees of freedom must be greater than zero.")
         positive(self._host["sd"], "Standard deviation must be greater than zero.")
 

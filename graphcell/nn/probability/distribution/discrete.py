@@ -35,9 +35,7 @@ class Bernoulli(_Discrete):
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Bernoulli"):
         check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
-        super().__init__(seed, dtype, name, dict(probs=probs, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(probs=probs)))
-        self._store(probs=probs)
+        super().__init__(seed, dtype, name, probs=probs)
         probabilities(self._host["probs"])
 
     def _log_prob(self, v, p):
@@ -75,9 +73,7 @@ class Geometric(_Discrete):
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Geometric"):
         check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
-        super().__init__(seed, dtype, name, dict(probs=probs, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(probs=probs)))
-        self._store(probs=probs)
+        super().__init__(seed, dtype, name, probs=probs)
         probabilities(self._host["probs"])
 
     def _prob(self, v, p):
@@ -121,9 +117,7 @@ class Categorical(Distribution):
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Categorical"):
         check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
-        super().__init__(seed, dtype, name, dict(probs=probs, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(probs=probs)))
-        self._store(probs=probs)
+        super().__init__(seed, dtype, name, probs=probs)
         p = self._host["probs"]
         if p is not None:
             if p.ndim < 1:

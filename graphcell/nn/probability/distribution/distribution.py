@@ -34,15 +34,21 @@ class Distribution(Cell):
     _PARAMS: tuple = ()
     _TYPE: str | None = None           # get_dist_type's answer; None: 2.10 raises for it
 
-    def __init__(self, seed, dtype, name, param):
+    def __init__(self, seed, dtype, name, param=None, **params):
+        """`param`: 2.10's record of the constructor's arguments (`parameters`). A built-in
+        family passes its own parameters by keyword instead: they are stored as the defaults
+        and recorded as 2.10 does (the arguments, then the parameters again as param_dict)."""
         super().__init__()
         self._name = name
         self._dtype = dtype
         self._seed = 0 if seed is None else int(seed)
+        if param is None:
+            param = dict(params, seed=seed, dtype=dtype, name=name, param_dict=dict(params))
         self._parameters = dict(param)
         self._rng = _KeyStream(name, self._seed, 0)
         self._host = {}                # parameter name -> float32 numpy value given at construction
         self._defaults = {}            # parameter name -> float32 Tensor
+        self._store(**params)
 
     def _store(self, **values):
         for key, value in values.items():

@@ -27,9 +27,7 @@ class Gamma(Distribution):
         not_scalar(concentration, "concentration")
         not_scalar(rate, "rate")
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(concentration=concentration, rate=rate, seed=seed, dtype=dtype,
-                                                 name=name, param_dict=dict(concentration=concentration, rate=rate)))
-        self._store(concentration=concentration, rate=rate)
+        super().__init__(seed, dtype, name, concentration=concentration, rate=rate)
         positive(self._host["concentration"], "concentration must be greater than zero.")
         positive(self._host["rate"], "rate must be greater than zero.")
 
@@ -72,11 +70,7 @@ class Beta(Distribution):
         not_scalar(concentration0, "concentration0")   # 2.10 checks concentration0 first (measured)
         not_scalar(concentration1, "concentration1")
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
-        super().__init__(seed, dtype, name, dict(concentration1=concentration1, concentration0=concentration0,
-                                                 seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(concentration1=concentration1,
-                                                                 concentration0=concentration0)))
-        self._store(concentration1=concentration1, concentration0=concentration0)
+        super().__init__(seed, dtype, name, concentration1=concentration1, concentration0=concentration0)
         positive(self._host["concentration1"], "concentration1 must be greater than zero.")
         positive(self._host["concentration0"], "concentration0 must be greater than zero.")
 
@@ -119,9 +113,7 @@ class Poisson(Distribution):
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Poisson"):
         not_scalar(rate, "rate")
         check_dtype(type(self).__name__, dtype, FLOAT_TYPES + INT_TYPES)
-        super().__init__(seed, dtype, name, dict(rate=rate, seed=seed, dtype=dtype, name=name,
-                                                 param_dict=dict(rate=rate)))
-        self._store(rate=rate)
+        super().__init__(seed, dtype, name, rate=rate)
         positive(self._host["rate"], "rate must be greater than zero.")
 
     def extend_repr(self):
