@@ -27,6 +27,7 @@ from .tensor import Tensor
 class GraphScalar(Tensor):
     """A 0-d Tensor standing for a Python number (see the module docstring)."""
     __slots__ = ()
+    stands_for_number = True   # what Tensor(n) asks (tensor.py cannot import this module)
     __hash__ = Tensor.__hash__
 
     def python_type(self) -> type:

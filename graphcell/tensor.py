@@ -54,9 +54,13 @@ def host_to_device(array) -> jax.Array:
 
 def _to_array(data, dtype: DType | None):
     if isinstance(data, Tensor):
-        data = data._payload
-        if isinstance(data, Value):
+        if isinstance(data._payload, Value):
+            if getattr(data, "stands_for_number", False):
+                # Tensor(n) of a graph's Python number (a loop counter; graph_scalar.py) is a
+                # Tensor of it, as in 2.10
+                return (data if dtype is None else data.astype(dtype))._payload
             raise TypeError("Tensor(t) of a traced Tensor: use t.astype(...) instead")
+        data = data._payload
     if dtype is None:
         dtype = _default_dtype(data) if not isinstance(data, jax.Array) else to_dtype(data.dtype)
     if isinstance(data, jax.Array) and data.dtype == dtype.np_dtype:
@@ -137,10 +141,6 @@ class Tensor(TensorMethods):
             from .common.initializer import initializer_from
             input_data = initializer_from(init if init is not None else "zeros").sample(
                 tuple(shape), dtype.np_dtype)
-        if type(input_data).__name__ == "GraphScalar" and input_data.is_symbolic:
-            # Tensor(n) of a graph's Python number (a loop counter) is a Tensor of it, as in 2.10
-            self._payload = (input_data if dtype is None else input_data.astype(dtype))._payload
-            return
         self._payload = _to_array(input_data, dtype)
 
     @classmethod
