@@ -72,7 +72,7 @@ _LAZY = {
         "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
         "names")},
 }
-_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir"}
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint"}
 
 
 def __getattr__(name):
