@@ -236,8 +236,8 @@ def to_onnx_model(fn, x):
 
 
 def test_few_members_keep_the_per_member_form_alone(monkeypatch):
-    """The If costs onnxruntime 15-18% at batch 256, the stacked form gains 3% at batch 1 for
-    4 members: below SMALL_FORM_MIN_MEMBERS the file holds the per-member form alone."""
+    """Below SMALL_FORM_MIN_MEMBERS the file holds the per-member form alone: the stacked
+    form gains nothing measurable at batch 1 for 4 members."""
     from graphcell.compiler import export as export_module
     monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)
     x = ms.Tensor(golden_array("minibatch.npy"))
@@ -274,6 +274,26 @@ def test_a_narrow_convolution_over_the_shared_input_is_one_wide_conv(width, conv
     ops_used = collections.Counter(n.op_type for n in model.graph.node)
     assert ops_used["Conv"] == convs and "Add" not in ops_used
     assert all(len(n.input) == 3 for n in model.graph.node if n.op_type == "Conv" and "conv1" in n.name)
+    np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+def test_a_wide_convolution_over_many_members_runs_in_groups_of_members(opset, monkeypatch):
+    """The wide first convolution, its bias, its activation and the members' Split run as one
+    chain per group of WIDE_GROUP_CHANNELS output channels (here 12: groups of 2, 2 and 1 of 5
+    members, so an unequal Split of the weights and a group without a Split of its own)."""
+    from graphcell.compiler import export as export_module
+    from graphcell.compiler import onnx_peepholes
+    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    monkeypatch.setattr(onnx_peepholes, "WIDE_GROUP_CHANNELS", 12)
+    ensemble = ms.vmap(nn.CellList([TwoConvs(6) for _ in range(5)]), in_axes=None)
+    x = RNG.standard_normal((5, 3, 6, 6)).astype(np.float32)
+    model = export_module.to_onnx(ensemble, ms.Tensor(x), opset=opset).model
+    onnx.checker.check_model(model, full_check=True)
+    conv1 = [n for n in model.graph.node if n.op_type == "Conv" and "conv1" in n.name]
+    assert len(conv1) == 3 and all(len(n.input) == 3 for n in conv1)
+    assert sum(n.op_type == "Conv" for n in model.graph.node) == 3 + 5
     np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-5)
 

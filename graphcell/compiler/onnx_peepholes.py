@@ -31,6 +31,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
     _bias_into_conv(b, keep, shapes)
     onnx_fusions.fuse(b, keep, constants, shapes, types)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
+    group_wide_convs(b, keep, shapes)
 
 
 # Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
@@ -352,3 +353,101 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
             dropped.add(id(node))
     nodes[:] = [n for n in nodes if id(n) not in dropped]
     rename(nodes, renames)   # subgraphs read outer values by name too
+
+
+# A wide convolution's members are computed in groups of about this many output channels:
+# three of onnxruntime's 16-channel NCHWc blocks. One Conv over all N members' channels
+# (LeNet5's conv1 at N=64: 384) writes an output far larger than the caches, which its
+# activation, its pool, the reorder out of the blocked layout and the members' Split each read
+# again; a group's output is N/G times smaller. Median ms of the N=64 LeNet5 ensemble in
+# onnxruntime, groups of 8 members (48 channels) against one Conv: batch 64 40.8 vs 50.0,
+# batch 256 106 vs 122 (16 members: 113; 4 members, 24 channels: 1.15x slower).
+WIDE_GROUP_CHANNELS = 48
+# Ops that act on each channel alone, so they commute with splitting the channels.
+_PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSigmoid", "HardSwish",
+                "MaxPool", "AveragePool", "LpPool"}
+
+
+def group_wide_convs(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+    """A Conv over a shared input whose output channels a Split hands to N members, through
+    per-channel ops (activation, pool), becomes one such chain per group of members, each
+    ending in its own Split (see WIDE_GROUP_CHANNELS). Runs last: the graph's other rewrites
+    (bias fusion, the members' Split) have shaped the pattern."""
+    nodes = b.nodes
+    flow = Dataflow(nodes, keep, {}, shapes)
+    replaced, dead = {}, set()
+    for split in nodes:
+        found = _wide_conv_chain(split, flow, shapes)
+        if found is None:
+            continue
+        conv, chain, members = found
+        channels = shapes[conv.output[0]][1] // len(members)
+        size = max(1, WIDE_GROUP_CHANNELS // channels)
+        if size >= len(members):
+            continue
+        groups = [members[i:i + size] for i in range(0, len(members), size)]
+        replaced[id(split)] = _grouped_chains(b, conv, chain, groups, channels)
+        dead.update(id(n) for n in [conv, *chain])
+    if replaced:
+        nodes[:] = [m for n in nodes if id(n) not in dead for m in replaced.get(id(n), [n])]
+
+
+def _wide_conv_chain(split, flow: Dataflow, shapes: dict):
+    """(conv, chain, member outputs) when `split` splits a value's channels equally between
+    its outputs and that value is a plain Conv's output through single-use per-channel ops,
+    else None."""
+    if split.op_type != "Split" or ints_attr(split, "axis", True, 0) != 1 or len(split.output) < 2:
+        return None
+    if len(split.input) > 1 and split.input[1]:   # explicit sizes: the members' equal shares only
+        sizes = flow.ints(split.input[1])
+        if sizes is None or len(set(sizes)) != 1:
+            return None
+    chain, value = [], split.input[0]
+    node = flow.producer.get(value)
+    while node is not None and node.op_type in _PER_CHANNEL and len(node.output) == 1 \
+            and flow.private(node.output[0]):
+        chain.insert(0, node)
+        node = flow.producer.get(node.input[0])
+    shape = shapes.get(node.output[0]) if node is not None else None
+    if (node is None or node.op_type != "Conv" or not flow.private(node.output[0]) or shape is None
+            or len(shape) < 3 or shape[1] == -1 or shape[1] % len(split.output)
+            or ints_attr(node, "group", True, 1) != 1 or not all(node.input)
+            or any(o in flow.keep for o in split.output)):
+        return None
+    return node, chain, list(split.output)
+
+
+def _grouped_chains(b: OnnxBuilder, conv, chain: list, groups: list, channels: int) -> list:
+    """The nodes computing `groups` (lists of member outputs) with one Conv, the `chain`'s
+    ops and a Split per group; the weights (and bias) split by output channel."""
+    parts, out = [], []
+    for k, operand in enumerate(conv.input[1:3], start=1):   # the weights, then the bias if any
+        names = [b.unique(f"{operand}/group_{j}") for j in range(len(groups))]
+        out.append(_split(b, operand, names, 0, [len(g) * channels for g in groups], f"{conv.name}/split_{k}"))
+        parts.append(names)
+    for j, members in enumerate(groups):
+        value = conv.input[0]
+        for op in [conv, *chain]:
+            step = onnx.NodeProto()
+            step.CopyFrom(op)
+            step.name = b.unique(f"{op.name}/group_{j}")
+            if op is conv:
+                step.input[1:] = [names[j] for names in parts]
+            else:
+                step.input[0] = value
+            last = op is (chain[-1] if chain else conv) and len(members) == 1
+            step.output[:] = [members[0] if last else b.unique(f"{op.output[0]}/group_{j}")]
+            value = step.output[0]
+            out.append(step)
+        if len(members) > 1:
+            out.append(_split(b, value, members, 1, [channels] * len(members), f"{conv.name}/members_{j}"))
+    return out
+
+
+def _split(b: OnnxBuilder, value: str, outputs: list, axis: int, sizes: list, name: str):
+    """A Split of `value` along `axis` into `outputs` of `sizes`: equal parts by count
+    (num_outputs from opset 18), unequal ones by a sizes input."""
+    if len(set(sizes)) > 1:
+        return helper.make_node("Split", [value, b.ints(sizes)], outputs, name=b.unique(name), axis=axis)
+    count = {"num_outputs": len(outputs)} if b.opset >= 18 else {}
+    return helper.make_node("Split", [value], outputs, name=b.unique(name), axis=axis, **count)
