@@ -482,3 +482,44 @@ def test_the_ops_namespace_holds_no_borrowed_modules_or_helpers():
                 and not getattr(ops, name).__name__.startswith("graphcell.ops.")]
     assert borrowed == []
     assert not any(hasattr(ops, name) for name in ("limit", "slice_axis", "take_in_range", "Parameter", "host_array"))
+
+
+# -- mindspore.mint and its submodules -----------------------------------------------------------
+
+MINT_MODULES = ("mint", "mint.linalg", "mint.special", "mint.nn.functional")
+MINT_EXCEPTIONS = {
+    # (module, name): why graphcell's signature departs from MindSpore's recorded one
+}
+
+
+def _graphcell_module(key):
+    import importlib
+    return importlib.import_module("graphcell." + key)
+
+
+@pytest.mark.parametrize("key", MINT_MODULES)
+def test_mint_record_covers_graphcell(key):
+    """Every public function graphcell.<key> defines is in the record (regenerated after adding one)."""
+    module = _graphcell_module(key)
+    ours = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))
+                  and not inspect.ismodule(getattr(module, n)) and not inspect.isclass(getattr(module, n)))
+    missing = sorted(set(ours) - set(RECORD.get(key, {})))
+    assert not missing, f"graphcell.{key} names missing from {SIGNATURES.name}: {missing}; {REGENERATE}"
+
+
+@pytest.mark.parametrize("key", MINT_MODULES)
+def test_mint_signatures_match_mindspore(key):
+    """graphcell.mint's functions bind every call mindspore.mint's signature accepts (names,
+    order, kinds, defaults), by the rule of test_signatures_match_mindspore."""
+    module = _graphcell_module(key)
+    record = RECORD.get(key, {})
+    compared = sorted(n for n, e in record.items() if e is not None and e["params"] is not None and hasattr(module, n))
+    wrong = {n: differences(n, record[n]["params"], getattr(module, n)) for n in compared
+             if (key, n) not in MINT_EXCEPTIONS}
+    wrong = {n: d for n, d in wrong.items() if d}
+    assert not wrong, "\n".join(f"{key}.{n}: {'; '.join(d)}" for n, d in sorted(wrong.items()))
+
+
+def test_the_mint_record_has_content():
+    assert sum(1 for e in RECORD["mint"].values() if e is not None and e["params"] is not None) > 180
+    assert set(RECORD["mint.linalg"]) == {"inv", "qr", "vector_norm", "matrix_norm", "norm"}

@@ -1,4 +1,6 @@
-"""Records MindSpore's `mindspore.ops` signatures for the names `graphcell.ops` defines.
+"""Records MindSpore's `mindspore.ops` signatures for the names `graphcell.ops` defines (and
+`mindspore.mint`'s, `mint.linalg`'s, `mint.special`'s and `mint.nn.functional`'s for the names
+graphcell's modules of those names define: MODULES).
 
     python tools/mindspore_signatures.py --mindspore-python /path/to/venv/bin/python
 
@@ -49,10 +51,16 @@ def from_doc_line(name, doc):
     m = re.search(r"^\s*%s\((.*?)\)\s*->" % re.escape(name), doc, re.M)
     if not m:
         return None
-    args = ast.parse("def f(%s): pass" % m.group(1)).body[0].args
+    text = re.sub(r"(\*\w+\s*,\s*)\*\s*,\s*", r"\1", m.group(1))   # torch's "*size, *, dtype=None"
+    try:
+        args = ast.parse("def f(%s): pass" % text).body[0].args
+    except SyntaxError:
+        return None
     out = [[a.arg, "POSITIONAL_OR_KEYWORD", None] for a in args.args]
     for entry, d in zip(out[len(out) - len(args.defaults):], args.defaults):
         entry[2] = ast.unparse(d)
+    if args.vararg is not None:
+        out.append([args.vararg.arg, "VAR_POSITIONAL", None])
     for a, d in zip(args.kwonlyargs, args.kw_defaults):
         out.append([a.arg, "KEYWORD_ONLY", None if d is None else ast.unparse(d)])
     return out
@@ -64,22 +72,30 @@ def from_inputs(doc):
     names = re.findall(r"^\s*- \*\*(\w+)\*\*", section.group(1), re.M)
     return [[n, "POSITIONAL_OR_KEYWORD", None] for n in names] or None
 
+def record_module(module, wanted):
+    out = {}
+    for name in wanted:
+        fn = getattr(module, name, None)
+        if fn is None or not callable(fn):
+            out[name] = None
+            continue
+        doc = getattr(fn, "__doc__", None) or ""
+        for source, params in (("signature", lambda: from_signature(fn)), ("docstring", lambda: from_doc_line(name, doc)),
+                               ("primitive inputs", lambda: from_inputs(doc))):
+            found = params()
+            if found is not None:
+                out[name] = {"source": source, "kind": type(fn).__name__, "params": found}
+                break
+        else:
+            out[name] = {"source": "none", "kind": type(fn).__name__, "params": None}
+    return out
+
 names = json.load(sys.stdin)
-out = {}
-for name in names["ops"]:
-    fn = getattr(ops, name, None)
-    if fn is None or not callable(fn):
-        out[name] = None
-        continue
-    doc = getattr(fn, "__doc__", None) or ""
-    for source, params in (("signature", lambda: from_signature(fn)), ("docstring", lambda: from_doc_line(name, doc)),
-                           ("primitive inputs", lambda: from_inputs(doc))):
-        found = params()
-        if found is not None:
-            out[name] = {"source": source, "kind": type(fn).__name__, "params": found}
-            break
-    else:
-        out[name] = {"source": "none", "kind": type(fn).__name__, "params": None}
+out = record_module(ops, names["ops"])
+modules = {}
+for section, wanted in names["modules"].items():   # "mint.linalg" -> mindspore.mint.linalg
+    import importlib
+    modules[section] = record_module(importlib.import_module("mindspore." + section), wanted)
 methods = {}
 for name in names["tensor_methods"]:
     fn = getattr(mindspore.Tensor, name, None)
@@ -91,13 +107,24 @@ for name in names["tensor_methods"]:
         methods[name] = {"source": "overloaded", "kind": type(fn).__name__, "params": None}
     else:
         methods[name] = {"source": "signature", "kind": type(fn).__name__, "params": params[1:]}
-json.dump({"mindspore_version": mindspore.__version__, "ops": out, "tensor_methods": methods}, sys.stdout)
+json.dump({"mindspore_version": mindspore.__version__, "ops": out, "tensor_methods": methods, **modules}, sys.stdout)
 '''
 
 
+# The other namespaces recorded, each under its own key: graphcell.<key>'s public functions
+# against mindspore.<key>'s.
+MODULES = ("mint", "mint.linalg", "mint.special", "mint.nn.functional")
+
+
+def public_functions(module) -> list:
+    """The public functions (not classes, not submodules) a user calls as module.<name>."""
+    return sorted(name for name in dir(module) if not name.startswith("_") and callable(getattr(module, name))
+                  and not inspect.ismodule(getattr(module, name)) and not inspect.isclass(getattr(module, name)))
+
+
 def graphcell_names() -> dict:
-    """graphcell.ops' public functions (what a user can call as graphcell.ops.<name>) and
-    graphcell.Tensor's public methods."""
+    """graphcell.ops' public functions (what a user can call as graphcell.ops.<name>),
+    graphcell.Tensor's public methods, and each of MODULES' public functions."""
     sys.path.insert(0, str(ROOT))
     import graphcell.ops as ops
     from graphcell.tensor import Tensor
@@ -108,7 +135,9 @@ def graphcell_names() -> dict:
     # Tensor's own methods and those it inherits (graphcell.tensor_methods.TensorMethods)
     members = {name: obj for cls in reversed(Tensor.__mro__[:-1]) for name, obj in vars(cls).items()}
     methods = [name for name, obj in members.items() if not name.startswith("_") and inspect.isfunction(obj)]
-    return {"ops": sorted(functions), "tensor_methods": sorted(methods)}
+    import importlib
+    modules = {key: public_functions(importlib.import_module("graphcell." + key)) for key in MODULES}
+    return {"ops": sorted(functions), "tensor_methods": sorted(methods), "modules": modules}
 
 
 def _one_op_a_line(record: dict) -> str:
@@ -116,8 +145,9 @@ def _one_op_a_line(record: dict) -> str:
     def section(key):
         lines = [f"  {json.dumps(name)}: {json.dumps(entry, sort_keys=True)}" for name, entry in sorted(record[key].items())]
         return f' {json.dumps(key)}: {{\n' + ",\n".join(lines) + "\n }"
-    return ('{\n "mindspore_version": ' + json.dumps(record["mindspore_version"]) + ",\n" + section("ops") + ",\n"
-            + section("tensor_methods") + "\n}\n")
+    keys = ["ops", "tensor_methods", *MODULES]
+    return ('{\n "mindspore_version": ' + json.dumps(record["mindspore_version"]) + ",\n"
+            + ",\n".join(section(k) for k in keys) + "\n}\n")
 
 
 def main() -> None:
@@ -137,6 +167,9 @@ def main() -> None:
     print(f"wrote {args.output}: {found} of {len(names['ops'])} graphcell.ops names exist in MindSpore "
           f"{record['mindspore_version']}; {plain} of {len(names['tensor_methods'])} Tensor methods have a "
           "signature there that inspect reads (the others are C++ methods with overloads)")
+    for key in MODULES:
+        print(f"  {key}: {sum(1 for v in record[key].values() if v is not None)} of {len(names['modules'][key])} "
+              f"graphcell.{key} names exist in mindspore.{key}")
 
 
 if __name__ == "__main__":
