@@ -28,9 +28,8 @@ from .reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, bincount, count_nonzero, cummax, cummin, cumprod, cumsum, diff, histc,
     kthvalue, logsumexp, max, mean, median, min, nansum, norm, prod, std, std_mean, sum, var, var_mean)
 from .shape import (  # noqa: F401
-    broadcast_to, cat, chunk, clone, concat, dstack, flatten, flip, hstack, item, meshgrid, narrow, permute, ravel,
-    flatten_ext,
-    repeat_interleave, reshape, roll, select, split, squeeze, stack, swapaxes, t, tile, transpose, tril, triu, unbind,
+    broadcast_to, cat, chunk, clone, concat, dstack, flatten, flatten_ext, flip, hstack, item, meshgrid, narrow, permute,
+    ravel, repeat_interleave, reshape, roll, select, split, squeeze, stack, swapaxes, t, tile, transpose, tril, triu, unbind,
     unsqueeze)
 from .convolution import conv2d, conv_tbc  # noqa: F401
 from . import linalg, special  # noqa: F401
