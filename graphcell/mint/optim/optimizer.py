@@ -1,0 +1,142 @@
+"""The base of `mint.optim`: torch-style parameter groups, MindSpore's call `optimizer(grads)`.
+
+`params` is a list of Parameters or of group dicts ({'params': [...], 'lr': ..., 'weight_decay':
+...}); each group takes the constructor's arguments for what it leaves out (`defaults`), as
+torch.optim and MindSpore 2.10's mint.optim do. Each group's rate is a float32 scalar
+Parameter `learning_rate_group_<i>` (2.10's name), so a scheduler or user can change it
+(`opt.param_groups[0]['lr'].set_data(...)`) without recompiling; the other hyperparameters are
+Python numbers, compiled in. All state is in Parameters, updated with `ops.assign`, so the
+update runs eagerly, inside `jit`, and `save_checkpoint(optimizer)` saves it.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...frontend.tracer import current_tracer
+from ...ops import functional as F
+from ...tensor import Parameter, ParameterTuple, Tensor
+from ...nn.cell import Cell
+from ...nn.optim.groups import check_parameter_list, is_grouped
+
+
+def check_range(value, name: str, low: float = 0.0, what: str | None = None):
+    """torch's and 2.10's "Invalid learning rate: -1.0" checks (a ValueError below `low`)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"'{name}' must be a number, but got {type(value).__name__}")
+    if not value >= low:
+        raise ValueError(f"Invalid {what or name}: {value}")
+    return value
+
+
+def check_betas(betas) -> tuple:
+    betas = tuple(betas)
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    return betas
+
+
+class Optimizer(Cell):
+    """Holds `parameters` (every group's, in order), `param_groups` (dicts: 'params', 'lr' as a
+    Parameter, and the group's hyperparameters) and `defaults`. Subclasses write `construct`
+    over `self.groups_of_parameters()`."""
+
+    def __init__(self, params, defaults: dict):
+        super().__init__(auto_prefix=False)
+        name = type(self).__name__
+        items = check_parameter_list(name, params)
+        groups = items if is_grouped(name, items) else [{"params": items}]
+        self.defaults = dict(defaults)
+        param_groups, flat, lrs, seen = [], [], [], set()
+        for index, group in enumerate(groups):
+            group = dict(group)
+            members = group.get("params")
+            members = [members] if isinstance(members, Parameter) else list(members or [])
+            if not members:
+                raise ValueError(f"For '{name}', params[{index}]['params'] should not be empty.")
+            for p in members:
+                if not isinstance(p, Parameter):
+                    raise TypeError(f"For '{name}', optimizer can only optimize Parameters, but one of the params "
+                                    f"is {type(p).__name__}")
+                if id(p) in seen:
+                    raise ValueError("some parameters appear in more than one parameter group")
+                seen.add(id(p))
+            for key, value in self.defaults.items():
+                group.setdefault(key, value)
+            lr = group["lr"]
+            lr = float(lr.asnumpy()) if isinstance(lr, Tensor) else lr
+            check_range(lr, "lr", what="learning rate")
+            group["lr"] = Parameter(np.array(lr, np.float32), name=f"learning_rate_group_{index}",
+                                    requires_grad=False)
+            group["params"] = members
+            self.check_group(group)
+            param_groups.append(group)
+            flat += members
+            lrs.append(group["lr"])
+        self.parameters = ParameterTuple(flat)
+        object.__setattr__(self, "param_groups", param_groups)
+        object.__setattr__(self, "_group_rates", ParameterTuple(lrs))
+
+    def check_group(self, group: dict) -> None:
+        """A subclass checks a group's hyperparameters here (after the defaults are filled in)."""
+
+    def register_rates(self) -> None:
+        """The groups' rate Parameters, registered after the state (MindSpore 2.10 does not
+        save them; graphcell does, after the state, so they travel with a checkpoint)."""
+        self.lrs = self._group_rates
+
+    def groups_of_parameters(self, gradients, *states):
+        """(group, lr, [(param, grad, state_1, ...), ...]) for each group, gradients checked
+        and cast to their parameter's dtype, `states` (ParameterTuples parallel to
+        `parameters`) zipped in."""
+        grads = self._check_gradients(gradients)
+        start = 0
+        for group in self.param_groups:
+            n = len(group["params"])
+            rows = [tuple(x[i] for x in (self.parameters, grads) + states) for i in range(start, start + n)]
+            start += n
+            yield group, group["lr"], rows
+
+    def _check_gradients(self, gradients) -> tuple:
+        name, params = type(self).__name__, self.parameters
+        if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
+            raise TypeError(f"For '{name}', the gradients should be a tuple with one Tensor per parameter "
+                            f"({len(params)}), but got {type(gradients).__name__}")
+        if len(gradients) != len(params):
+            raise ValueError(f"For '{name}', got {len(gradients)} gradients for {len(params)} parameters "
+                             f"({', '.join(p.name for p in params)})")
+        for g, p in zip(gradients, params):
+            if not isinstance(g, Tensor) or tuple(g.shape) != tuple(p.shape):
+                raise ValueError(f"For '{name}', the gradient of parameter '{p.name}' should be a Tensor of shape "
+                                 f"{list(p.shape)}, but got {getattr(g, 'shape', type(g).__name__)}")
+        return tuple(F.cast(g, p.dtype) for g, p in zip(gradients, params))
+
+    def _hyper_key(self) -> tuple:
+        """What the compiled update depends on besides Parameter values: each group's plain
+        hyperparameters."""
+        return tuple(tuple((k, repr(v)) for k, v in sorted(g.items()) if k not in ("params", "lr"))
+                     for g in self.param_groups)
+
+    def __call__(self, *args, **kwargs):
+        """Eagerly, the whole update runs as one compiled program (as nn.Optimizer's does),
+        rebuilt when a group's hyperparameter changes."""
+        from ...compiler.jit import Jit
+        if current_tracer() is not None:
+            return super().__call__(*args, **kwargs)
+        key = self._hyper_key()
+        if self.__dict__.get("_mint_jit") is None or self.__dict__.get("_mint_key") != key:
+            object.__setattr__(self, "_mint_jit", Jit(self, name=type(self).__name__))
+            object.__setattr__(self, "_mint_key", key)
+        return self._mint_jit(*args, **kwargs)
+
+    def extend_repr(self) -> str:
+        lines = []
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                value = group[key]
+                value = float(value.asnumpy()) if isinstance(value, Parameter) else value
+                lines.append(f"    {key}: {value}")
+        return "\n".join(lines)
