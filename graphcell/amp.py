@@ -288,6 +288,9 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     - "O2": every Cell computes in `dtype` except black-list Cells (BatchNorm, LayerNorm),
       which compute in float32 and hand `dtype` on.
     - "O3": every Cell computes in `dtype`.
+    - "auto": operator by operator, as 2.10's lists say (`amp_auto.py`): matrix products and
+      convolutions in `dtype`, exp/log/softmax/sum/norms/losses in float32, the rest in their
+      inputs' types. Returns `network`, whose outputs are not cast back.
 
     For O2 and O3, `network` itself now returns `dtype`; the returned Cell wraps it (as
     MindSpore's `_OutputTo32`, parameter names unchanged) and returns float32.
@@ -306,13 +309,19 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
         raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
     if amp_level == "O0":
         return network
-    if amp_level not in _LEVELS:
+    if amp_level not in _LEVELS + ("auto",):
         raise ValueError(f"The amp level {amp_level} is not supported")
     if getattr(network, "_amp_level", "O0") != "O0":
         # MindSpore converts again and warns; the Cells' constructs are replaced, not stacked
         warnings.warn(f"The network's auto mixed-precision level is adjusted from {network._amp_level} to "
                       f"{amp_level}, and repeated calls to mixed-precision interfaces can cause performance "
                       "degradation.", stacklevel=2)
+    if amp_level == "auto":   # operator-level; the network itself, its outputs not cast (measured)
+        from .amp_auto import convert_auto
+        convert_auto(network, dtype)
+        object.__setattr__(network, "_amp_level", amp_level)
+        bump_config_epoch()
+        return network
     convert_in_place(network, amp_level, dtype)
     return _output_to_32(network) if amp_level in ("O2", "O3") else network
 
