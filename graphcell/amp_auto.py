@@ -38,7 +38,13 @@ BLACK_OPS = ("pow", "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "lo
 WHITE_OP_CLASSES = ("MatMul", "BatchMatMul", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "PReLU")
 PROMOTE_OPS = ("addcdiv", "addcmul", "cross", "dot", "grid_sample", "bias_add", "addn", "concat", "cat")
 
-_low = [None]        # the low dtype while an "auto" network runs, else None
+# O1 (measured): the functional relu and bmm (not matmul or dense) and the white-list operator
+# classes compute in the low dtype and return float32
+O1_OPS = ("relu", "bmm")
+O1_OP_CLASSES = ("MatMul", "BatchMatMul", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose",
+                 "Conv2DBackpropInput", "PReLU", "ReLU", "Ger")
+
+_policy = [None]     # (level, low dtype) while an "auto" or O1 network runs, else None
 _installed = [False]
 
 
@@ -67,23 +73,40 @@ def _internal(module: str) -> bool:
     return module.startswith("graphcell.ops") and not module.endswith(("_classes", ".operations"))
 
 
-def _hooked(fn, kind):
+def _hooked(fn, kinds: dict):
+    """`fn`, casting per `kinds` ({level: "white" | "black" | "promote"}) while a network of
+    that level runs; O1 casts the result back to float32."""
     @functools.wraps(fn)
     def op(*args, **kwargs):
-        low = _low[0]
-        if low is None or _internal(sys._getframe(1).f_globals.get("__name__", "")):
+        policy = _policy[0]
+        kind = kinds.get(policy[0]) if policy is not None else None
+        if kind is None or _internal(sys._getframe(1).f_globals.get("__name__", "")):
             return fn(*args, **kwargs)
-        target = low if kind == "white" else mstype.float32 if kind == "black" else _widest_float((args, tuple(
+        target = policy[1] if kind == "white" else mstype.float32 if kind == "black" else _widest_float((args, tuple(
             kwargs.values())))
         if target is None:
             return fn(*args, **kwargs)
-        _low[0] = None   # an op is one op: what it calls inside is not cast again
+        _policy[0] = None   # an op is one op: what it calls inside is not cast again
         try:
-            return fn(*_cast_tree(args, target), **{k: _cast_tree(v, target) for k, v in kwargs.items()})
+            out = fn(*_cast_tree(args, target), **{k: _cast_tree(v, target) for k, v in kwargs.items()})
         finally:
-            _low[0] = low
+            _policy[0] = policy
+        return _cast_tree(out, mstype.float32) if policy[0] == "O1" else out
     op._amp_auto_original = fn
     return op
+
+
+def _op_table() -> dict:
+    """{op name: {level: kind}} for the functional ops, and the same for the operator classes."""
+    funcs, classes = {}, {}
+    for level, kind, names in (("auto", "white", WHITE_OPS), ("auto", "black", BLACK_OPS),
+                               ("auto", "promote", PROMOTE_OPS), ("O1", "white", O1_OPS)):
+        for name in names:
+            funcs.setdefault(name, {})[level] = kind
+    for level, names in (("auto", WHITE_OP_CLASSES), ("O1", O1_OP_CLASSES)):
+        for name in names:
+            classes.setdefault(name, {})[level] = "white"
+    return funcs, classes
 
 
 def install_op_hooks() -> None:
@@ -93,41 +116,41 @@ def install_op_hooks() -> None:
         return
     from . import ops
     from .ops import functional
-    for kind, names in (("white", WHITE_OPS), ("black", BLACK_OPS), ("promote", PROMOTE_OPS)):
-        for name in names:
-            original = getattr(ops, name, None) or getattr(functional, name, None)
-            if original is None or hasattr(original, "_amp_auto_original"):
-                continue
-            wrapped = _hooked(original, kind)
-            for mod_name, module in list(sys.modules.items()):
-                # graphcell.ops' own modules keep theirs, bar the operator classes' (internal calls pass anyway)
-                ours = mod_name.startswith("graphcell.") and (not _internal(mod_name) or module in (ops, functional))
-                if ours and module is not None and getattr(module, name, None) is original:
-                    setattr(module, name, wrapped)
-    for name in WHITE_OP_CLASSES:   # operator instances, ops.MatMul()(x, w)
+    funcs, classes = _op_table()
+    for name, kinds in funcs.items():
+        original = getattr(ops, name, None) or getattr(functional, name, None)
+        if original is None:
+            continue
+        wrapped = _hooked(original, kinds)
+        for mod_name, module in list(sys.modules.items()):
+            # graphcell.ops' own modules keep theirs, bar the operator classes' (internal calls pass anyway)
+            ours = mod_name.startswith("graphcell.") and (not _internal(mod_name) or module in (ops, functional))
+            if ours and module is not None and getattr(module, name, None) is original:
+                setattr(module, name, wrapped)
+    for name, kinds in classes.items():   # operator instances, ops.MatMul()(x, w)
         cls = getattr(ops, name, None)
-        if cls is not None and not hasattr(cls.__call__, "_amp_auto_original"):
-            cls.__call__ = _hooked(cls.__call__, "white")
+        if cls is not None:
+            cls.__call__ = _hooked(cls.__call__, kinds)
     _installed[0] = True
 
 
-class _AutoConstruct:
-    """The construct of an "auto" network: its own, with the op hooks on while it runs."""
+class PolicyConstruct:
+    """The construct of an "auto" or O1 network: its own, with the op hooks on while it runs."""
 
-    def __init__(self, cell, low):
-        self.cell, self.low = cell, low
+    def __init__(self, cell, level, low):
+        self.cell, self.policy = cell, (level, low)
 
     @property
     def __wrapped__(self):
         return type(self.cell).construct.__get__(self.cell)
 
     def __call__(self, *args, **kwargs):
-        saved = _low[0]
-        _low[0] = self.low
+        saved = _policy[0]
+        _policy[0] = self.policy
         try:
             return type(self.cell).construct(self.cell, *args, **kwargs)
         finally:
-            _low[0] = saved
+            _policy[0] = saved
 
 
 class _LayerAsOneOp:
@@ -145,16 +168,16 @@ class _LayerAsOneOp:
         cell, dtype = self.cell, self.dtype
         args, kwargs = _cast_tree(args, dtype), {k: _cast_tree(v, dtype) for k, v in kwargs.items()}
         own = cell._params
-        saved_params, saved_low = dict(own), _low[0]
+        saved_params, saved_policy = dict(own), _policy[0]
         for name in self.params:
             p = own.get(name)
             if p is not None and p.dtype.is_floating and p.dtype is not dtype:
                 own[name] = p.astype(dtype)
-        _low[0] = None
+        _policy[0] = None
         try:
             return type(cell).construct(cell, *args, **kwargs)
         finally:
-            _low[0] = saved_low
+            _policy[0] = saved_policy
             own.clear()
             own.update(saved_params)
 
@@ -176,4 +199,14 @@ def convert_auto(network, low) -> None:
         elif isinstance(cell, black):
             object.__setattr__(cell, "construct", _LayerAsOneOp(cell, mstype.float32, ()))
     if not isinstance(network, white + black):
-        object.__setattr__(network, "construct", _AutoConstruct(network, low))
+        object.__setattr__(network, "construct", PolicyConstruct(network, "auto", low))
+
+
+class suspended:
+    """A context in which the op hooks are off (inside a Cell that O1/O2/O3 converts whole)."""
+
+    def __enter__(self):
+        self.saved, _policy[0] = _policy[0], None
+
+    def __exit__(self, *exc):
+        _policy[0] = self.saved

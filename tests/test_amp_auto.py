@@ -151,3 +151,54 @@ def test_build_train_network_auto():
     assert type(step).__name__ == "TrainOneStepCell"
     # MindSpore 2.10: 0.26891533 (O0 0.26892552, O1/O3 0.26906332)
     np.testing.assert_allclose(loss.asnumpy(), 0.26891533, rtol=1e-6)
+
+
+# -- O1's operators (measured on MindSpore 2.10 CPU: x = linspace(-2.3, 3.1, 8) as [2, 4],
+#    w = linspace(-1.1, 1.3, 16) as [4, 4]; first three outputs, all Float32) ----------------------
+
+class _O1Net(nn.Cell):
+    def __init__(self, which):
+        super().__init__()
+        self.which = which
+        self.mm = ops.MatMul()
+        self.bmm = ops.BatchMatMul()
+        self.relu_op = ops.ReLU()
+        self.p = ms.Parameter(T(np.linspace(-1.1, 1.3, 16).reshape(4, 4)), name="p")
+
+    def construct(self, x):
+        if self.which == "MatMul":
+            return self.mm(x, self.p)
+        if self.which == "BatchMatMul":
+            return self.bmm(x[None], self.p[None])
+        if self.which == "ops.bmm":
+            return ops.bmm(x[None], self.p[None])
+        if self.which == "mm_relu":
+            return ops.relu(ops.matmul(x, self.p))
+        if self.which == "ops.ReLU()":
+            return self.relu_op(x - 2.4)
+        return ops.matmul(x, self.p)
+
+
+O1_CASES = [("MatMul", [3.1074219, 2.3769531, 1.6455078]), ("BatchMatMul", [3.1074219, 2.3769531, 1.6455078]),
+            ("ops.bmm", [3.1074219, 2.3769531, 1.6455078]), ("mm_relu", [3.109375, 2.3769531, 1.6455078]),
+            ("ops.matmul", [3.1085713, 2.3771427, 1.6457142])]   # ops.matmul is not converted
+
+
+@pytest.mark.parametrize("which,want", O1_CASES, ids=[c[0] for c in O1_CASES])
+def test_o1_white_list_operators(which, want):
+    x = T(np.linspace(-2.3, 3.1, 8).reshape(2, 4))
+    out = amp.auto_mixed_precision(_O1Net(which), "O1")(x)
+    assert out.dtype == ms.float32
+    np.testing.assert_allclose(out.asnumpy().ravel()[:3], want, rtol=1e-6)
+
+
+def test_o1_relu_cells_and_ops_compute_in_float16():
+    x = T(np.linspace(-2.3, 3.1, 8).reshape(2, 4))
+    for net in (nn.ReLU(), _O1Net("ops.ReLU()")):
+        shift = 0.0 if isinstance(net, nn.ReLU) else 2.4
+        out = amp.auto_mixed_precision(net, "O1")(x)
+        got = out.asnumpy()
+        assert out.dtype == ms.float32
+        want = np.maximum(np.float32(x.asnumpy() - shift).astype(np.float16), 0).astype(np.float32)
+        np.testing.assert_array_equal(got, want)   # float16 rounding: a float32 relu would differ
+        assert not np.array_equal(got, np.maximum(x.asnumpy() - shift, 0))
