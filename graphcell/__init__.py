@@ -3,25 +3,35 @@
 Trace `nn.Cell`s and functions into a typed IR, transform it (vmap, grad, clean-ups), and run
 it through XLA (jax) or export it to ONNX (onnxruntime).
 """
-import jax as _jax
+import os as _os
+import sys as _sys
 
-# MindSpore's Tensor(1) is Int64 and float64 arrays stay Float64: jax must keep 64-bit types.
-_jax.config.update("jax_enable_x64", True)
 
-from . import dtype  # noqa: E402
-from .dtype import (DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, float_, int8, int16,  # noqa: E402,F401
-                    int32, int64, int_, uint8, uint16, uint32, uint64, dtype_to_nptype, dtype_to_pytype,
-                    pytype_to_dtype)
-from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
-from .sparse_tensor import COOTensor, CSRTensor, RowTensor  # noqa: E402,F401
-from . import ops  # noqa: E402
-from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
-                      get_context, reset_auto_parallel_context, set_auto_parallel_context, set_context)
-from .compiler.jit import jit  # noqa: E402
-from .frontend.trace import trace  # noqa: E402
-from . import nn  # noqa: E402
-from . import numpy  # noqa: E402,F401
-from .common.initializer import get_seed  # noqa: E402
+def _started_as_command() -> bool:
+    """Whether the `graphcell` command is importing this package (`python -m graphcell[.cli]`,
+    whose module -m is still locating, or the installed `graphcell` script): then jax and the
+    core load once the command's arguments parse (cli.main), not for --help."""
+    argv = _sys.argv
+    if argv and argv[0] == "-m":
+        orig = getattr(_sys, "orig_argv", [])
+        for i, arg in enumerate(orig[:-1]):
+            if arg == "-m":
+                return orig[i + 1] in ("graphcell", "graphcell.cli")
+        return False
+    return bool(argv) and _os.path.basename(argv[0]).removesuffix(".exe") == "graphcell"
+
+
+def _load_core() -> None:
+    """Binds the names of `graphcell._core` here (imports jax, Tensor, ops, nn, ...)."""
+    import importlib
+    _core = importlib.import_module("graphcell._core")   # not `from . import`: that asks __getattr__
+    globals().update((name, getattr(_core, name)) for name in _core.__all__)
+
+
+if _started_as_command():
+    pass   # cli.main calls _load_core
+else:
+    from ._core import *  # noqa: E402,F401,F403
 
 
 def set_seed(seed: int) -> None:
@@ -77,6 +87,10 @@ _LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes"
 
 def __getattr__(name):
     import importlib
+    if "Tensor" not in globals() and not name.startswith("__"):   # started as the command, and a name is wanted before cli.main loaded them
+        _load_core()
+        if name in globals():
+            return globals()[name]
     if name in _LAZY_MODULES:
         value = importlib.import_module(f"graphcell.{name}")
     elif name in _LAZY:

@@ -13,6 +13,7 @@ import numbers
 import warnings
 
 from . import dtype as mstype
+from .amp_auto import PolicyConstruct, install_op_hooks, suspended
 from .compiler.jit import bump_config_epoch
 from .ops import functional as F
 from .tensor import Parameter, Tensor
@@ -155,12 +156,11 @@ class DynamicLossScaler(LossScaler):
 # -- auto_mixed_precision -------------------------------------------------------------------
 
 def get_white_list() -> list:
-    """Cells that O1 runs in low precision: MindSpore 2.10's white list (measured: its Cells;
-    the rest of it are operator classes, ops.MatMul, ops.ReLU, ..., which graphcell's O1 leaves
-    in float32)."""
-    from . import nn
+    """A copy of O1's white list, MindSpore 2.10's (measured): Cells, then operator classes."""
+    from . import nn, ops
     return [nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose, nn.Conv3dTranspose,
-            nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell]
+            nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell, ops.Conv2D, ops.Conv3D, ops.Conv2DTranspose,
+            ops.Conv3DTranspose, ops.Conv2DBackpropInput, ops.MatMul, ops.BatchMatMul, ops.PReLU, ops.ReLU, ops.Ger]
 
 
 def get_black_list() -> list:
@@ -207,7 +207,8 @@ class _AmpConstruct:
             if p is not None and p.requires_grad and p.dtype.is_floating and p.dtype is not dtype:
                 own[name] = F.cast(p, dtype)
         try:
-            out = type(cell).construct(cell, *args, **kwargs)
+            with suspended():   # the Cell is converted whole: no operator-level casts inside
+                out = type(cell).construct(cell, *args, **kwargs)
         finally:
             own.clear()
             own.update(saved)
@@ -265,15 +266,23 @@ def convert_in_place(network, amp_level, dtype=mstype.float16) -> None:
     """The cell conversions of `auto_mixed_precision`, on `network` itself, whose outputs stay
     in `dtype` for O2/O3 (MindSpore's Model converts so: `Model(..., amp_level="O3").predict`
     returns float16, measured on 2.10). Marks the network converted."""
-    white, black = tuple(get_white_list()), tuple(get_black_list())
+    from .nn import Cell, PReLU, ReLU
+    black = tuple(get_black_list())
+    # O1: the white list's Cells, and the Cells that are one white-list operator (measured)
+    white = tuple(c for c in get_white_list() if issubclass(c, Cell)) + (ReLU, PReLU)
+    converted = False
     for _, cell in network.cells_and_names():
         if amp_level == "O1":
             if isinstance(cell, white):
                 wrap_construct(cell, dtype, mstype.float32)
+                converted = converted or cell is network
         elif amp_level == "O2" and isinstance(cell, black):
             wrap_construct(cell, mstype.float32, dtype)
         else:
             wrap_construct(cell, dtype, None)
+    if amp_level == "O1" and not converted:   # the white-list operators it calls itself (ops.relu, ops.MatMul())
+        install_op_hooks()
+        object.__setattr__(network, "construct", PolicyConstruct(network, "O1", dtype))
     object.__setattr__(network, "_amp_level", amp_level)
     bump_config_epoch()  # compiled graphs of this network are stale
 
@@ -283,11 +292,17 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     returns the network to call, as MindSpore 2.10 (measured):
 
     - "O0": nothing changes; returns `network`.
-    - "O1": white-list Cells (Dense, the convolutions, the RNN cells) compute in `dtype`; each casts its output back
-      to float32, so everything else stays float32. Returns `network`.
+    - "O1": white-list Cells (Dense, the convolutions, the RNN cells, and ReLU and PReLU, which
+      are one white-list operator) and white-list operators (ops.relu, ops.bmm, instances of
+      ops.MatMul, ops.ReLU, ...; not ops.matmul or ops.dense, measured) compute in `dtype`; each
+      casts its output back to float32, so everything else stays float32. Returns `network`
+      (2.10 returns a rewritten copy, `NetOpt`, whose sub-Cells are the converted originals).
     - "O2": every Cell computes in `dtype` except black-list Cells (BatchNorm, LayerNorm),
       which compute in float32 and hand `dtype` on.
     - "O3": every Cell computes in `dtype`.
+    - "auto": operator by operator, as 2.10's lists say (`amp_auto.py`): matrix products and
+      convolutions in `dtype`, exp/log/softmax/sum/norms/losses in float32, the rest in their
+      inputs' types. Returns `network`, whose outputs are not cast back.
 
     For O2 and O3, `network` itself now returns `dtype`; the returned Cell wraps it (as
     MindSpore's `_OutputTo32`, parameter names unchanged) and returns float32.
@@ -306,13 +321,19 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
         raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
     if amp_level == "O0":
         return network
-    if amp_level not in _LEVELS:
+    if amp_level not in _LEVELS + ("auto",):
         raise ValueError(f"The amp level {amp_level} is not supported")
     if getattr(network, "_amp_level", "O0") != "O0":
         # MindSpore converts again and warns; the Cells' constructs are replaced, not stacked
         warnings.warn(f"The network's auto mixed-precision level is adjusted from {network._amp_level} to "
                       f"{amp_level}, and repeated calls to mixed-precision interfaces can cause performance "
                       "degradation.", stacklevel=2)
+    if amp_level == "auto":   # operator-level; the network itself, its outputs not cast (measured)
+        from .amp_auto import convert_auto
+        convert_auto(network, dtype)
+        object.__setattr__(network, "_amp_level", amp_level)
+        bump_config_epoch()
+        return network
     convert_in_place(network, amp_level, dtype)
     return _output_to_32(network) if amp_level in ("O2", "O3") else network
 

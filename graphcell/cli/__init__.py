@@ -3,7 +3,9 @@
 One module per subcommand (`add_parser` + `run(args, out)`); `loader` turns MODEL and the
 input options into Cells and Tensors. A `UserError` (or an error in the user's model while
 loading or tracing it) prints one line on stderr and exits with status 2; `--debug` shows
-the traceback instead. Output goes through `output.Reporter`: rich tables and progress bars
+the traceback instead. Started as the command, the package loads jax and its core only once
+the arguments parse (graphcell/__init__.py), so the subcommand modules import graphcell's
+core and onnx inside their run functions, not at their top. Output goes through `output.Reporter`: rich tables and progress bars
 in a terminal, plain text otherwise, JSON with `--json`.
 """
 from __future__ import annotations
@@ -41,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    # jax and the core load only now: --help and argument errors answer without them
+    from .. import _load_core
+    _load_core()
     from .output import Reporter
     out = Reporter()
     try:

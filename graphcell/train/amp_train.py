@@ -6,7 +6,7 @@ from .. import dtype as mstype
 from ..ops import functional as F
 from .loss_scale_manager import DynamicLossScaleManager, LossScaleManager
 
-_LEVELS = ("O0", "O1", "O2", "O3")
+_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 
 
 def _config(level: str) -> dict:
@@ -67,15 +67,14 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     drop_overflow_update=False: set the optimizer's loss_scale to the same value). MindSpore
     2.10 refuses update cells on CPU (it has no overflow kernel there); graphcell detects
     overflow with ordinary ops on every backend, so it builds them. boost levels other than
-    'O0' and the 'auto' level are not supported.
+    'O0' are not supported.
     """
     from .. import nn
     if not isinstance(optimizer, nn.Optimizer):
         raise TypeError(f"build_train_network: 'optimizer' must be a graphcell.nn Optimizer, but got "
                         f"{type(optimizer).__name__}")
     if not isinstance(level, str) or level not in _LEVELS:
-        raise ValueError(f"build_train_network: 'level' must be one of {list(_LEVELS)}, but got {level!r}"
-                         + (" ('auto' is not supported)" if level == "auto" else ""))
+        raise ValueError(f"build_train_network: 'level' must be one of {list(_LEVELS)}, but got {level!r}")
     if boost_level != "O0":
         raise ValueError(f"build_train_network: boost levels are not supported, 'boost_level' must be 'O0', but got "
                          f"{boost_level!r}")
