@@ -21,9 +21,4 @@ from . import nn  # noqa: E402
 from . import numpy  # noqa: E402,F401
 from .common.initializer import get_seed  # noqa: E402
 
-__all__ = ["dtype", "DType", "bfloat16", "bool_", "complex64", "complex128", "float16", "float32", "float64", "float_",
-           "int8", "int16", "int32", "int64", "int_", "uint8", "uint16", "uint32", "uint64", "dtype_to_nptype",
-           "dtype_to_pytype", "pytype_to_dtype", "Parameter", "ParameterTuple", "Tensor", "COOTensor", "CSRTensor",
-           "RowTensor", "ops", "GRAPH_MODE", "PYNATIVE_MODE", "ParallelMode", "get_auto_parallel_context",
-           "get_context", "reset_auto_parallel_context", "set_auto_parallel_context", "set_context", "jit", "trace",
-           "nn", "numpy", "get_seed"]
+__all__ = [name for name in dir() if not name.startswith("_") and name != "jax"]
