@@ -82,7 +82,7 @@ _LAZY = {
         "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
         "names")},
 }
-_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint"}
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx"}
 
 
 def __getattr__(name):

@@ -114,11 +114,12 @@ def test_rows_from_the_start_of_a_dynamic_batch(tmp_path, index):
 
 def test_batchnorm_in_training_mode_exports_with_a_dynamic_batch(tmp_path):
     """The unbiased variance's count was x.size computed in Python: a constant of the example
-    batch, which a dynamic export refused (it now counts at run time with element_count)."""
+    batch, which a dynamic export refused (it now counts at run time with element_count).
+    Exported through a function: export puts a Cell it is given in inference mode."""
     net = nn.BatchNorm1d(4)
     net.set_train(True)
     x = RNG.standard_normal((6, 4)).astype(np.float32)
-    path = ms.export(net, ms.Tensor(x[:3]), file_name=str(tmp_path / "bn"), dynamic_axes={"x": [0]},
+    path = ms.export(lambda x: net(x), ms.Tensor(x[:3]), file_name=str(tmp_path / "bn"), dynamic_axes={"x": [0]},
                      input_names=["x"])
     sess = Session(path, providers=["cpu"])
     start = [p.asnumpy() for p in (net.moving_mean, net.moving_variance)]

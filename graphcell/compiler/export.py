@@ -14,6 +14,7 @@ what follows it a clipped dimension (`min(batch,3)`, export_clamps.py).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -27,7 +28,7 @@ import onnx
 
 from ..context import lowering_for
 from ..frontend import pytree
-from ..frontend.trace import Traced, _arg_names, trace
+from ..frontend.trace import Traced, _arg_names, bump_mode_epoch, trace
 from ..ir.core import Graph
 from ..ops.primitive import Literal
 from ..tensor import Tensor
@@ -579,12 +580,34 @@ def _name_of(fn) -> str:
 
 # -- building the model -----------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def inference_mode(net):
+    """As mindspore.export: a Cell (or the CellList of a vmapped ensemble) is exported in
+    inference mode, Dropout off and BatchNorm on its moving statistics, and each Cell's mode
+    is restored after. A training step keeps its modes: a Cell tree holding an optimizer or a
+    gradient wrapper (TrainOneStepCell, ...) is exported as the step it runs."""
+    from ..nn.cell import Cell
+    root = net if isinstance(net, Cell) else getattr(net, "fn", None)
+    cells = [cell for _, cell in root.cells_and_names()] if isinstance(root, Cell) else []
+    if not cells or any(getattr(cell, "is_training_step", False) for cell in cells):
+        yield
+        return
+    modes = [cell.training for cell in cells]
+    root.set_train(False)
+    try:
+        yield
+    finally:
+        for cell, mode in zip(cells, modes):
+            object.__setattr__(cell, "training", mode)
+        bump_mode_epoch()
+
+
 def to_onnx(net, *inputs, dynamic_axes=None, opset=None, input_names=None, output_names=None,
             reduce=None, params_as_inputs=False, members=None, member_checkpoints=None,
             metadata=None) -> OnnxExport:
     """Traces `net(*inputs)` and lowers it to an in-memory ONNX model (see `export`)."""
     from ..frontend.trace import paused_gc
-    with paused_gc():
+    with paused_gc(), inference_mode(net):
         return _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
                         output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
                         members=members, member_checkpoints=member_checkpoints, metadata=metadata)
@@ -681,6 +704,9 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     - `members`, `member_checkpoints`, `metadata`: stored in the model's metadata.
     - `external_data`: tensors in a side file `<name>.onnx.data`; automatic above 2 GB.
     - `check`: run `onnx.checker` on the result.
+    A Cell (or a vmapped CellList) is exported in inference mode, as MindSpore does, unless it
+    is a training step (see `inference_mode`); a function calling Cells exports them in the
+    modes they are in.
     The write is atomic: a failed export leaves an existing file untouched. An ensemble with a
     dynamic batch holds two lowerings behind an `If` on the batch size: the stacked form for
     batch 1, each member's chain apart for larger batches (compiler/onnx_dispatch.py).
@@ -695,7 +721,7 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     from ..train.atomic import check_folder
     check_folder(path, "export: ")   # before tracing
     from ..frontend.trace import paused_gc
-    with paused_gc():   # as to_onnx, and from the ONNX cache when set_context(compile_cache_dir=...) is
+    with paused_gc(), inference_mode(net):   # as to_onnx, and from the ONNX cache when set_context(compile_cache_dir=...) is
         result = _to_onnx(net, *inputs, dynamic_axes=dynamic_axes, opset=opset, input_names=input_names,
                           output_names=output_names, reduce=reduce, params_as_inputs=params_as_inputs,
                           members=members, member_checkpoints=member_checkpoints, metadata=metadata, cache=True)

@@ -13,6 +13,8 @@ class WithGradCell(Cell):
     trainable parameters, as a tuple. The output's sensitivity is ones, or `sens` (a number
     scales the gradients; a Tensor is the output's cotangent), as measured on 2.10."""
 
+    is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
+
     def __init__(self, network, loss_fn=None, sens=None):
         super().__init__(auto_prefix=False)
         self.network, self.loss_fn, self.sens = network, loss_fn, sens
@@ -35,6 +37,8 @@ class ForwardValueAndGrad(Cell):
     sens_param) gives them: the first input's bare by default, every input's with get_all, the
     `weights`' with get_by_list, ((inputs...), (weights...)) with both; with sens_param the last
     argument is the output's cotangent (not passed to the network)."""
+
+    is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
 
     def __init__(self, network, weights=None, get_all=False, get_by_list=False, sens_param=False):
         super().__init__(auto_prefix=False)

@@ -11,6 +11,8 @@ class TrainOneStepCell(Cell):
     `return_grad=True` `(loss, grads)` (MindSpore's TrainOneStepCell; sens=None is 1.0;
     auto_prefix=False, so no parameter is renamed)."""
 
+    is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
+
     def __init__(self, network: Cell, optimizer, sens=None, return_grad: bool = False):
         super().__init__(auto_prefix=False)
         from .optim import Optimizer

@@ -43,6 +43,8 @@ class Optimizer(Cell):
     Parameter, and the group's hyperparameters) and `defaults`. Subclasses write `construct`
     over `self.groups_of_parameters()`."""
 
+    is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
+
     def __init__(self, params, defaults: dict):
         super().__init__(auto_prefix=False)
         name = type(self).__name__

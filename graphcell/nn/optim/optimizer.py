@@ -187,6 +187,8 @@ def _build_lr(spec, name: str, as_cell: bool):
 class Optimizer(Cell):
     """Base class: holds `parameters` (a ParameterTuple), `learning_rate` and `global_step`."""
 
+    is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
+
     decoupled_weight_decay = False    # AdamWeightDecay and Lamb apply their decay in the update
     centralizes_gradients = True      # MindSpore's AdamWeightDecay ignores 'grad_centralization'
 
