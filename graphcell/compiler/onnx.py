@@ -152,6 +152,12 @@ class OnnxBuilder:
             self._consts: dict[tuple, str] = {}
             self.symbol_sources: dict[str, tuple[str, int, int]] = {}  # symbol -> (input, axis, size)
             self._symbols: dict[str, str] = {}
+            # The scope of nodes traced outside any sub-Cell: the traced function's name or the
+            # Cell's class (`forward/MatMul`, `LeNet5/Add`), so that no node is named by its op alone.
+            self.scope = ""
+            # Dims of values the IR does not name, declared by rules where ONNX's inference
+            # cannot find them (after a Resize, which drops a symbol): name -> (type, dims).
+            self.declared: dict[str, tuple] = {}
         else:  # a subgraph (If branch, Loop body): ONNX names are unique model-wide
             self.initializers, self._taken, self._consts = parent.initializers, parent._taken, parent._consts
             self._suffix = parent._suffix
@@ -180,9 +186,14 @@ class OnnxBuilder:
         self._taken.add(name)
         return name
 
+    def node_name(self, op_type: str, scope: str = "") -> str:
+        """A unique node name `<scope>/<op_type>`, in the graph's own scope when `scope` is empty."""
+        scope = scope or self.root.scope
+        return self.unique(f"{scope}/{op_type}" if scope else op_type)
+
     def op(self, op_type: str, inputs, scope: str = "", n_out: int = 1, out_names=None, **attrs):
         """Appends one node named `<scope>/<op_type>`; returns its output name (or names)."""
-        node_name = self.unique(f"{scope}/{op_type}" if scope else op_type)
+        node_name = self.node_name(op_type, scope)
         outs = list(out_names) if out_names else [self.unique(f"{node_name}:{i}") for i in range(n_out)]
         attrs = {k: v for k, v in attrs.items() if v is not None}
         self.nodes.append(helper.make_node(op_type, list(inputs), outs, name=node_name, **attrs))
@@ -220,6 +231,17 @@ class OnnxBuilder:
         return got
 
 
+def scope_name(name: str) -> str:
+    """A graph's name as a node-name scope: `<lambda>` is `lambda`, no slashes."""
+    return re.sub(r"[^0-9A-Za-z_.\-]", "", name or "") or "graph"
+
+
+def value_scope(value: str) -> str:
+    """The scope of an ONNX value named `<scope>/<op>:<i>` ('' for a user's name such as `output`),
+    for the nodes that peepholes and fusions put in its producer's place."""
+    return value.rpartition("/")[0]
+
+
 def _short(v) -> str:
     text = str(v.item() if hasattr(v, "item") else v)
     return re.sub(r"[^0-9A-Za-z.\-]", "", text)
@@ -240,7 +262,8 @@ class LowerCtx:
 
     @property
     def scope(self) -> str:
-        return self.node.source.scope
+        """The node's Cell path, or the graph's own scope (OnnxBuilder.scope) at top level."""
+        return self.node.source.scope or self.b.root.scope
 
     @property
     def opset(self) -> int:
@@ -283,10 +306,16 @@ class LowerCtx:
     def value_info(self, name: str, value: Value) -> onnx.ValueInfoProto:
         return onnx_value_info(name, value.type, self.dims_of(value))
 
+    def declare(self, name: str, dims) -> str:
+        """Records the dims (ints and Syms) of `name`, an intermediate of this rule with the
+        node's dtype, for the model's value_info; returns `name`."""
+        self.b.root.declared[name] = (self.out_type, tuple(dims))
+        return name
+
     def fail(self, message: str):
         src = self.node.source
         at = f" (at {src.file}:{src.line})" if src.file else ""
-        raise OnnxExportError(f"{self.node.primitive.name} in Cell '{self.scope or '<top>'}'{at}: {message}")
+        raise OnnxExportError(f"{self.node.primitive.name} in Cell '{src.scope or '<top>'}'{at}: {message}")
 
     def is_dynamic(self, dims) -> bool:
         return any(isinstance(d, Sym) for d in dims)
@@ -384,7 +413,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     the trace below the bound of a clipped dimension (`Sym.hi`), which tells how slices of it count.
     """
     from . import onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
-    from .onnx_symbolic_shapes import spell_dynamic_reshapes
+    from .onnx_symbolic_shapes import localize_shape_constants, spell_dynamic_reshapes
     opset = DEFAULT_OPSET if opset is None else int(opset)
     if not MIN_OPSET <= opset <= max_opset():
         raise ValueError(f"export: opset must be in [{MIN_OPSET}, {max_opset()}], got {opset}")
@@ -399,6 +428,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     dims_of = lambda v: dims.get(v, v.shape)  # noqa: E731
 
     b = OnnxBuilder(opset)
+    b.scope = scope_name(name or graph.name)
     names: dict[Value, str] = {}
     inputs = []
     user_names = list(input_names or [])
@@ -429,6 +459,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     types = {n: t for n, (t, _) in carriers.items()}
     onnx_peepholes.run(b, keep, shapes, types)
     spell_dynamic_reshapes(b, {n: d for n, (_, d) in carriers.items()})   # last: the peepholes read -1s
+    localize_shape_constants(b)
 
     # Outputs: user names for user outputs, `<param>.new` for state writes.
     out_names = list(output_names or [])
@@ -471,6 +502,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
                 if n is not None and n not in graph_io and n in named:
                     infos.append(onnx_value_info(n, v.type, dims_of(v)))
                     graph_io.add(n)
+        infos += [onnx_value_info(n, t, d) for n, (t, d) in b.declared.items() if n in named and n not in graph_io]
     onnx_graph = helper.make_graph(b.nodes, name or graph.name, inputs, outputs, initializers,
                                    doc_string=doc, value_info=infos)
     model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", opset)],

@@ -53,11 +53,13 @@ def dispatch_on_batch(small: onnx.ModelProto, large: onnx.ModelProto, input_name
     else_renames = {o: "large/" + o for o in outputs}
     else_branch = _branch(lg, "large_batch", else_renames)
 
-    shape = helper.make_node("Shape", [input_name], ["dispatch/shape"], start=axis, end=axis + 1)
+    shape = helper.make_node("Shape", [input_name], ["dispatch/shape"], name="dispatch/Shape",
+                             start=axis, end=axis + 1)
     limit = numpy_helper.from_array(_int64(max_small), "dispatch/max_small")
     # If takes any single-element condition: the bool[1] needs no Squeeze (one node less
     # on a path that costs microseconds at batch 1).
-    small_enough = helper.make_node("LessOrEqual", ["dispatch/shape", "dispatch/max_small"], ["dispatch/small"])
+    small_enough = helper.make_node("LessOrEqual", ["dispatch/shape", "dispatch/max_small"], ["dispatch/small"],
+                                   name="dispatch/LessOrEqual")
     choose = helper.make_node("If", ["dispatch/small"], outputs, name="batch_dispatch",
                               then_branch=then_branch, else_branch=else_branch,
                               doc_string=f"batch <= {max_small}: the stacked ensemble form; "

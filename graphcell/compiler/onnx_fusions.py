@@ -12,8 +12,13 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from .onnx import OnnxBuilder
+from .onnx import OnnxBuilder, value_scope
 from .onnx_dataflow import Dataflow, ints_attr, scalar_value
+
+
+def _named(b: OnnxBuilder, op_type: str, value: str) -> str:
+    """The name of a node put in place of `value`'s producer: in that producer's scope."""
+    return b.node_name(op_type, value_scope(value))
 
 
 def fuse(b: OnnxBuilder, keep: set, constants, shapes: dict, types: dict) -> None:
@@ -76,12 +81,14 @@ def _means(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict
         if len(x) < 3 or axes != list(range(2, len(x))) or types.get(node.input[0]) not in _POOL_TYPES:
             operands = [node.input[0]] + ([b.ints(axes)] if b.opset >= 18 else [])
             attrs = {} if b.opset >= 18 else {"axes": axes}
-            nodes[i] = helper.make_node("ReduceMean", operands, [out], name=out, keepdims=keepdims, **attrs)
+            nodes[i] = helper.make_node("ReduceMean", operands, [out], name=_named(b, "ReduceMean", out),
+                                        keepdims=keepdims, **attrs)
             continue
         pooled = out if keepdims else b.unique(node.output[0] + "/global_pool")
-        nodes[i] = helper.make_node("GlobalAveragePool", [node.input[0]], [pooled], name=pooled)
+        nodes[i] = helper.make_node("GlobalAveragePool", [node.input[0]], [pooled],
+                                    name=_named(b, "GlobalAveragePool", node.output[0]))
         if not keepdims:   # the Div's place: Flatten to [B, C]
-            flatten = helper.make_node("Flatten", [pooled], [out], name=out, axis=1)
+            flatten = helper.make_node("Flatten", [pooled], [out], name=_named(b, "Flatten", out), axis=1)
             nodes[nodes.index(div)] = flatten
             dead.discard(id(div))
     nodes[:] = [n for n in nodes if id(n) not in dead]
@@ -137,7 +144,7 @@ def _softmax(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
         found = match(node)
         if found is not None:
             op, x, axis, replaced = found
-            nodes[i] = helper.make_node(op, [x], [node.output[0]], name=node.output[0], axis=axis)
+            nodes[i] = helper.make_node(op, [x], [node.output[0]], name=_named(b, op, node.output[0]), axis=axis)
             dead.update(id(n) for n in replaced)
     nodes[:] = [n for n in nodes if id(n) not in dead]
 
@@ -208,8 +215,8 @@ def _layer_norm(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> Non
         scale = scale or b.const(np.ones(normalized_shape, dtype))
         bias = bias or b.const(np.zeros(normalized_shape, dtype))
         out = last.output[0]
-        placed[id(last)] = helper.make_node("LayerNormalization", [x, scale, bias], [out], name=out,
-                                            axis=axis, epsilon=eps)
+        placed[id(last)] = helper.make_node("LayerNormalization", [x, scale, bias], [out],
+                                            name=_named(b, "LayerNormalization", out), axis=axis, epsilon=eps)
         dead.update(id(n) for n in replaced)
     nodes[:] = [placed.get(id(n), n) for n in nodes if id(n) not in dead or id(n) in placed]
 
@@ -331,7 +338,8 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
         if mask not in wide_masks:
             wide = b.unique((mask.rpartition(":")[0] or mask) + "/rows")
             rows = b.ints([1] * (len(m_shape) - 2) + [q_len, 1])
-            expanded.setdefault(i, []).append(helper.make_node("Expand", [mask, rows], [wide], name=wide))
+            expanded.setdefault(i, []).append(helper.make_node("Expand", [mask, rows], [wide],
+                                                               name=_named(b, "Expand", mask)))
             wide_masks[mask] = wide
         return wide_masks[mask]
 
@@ -360,13 +368,13 @@ def _attention(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: 
             k = k_source
             if k_perm != [0, 1, 2, 3]:
                 k = b.unique(k_source + "/heads")
-                inserted[i] = helper.make_node("Transpose", [k_source], [k], name=k, perm=k_perm)
+                inserted[i] = helper.make_node("Transpose", [k_source], [k], name=_named(b, "Transpose", k_source),
+                                               perm=k_perm)
             operands = [q, k, v]
         if mask is not None:
             operands.append(mask)
-        scope = node.name.rpartition("/")[0]
-        nodes[i] = helper.make_node("Attention", operands, [out], name=b.unique(f"{scope}/Attention" if scope
-                                                                                else "Attention"), **attrs)
+        nodes[i] = helper.make_node("Attention", operands, [out], name=b.node_name("Attention", value_scope(node.name)),
+                                    **attrs)
         dead.update(id(n) for n in replaced)
     nodes[:] = [m for i, n in enumerate(nodes) if id(n) not in dead
                 for m in [*expanded.get(i, ()), *([inserted[i]] if i in inserted else []), n]]

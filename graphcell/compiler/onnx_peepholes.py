@@ -14,7 +14,7 @@ import onnx
 from onnx import helper
 
 from . import onnx_fusions
-from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename
+from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, value_scope
 from .onnx_dataflow import Dataflow, int_reader, ints_attr, use_counts
 
 
@@ -112,7 +112,8 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None
             op.input[side], op.output[:] = view.input[0], [moved]
             if other is not None:
                 reshaped = b.unique(f"{other}/merged")
-                operands.append(helper.make_node("Reshape", [other, b.ints(small)], [reshaped], name=reshaped))
+                operands.append(helper.make_node("Reshape", [other, b.ints(small)], [reshaped],
+                                                  name=b.node_name("Reshape", value_scope(other))))
                 op.input[1 - side] = reshaped
                 shapes[reshaped] = tuple(small)
             if view.input[0] in shapes:
@@ -189,8 +190,9 @@ def _member_slices_to_split(b: OnnxBuilder, keep: set, constants: dict, shapes: 
         outputs = [members[i][0][1].output[0] for i in range(shape[axis])]
         count = {"num_outputs": shape[axis]} if b.opset >= 18 else {}   # opset 17 splits by outputs
         first = min((s for pairs in members.values() for s, _ in pairs), key=lambda s: position[id(s)])
-        splits[id(first)] = [helper.make_node("Reshape", [data, b.ints(merged)], [flat], name=flat),
-                             helper.make_node("Split", [flat], outputs, name=b.unique(f"{data}/Split"),
+        splits[id(first)] = [helper.make_node("Reshape", [data, b.ints(merged)], [flat],
+                                              name=b.node_name("Reshape", value_scope(data))),
+                             helper.make_node("Split", [flat], outputs, name=b.node_name("Split", value_scope(data)),
                                               axis=axis, **count)]
         shapes[flat] = tuple(merged)
         for i, pairs in members.items():
@@ -284,7 +286,8 @@ def _bias_into_conv(b: OnnxBuilder, keep: set, shapes: dict) -> None:
         fused.CopyFrom(conv)
         fused.input.append(flat)
         fused.output[:] = [node.output[0]]
-        out += [helper.make_node("Reshape", [bias, b.ints([channels])], [flat], name=flat), fused]
+        out += [helper.make_node("Reshape", [bias, b.ints([channels])], [flat],
+                                 name=b.node_name("Reshape", value_scope(bias))), fused]
         dead.add(id(conv))
     nodes[:] = [n for n in out if id(n) not in dead]
 

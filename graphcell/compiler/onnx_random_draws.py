@@ -110,7 +110,7 @@ def _loop(d: _Draw, state: list[str], types: list[tuple[int, list]], cond, body,
     ins = [child.unique(f"state{i}") for i in range(len(state))]
     new = body(inner, ins)
     again = cond(inner, new)
-    outs = [child.op("Identity", [n], scope="loop") for n in [again] + new]
+    outs = [child.op("Identity", [n], scope=f"{d.ctx.scope}/loop") for n in [again] + new]
     vi = helper.make_tensor_value_info
     inputs = [vi(it, TensorProto.INT64, []), vi(flag, TensorProto.BOOL, [])] + \
         [vi(n, t, s) for n, (t, s) in zip(ins, types)]

@@ -99,13 +99,25 @@ def resize(ctx: LowerCtx, x, *, sizes, method, align_corners, scales):
         return _gathers(ctx, x, sizes, method, align_corners, scales)
     # Linear and cubic Resize take [N, C, spatial...] (2 or 3 spatial axes; cubic 2): other
     # leading axes are merged into N, and a 1-D resize gets a unit axis before its own.
+    # [N, C, L] takes the unit axis by an Unsqueeze, which keeps N's name for shape inference.
+    unit_axis = not method.startswith("nearest") and rank == 3 and k == 1
     if method.startswith("nearest") or (rank == k + 2 and k >= 2):
         layout = in_type.shape
+    elif unit_axis:
+        layout = in_type.shape[:2] + (1,) + tuple(in_sizes)
     else:
         layout = (-1, 1) + (1,) * (k == 1) + tuple(in_sizes)
-    y = x if tuple(layout) == in_type.shape else ctx.op("Reshape", x, ctx.ints(list(layout)))
+    if unit_axis:
+        y = ctx.op("Unsqueeze", x, ctx.ints([2]))
+    else:
+        y = x if tuple(layout) == in_type.shape else ctx.op("Reshape", x, ctx.ints(list(layout)))
     lead = len(layout) - k
-    if scales is None:   # the output's full shape: a dynamic batch's size computed at run time
+    if ctx.opset >= 18:   # the resized axes only: inference keeps the others (static ones; ONNX's
+        axes = list(range(lead, lead + k))   # Resize inference drops a symbol even at scale 1)
+        size_or_scale = ("", ctx.ints(list(sizes))) if scales is None else \
+            (ctx.const(np.asarray(scales, np.float32)),)
+        y = ctx.op("Resize", y, "", *size_or_scale, axes=axes, **attrs)
+    elif scales is None:   # the output's full shape: a dynamic batch's size computed at run time
         if tuple(layout) == in_type.shape:
             shape_out = ctx.shape_tensor(ctx.out_dims[0], minus_one=False)
         else:
@@ -113,7 +125,23 @@ def resize(ctx: LowerCtx, x, *, sizes, method, align_corners, scales):
         y = ctx.op("Resize", y, "", "", shape_out, **attrs)
     else:
         y = ctx.op("Resize", y, "", ctx.const(np.asarray([1.0] * lead + list(scales), np.float32)), **attrs)
+    if tuple(layout) != in_type.shape:   # ONNX's Resize inference drops the batch's name: declared
+        merged = _merged(ctx.in_dims[0][:rank - k]) if not unit_axis else None
+        if unit_axis or merged is not None:
+            lead_dims = ctx.in_dims[0][:2] + (1,) if unit_axis else (merged,) + tuple(layout[1:lead])
+            ctx.declare(y, lead_dims + tuple(sizes))
+    if unit_axis:
+        return ctx.op("Squeeze", y, ctx.ints([2]))
     return y if tuple(layout) == in_type.shape else ctx.op("Reshape", y, ctx.shape_tensor(ctx.out_dims[0]))
+
+
+def _merged(dims: tuple):
+    """The size of `dims` merged into one axis (an int, or a Sym with one symbol), or None."""
+    syms = [d for d in dims if isinstance(d, Sym)]
+    static = int(np.prod([d for d in dims if not isinstance(d, Sym)]))
+    if not syms:
+        return static
+    return syms[0].times(static) if len(syms) == 1 else None
 
 
 def _gathers(ctx, x, sizes, method, align_corners, scales):

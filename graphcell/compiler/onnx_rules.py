@@ -886,7 +886,7 @@ def cond(ctx, pred, *operands, then_branch, else_branch):
     for key, graph in (("then_branch", then_branch), ("else_branch", else_branch)):
         child = ctx.b.child()
         outs = ctx.inline(graph, list(operands), child, ctx.other_attr(key))
-        outs = [child.op("Identity", [n], scope=f"{ctx.scope}/{key}" if ctx.scope else key) for n in outs]
+        outs = [child.op("Identity", [n], scope=f"{ctx.scope}/{key}") for n in outs]
         branches[key] = helper.make_graph(child.nodes, child.unique(key), [],
                                           [ctx.value_info(n, v) for n, v in zip(outs, graph.outputs)])
     n = len(then_branch.outputs)
@@ -905,7 +905,7 @@ def while_loop(ctx, *args, cond_graph, body_graph, n_carry, trip_count=None):
     carry_in = [child.unique(f"carry{i}") for i in range(n_carry)]
     new = ctx.inline(body_graph, carry_in + consts, child, ctx.other_attr("body_graph"))
     (again,) = ctx.inline(cond_graph, new + consts, child, ctx.other_attr("cond_graph"))
-    outs = [child.op("Identity", [again], scope="loop")] + [child.op("Identity", [n], scope="loop") for n in new]
+    outs = [child.op("Identity", [n], scope=f"{ctx.scope}/loop") for n in [again] + new]
     carried = body_graph.inputs[:n_carry]
     inputs = [helper.make_tensor_value_info(it, TensorProto.INT64, []),
               helper.make_tensor_value_info(flag, TensorProto.BOOL, [])] + \
