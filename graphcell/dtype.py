@@ -163,7 +163,7 @@ def result_dtype(*dtypes: DType) -> DType:
 # `bool` stay Python's builtins inside this module and graphcell's __init__.
 ALIASES = {"float": float32, "single": float32, "half": float16, "double": float64, "long": int64, "int": int32,
            "intc": int32, "intp": int64, "short": int16, "byte": int8, "bool": bool_, "ubyte": uint8,
-           "ushort": uint16, "uintc": uint32, "uintp": uint64}
+           "ushort": uint16, "uintc": uint32, "uintp": uint64, "cfloat": complex64, "cdouble": complex128}
 
 
 def __getattr__(name):

@@ -14,6 +14,7 @@ from . import dtype as mstype
 from .dtype import DType, to_dtype
 from .ir.core import TensorType, Value
 from .tensor_methods import TensorMethods, _ops, check_in_place
+from .tensor_storage import TensorStorageMethods
 
 
 # MindSpore 2.10's words for item() and bool() of a Tensor of more (or fewer) than one element
@@ -114,7 +115,7 @@ def _is_dynamic_shape(shape) -> bool:
     return shape is not None and not isinstance(shape, int) and any(d is None or d == -1 for d in shape)
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorMethods, TensorStorageMethods):
     """A multi-dimensional array, eager or symbolic (more of MindSpore's methods, the in-place
     ones among them, come from `TensorMethods` in tensor_methods.py).
 

@@ -28,12 +28,16 @@ _LAZY = {
     **dict.fromkeys(["TrainOneStepWithLossScaleCell", "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell"],
                     "graphcell.nn.loss_scale"),
     **dict.fromkeys(["DistributedGradReducer"], "graphcell.nn.grad_reducer"),
+    **dict.fromkeys(["Jvp", "Vjp"], "graphcell.nn.cell_grad"),
+    **dict.fromkeys(["SparseToDense", "SparseTensorDenseMatmul"], "graphcell.nn.sparse_cells"),
+    **dict.fromkeys(["PipelineCell", "MicroBatchInterleaved"], "graphcell.nn.grad_accumulation"),
+    "no_init_parameters": "graphcell.nn.no_init",
     # mindspore.nn still exports the metrics (mindspore.train.metrics' __all__)
     **dict.fromkeys(["Metric", "rearrange_inputs", "Accuracy", "Top1CategoricalAccuracy",
                      "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "Loss", "MAE", "MSE", "Precision",
                      "Recall", "Fbeta", "F1", "ConfusionMatrix", "ConfusionMatrixMetric", "ROC", "auc", "BleuScore",
                      "Perplexity", "OcclusionSensitivity", "Dice", "HausdorffDistance", "MeanSurfaceDistance",
-                     "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn", "names"],
+                     "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn", "names", "get_metrics"],
                     "graphcell.train"),
 }
 
