@@ -1722,3 +1722,7 @@ __all__ += _index_segment_classes.__all__
 
 from .tf_style_classes import STFT, FractionalAvgPool, FractionalMaxPool  # noqa: E402
 __all__ += ["STFT", "FractionalMaxPool", "FractionalAvgPool"]
+
+from . import optimizer_classes as _optimizer_classes  # noqa: E402
+from .optimizer_classes import *  # noqa: F401,F403,E402 - ApplyAdagrad, ApplyRMSProp, Adam, SGD, SparseApplyAdagrad, ...
+__all__ += _optimizer_classes.__all__
