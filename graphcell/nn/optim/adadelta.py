@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import optimizer_updates as U
 from .optimizer import Optimizer, check_float, check_float_in_range
 
 
@@ -24,8 +25,7 @@ class Adadelta(Optimizer):
         lrs = self.lr_per_parameter(self.step_lr())
         rho = self.rho
         for p, g, accum, accum_update, lr in zip(self.parameters, grads, self.accum, self.accum_update, lrs):
-            accum_new = F.add(F.mul(accum, rho), F.mul(F.square(g), 1.0 - rho))
-            update = F.div(F.mul(F.sqrt(F.add(accum_update, self.epsilon)), g), F.sqrt(F.add(accum_new, self.epsilon)))
+            new_p, accum_new, accum_update_new = U.adadelta(p, accum, accum_update, lr, rho, self.epsilon, g)
             F.assign(accum, accum_new)
-            F.assign(accum_update, F.add(F.mul(accum_update, rho), F.mul(F.square(update), 1.0 - rho)))
-            F.assign(p, F.sub(p, F.mul(update, lr)))
+            F.assign(accum_update, accum_update_new)
+            F.assign(p, new_p)

@@ -2,11 +2,8 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import optimizer_updates as U
 from .optimizer import Optimizer, check_bool, check_float
-
-# ApplyAdagrad adds this inside the square root (measured on MindSpore 2.10's CPU kernel: with
-# accum 0 and g = 1e-4 the step is lr * 0.7071 = lr * g / sqrt(g^2 + 1e-8), not lr * 1).
-ADAGRAD_EPSILON = 1e-8
 
 
 class Adagrad(Optimizer):
@@ -30,7 +27,6 @@ class Adagrad(Optimizer):
         grads = self.prepare_gradients(gradients)
         lrs = self.lr_per_parameter(self.step_lr())
         for p, g, accum, lr in zip(self.parameters, grads, self.accum, lrs):
-            new_accum = F.add(accum, F.square(g))
+            new_p, new_accum = U.adagrad(p, accum, lr, g)
             F.assign(accum, new_accum)
-            step = F.div(g, F.sqrt(F.add(new_accum, ADAGRAD_EPSILON)))
-            F.assign(p, F.sub(p, F.mul(step, lr)))
+            F.assign(p, new_p)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import optimizer_updates as U
 from .optimizer import Optimizer, check_bool, check_float
 
 
@@ -46,14 +47,8 @@ class FTRL(Optimizer):
     def construct(self, gradients):
         grads = self.prepare_gradients(gradients)
         lr = self.step_lr()
-        power = -self.lr_power
         for p, g, accum, linear in zip(self.parameters, grads, self.moments, self.linear):
-            new_accum = F.add(accum, F.square(g))
-            new_pow = F.pow(new_accum, power)
-            sigma = F.div(F.sub(new_pow, F.pow(accum, power)), lr)
-            new_linear = F.sub(F.add(linear, g), F.mul(sigma, p))
-            quadratic = F.add(F.div(new_pow, lr), 2.0 * self.l2)
-            shrunk = F.div(F.sub(F.mul(F.sign(new_linear), self.l1), new_linear), quadratic)
-            F.assign(p, F.select(F.greater(F.abs(new_linear), self.l1), shrunk, F.zeros_like(p)))
+            new_p, new_accum, new_linear = U.ftrl(p, accum, linear, g, lr, self.l1, self.l2, self.lr_power)
+            F.assign(p, new_p)
             F.assign(accum, new_accum)
             F.assign(linear, new_linear)

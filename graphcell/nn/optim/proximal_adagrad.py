@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import optimizer_updates as U
 from .optimizer import Optimizer, check_bool, check_float
 
 
@@ -28,9 +29,6 @@ class ProximalAdagrad(Optimizer):
         grads = self.prepare_gradients(gradients)
         lrs = self.lr_per_parameter(self.step_lr())
         for p, g, accum, lr in zip(self.parameters, grads, self.accum, lrs):
-            accum_new = F.add(accum, F.square(g))
+            new_p, accum_new = U.proximal_adagrad(p, accum, lr, self.l1, self.l2, g)
             F.assign(accum, accum_new)
-            rate = F.div(lr, F.sqrt(accum_new))
-            v = F.sub(p, F.mul(g, rate))
-            shrunk = F.maximum(F.sub(F.abs(v), F.mul(rate, self.l1)), 0.0)
-            F.assign(p, F.mul(F.div(F.sign(v), F.add(F.mul(rate, self.l2), 1.0)), shrunk))
+            F.assign(p, new_p)
