@@ -38,6 +38,21 @@ def check_betas(betas) -> tuple:
     return betas
 
 
+class ParamGroup(dict):
+    """A parameter group. Its 'lr' stays the group's rate Parameter: `group['lr'] = 0.01` (torch's
+    way to change a rate, which 2.10 under jit silently ignores) writes the number into it, so the
+    compiled update uses it at the next step."""
+
+    def __setitem__(self, key, value):
+        rate = self.get("lr")
+        if key == "lr" and isinstance(rate, Parameter) and value is not rate:
+            value = float(value.asnumpy()) if isinstance(value, Tensor) else value
+            check_range(value, "lr", what="learning rate")
+            rate.set_data(Tensor(np.array(value, np.float32)))
+            return
+        super().__setitem__(key, value)
+
+
 class Optimizer(Cell):
     """Holds `parameters` (every group's, in order), `param_groups` (dicts: 'params', 'lr' as a
     Parameter, and the group's hyperparameters) and `defaults`. Subclasses write `construct`
@@ -51,7 +66,7 @@ class Optimizer(Cell):
         self.defaults = dict(defaults)
         param_groups, flat, lrs, seen = [], [], [], set()
         for index, group in enumerate(groups):
-            group = dict(group)
+            group = ParamGroup(group)
             members = group.get("params")
             members = [members] if isinstance(members, Parameter) else list(members or [])
             if not members:
@@ -131,12 +146,13 @@ class Optimizer(Cell):
             object.__setattr__(self, "_mint_key", key)
         return self._mint_jit(*args, **kwargs)
 
-    def extend_repr(self) -> str:
-        lines = []
+    def __repr__(self) -> str:
+        """torch.optim's and 2.10's format: "Adam (", then each group after a blank line, its
+        keys sorted, a rate printed as its float32 Tensor prints (0.01, not 0.009999999776...)."""
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(k for k in group if k != "params"):
                 value = group[key]
-                value = float(value.asnumpy()) if isinstance(value, Parameter) else value
-                lines.append(f"    {key}: {value}")
-        return "\n".join(lines)
+                text += f"    {key}: {str(value.value()) if isinstance(value, Parameter) else value}\n"
+        return text + ")"
