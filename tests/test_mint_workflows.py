@@ -133,3 +133,14 @@ def test_group_errors_and_tensor_rates_as_2_10():
             assert str(e) == message      # measured on MindSpore 2.10
         else:
             raise AssertionError(f"no {error.__name__}: {message}")
+
+
+def test_tensor_repeat_is_torchs_as_in_2_10():
+    """A torch migrant's `x.repeat(1, 2, 1)` / `x.repeat(2, 1)`: 2.10's Tensor.repeat is torch's
+    (it refuses numpy's `axis=`, measured); before, graphcell's `x.repeat(2, 1)` was numpy's
+    repeat along axis 1, a silently different result."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    cases = [(1, 2, 1), (2, 1), ((2, 1, 1, 1),), ([1, 1, 2],), (1, 0)]
+    got = ms.jit(lambda t: tuple(t.repeat(*r) for r in cases))(Tensor(x))
+    for r, g in zip(cases, got):
+        np.testing.assert_array_equal(g.asnumpy(), torch.tensor(x).repeat(*r).numpy(), err_msg=str(r))
