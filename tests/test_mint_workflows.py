@@ -144,3 +144,30 @@ def test_tensor_repeat_is_torchs_as_in_2_10():
     got = ms.jit(lambda t: tuple(t.repeat(*r) for r in cases))(Tensor(x))
     for r, g in zip(cases, got):
         np.testing.assert_array_equal(g.asnumpy(), torch.tensor(x).repeat(*r).numpy(), err_msg=str(r))
+
+
+def test_products_of_mixed_dtypes_are_refused_as_2_10():
+    """mint.matmul(float16, float32) and friends: 2.10 and torch refuse them (messages measured
+    on 2.10), where graphcell promoted; a program that ran here then failed on MindSpore."""
+    h, f = Tensor(np.ones((2, 3), np.float16)), Tensor(np.ones((3, 2), np.float32))
+    i = Tensor(np.ones((2, 3), np.int32))
+    cases = [
+        (lambda: mint.matmul(h, f), "For 'MatMulExt', the type of 'x2' should be same as 'x1', but got 'x1' with "
+                                    "type Tensor[Float16] and 'x2' with type Tensor[Float32]."),
+        (lambda: mint.matmul(i, f), "For 'MatMulExt', the type of 'x2' should be same as 'x1', but got 'x1' with "
+                                    "type Tensor[Int32] and 'x2' with type Tensor[Float32]."),
+        (lambda: mint.bmm(h[None], f[None]), "For 'BatchMatMulExt', the type of 'x2' should be same as 'x1', but got "
+                                             "'x1' with type Tensor[Float16] and 'x2' with type Tensor[Float32]."),
+        (lambda: mint.nn.functional.linear(h, f.T), "For 'Dense', the type of 'x2' should be same as 'x1', but got "
+                                                    "'x1' with type Tensor[Float16] and 'x2' with type Tensor[Float32]."),
+        (lambda: mint.nn.functional.linear(f.T, f.T, Tensor(np.ones(3, np.float16))),
+         "For Dense, all dtypes should be the same, but got 'input' with dtype: Float32 and 'bias' with dtype: Float16."),
+    ]
+    for call, message in cases:
+        try:
+            call()
+        except TypeError as e:
+            assert str(e) == message
+        else:
+            raise AssertionError(f"accepted: {message}")
+    assert mint.matmul(h, h.T).dtype is ms.float16
