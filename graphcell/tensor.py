@@ -456,9 +456,18 @@ class Tensor(TensorMethods, TensorStorageMethods):
         (measured: std(dim=1) divides by n, as ddof=0; correction=1 by n - 1)."""
         return _ops().std(self, _either(axis, dim), _either(ddof, correction, 0), _either(keepdims, keepdim))
 
-    def repeat(self, repeats, axis=None):
-        """numpy's repeat (MindSpore's Tensor.repeat), not torch's (that is `tile`)."""
-        return _ops().repeat_interleave(self, repeats, axis)
+    def repeat(self, *repeats):
+        """MindSpore 2.10's (and torch's) `repeat(*repeats)` or `repeat(repeats)`: copies of the
+        whole Tensor along each axis, one count per axis, leading counts adding axes (tile with
+        at least `ndim` counts). Before 2.6 it was numpy's repeat(repeats, axis); 2.10 refuses
+        `axis` (measured), and numpy's per-element repeat is `repeat_interleave`."""
+        if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
+            repeats = tuple(repeats[0])
+        if len(repeats) < self.ndim:
+            raise ValueError(f"For repeat, number of items of repeats can not be smaller than the number of "
+                             f"dimensions of self tensor, but got repeats with {len(repeats)} items and rank of "
+                             f"self Tensor is {self.ndim}.")
+        return _ops().tile(self, repeats)
 
     def repeat_interleave(self, repeats, dim=None):
         return _ops().repeat_interleave(self, repeats, dim)

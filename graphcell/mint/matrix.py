@@ -6,7 +6,21 @@ from .. import ops
 from ..ops import functional as F
 from ..ops import linalg_prims as LP
 
-from ..ops import addmm, addmv, cross, einsum, inverse, matmul, mm, outer  # noqa: F401
+from ..ops import addmm, addmv, cross, einsum, inverse, mm, outer  # noqa: F401
+from ..tensor import Tensor
+
+
+def check_same_dtype(op: str, x1, x2) -> None:
+    """2.10's (and torch's) refusal of a product of two Tensors of different dtypes (measured:
+    mint.matmul(float16, float32) is a TypeError, not a promotion)."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.dtype != x2.dtype:
+        raise TypeError(f"For '{op}', the type of 'x2' should be same as 'x1', but got 'x1' with type "
+                        f"Tensor[{x1.dtype}] and 'x2' with type Tensor[{x2.dtype}].")
+
+
+def matmul(input, other):  # noqa: A002 - mint's names
+    check_same_dtype("MatMulExt", input, other)
+    return ops.matmul(input, other)
 
 
 def _scaled(value, factor):
@@ -21,6 +35,7 @@ def _beta_alpha(input, product, beta, alpha):  # noqa: A002
 
 
 def bmm(input, mat2):  # noqa: A002 - mint's names
+    check_same_dtype("BatchMatMulExt", input, mat2)
     return ops.bmm(input, mat2)
 
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from ... import ops
 from ...ops import functional as F
+from ...tensor import Tensor
+from ..matrix import check_same_dtype as _check_same_dtype
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -158,7 +160,11 @@ def log_softmax(input, dim=None, *, dtype=None):  # noqa: A002
 
 # -- linear, convolution, normalisation ---------------------------------------------------------
 def linear(input, weight, bias=None):  # noqa: A002
-    """input @ weight.T + bias."""
+    """input @ weight.T + bias; all three of one dtype (2.10's and torch's check, measured)."""
+    _check_same_dtype("Dense", input, weight)
+    if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
+        raise TypeError(f"For Dense, all dtypes should be the same, but got 'input' with dtype: {input.dtype} and "
+                        f"'bias' with dtype: {bias.dtype}.")
     return F.dense(input, weight, bias)
 
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...ops import functional as F
-from ...tensor import Parameter
+from ...tensor import Parameter, Tensor
 from .optimizer import Optimizer, check_betas, check_range
 
 
@@ -25,29 +25,56 @@ class Adam(Optimizer):
                  maximize=False):
         if weight_decay is None:
             weight_decay = 0.01 if self.decoupled else 0.0
+        if isinstance(lr, Tensor):   # 2.10's check (torch takes one; a group's 'lr' may be one in both)
+            raise TypeError(f"For '{type(self).__name__}', the type of 'lr' should be 'float', but got type 'Tensor'.")
         check_range(lr, "lr", what="learning rate")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
         self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
         self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
-        if any(g["amsgrad"] for g in self.param_groups):
-            self.max_exp_avg_sq = self.parameters.clone(prefix="max_exp_avg_sq", init="zeros")
-        else:
-            self.max_exp_avg_sq = self.exp_avg_sq   # unused placeholder, same Parameters
+        self.state_changed()
         self.state_step = Parameter(np.zeros([1], np.float32), name="state_step", requires_grad=False)
         self.register_rates()
+
+    @property
+    def state_prefixes(self) -> tuple:
+        amsgrad = self.__dict__.get("_amsgrad_state", False)
+        return ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+
+    def state_changed(self):
+        """max_exp_avg_sq exists once any group has amsgrad (zeros for every parameter; an
+        unused alias of exp_avg_sq before)."""
+        amsgrad = any(g["amsgrad"] for g in self.param_groups)
+        if amsgrad and not self.__dict__.get("_amsgrad_state", False):
+            self.max_exp_avg_sq = self.parameters.clone(prefix="max_exp_avg_sq", init="zeros")
+        elif not amsgrad:
+            self.max_exp_avg_sq = self.exp_avg_sq   # unused placeholder, same Parameters
+        object.__setattr__(self, "_amsgrad_state", amsgrad)
 
     def check_group(self, group):
         check_range(group["eps"], "eps", what="epsilon value")
         check_range(group["weight_decay"], "weight_decay", what="weight_decay value")
         group["betas"] = check_betas(group["betas"])
 
+    def add_param_group(self, param_group):
+        """As the base's; the group also gets its own step count, `state_step_group_<i>`, as
+        torch counts steps per parameter: its bias corrections start from its first step."""
+        super().add_param_group(param_group)
+        name = f"state_step_group_{len(self.param_groups) - 1}"
+        setattr(self, name, Parameter(np.zeros([1], np.float32), name=name, requires_grad=False))
+
+    @staticmethod
+    def _count(counter):
+        step = F.add(counter, 1.0)
+        F.assign(counter, step)
+        return F.reshape(step, ())
+
     def construct(self, gradients):
-        step = F.add(self.state_step, 1.0)
-        F.assign(self.state_step, step)
-        step = F.reshape(step, ())
-        for group, lr, rows in self.groups_of_parameters(gradients, self.exp_avg, self.exp_avg_sq,
-                                                         self.max_exp_avg_sq):
+        shared_step = self._count(self.state_step)
+        for index, (group, lr, rows) in enumerate(self.groups_of_parameters(gradients, self.exp_avg, self.exp_avg_sq,
+                                                                            self.max_exp_avg_sq)):
+            own = getattr(self, f"state_step_group_{index}", None)
+            step = shared_step if own is None else self._count(own)
             beta1, beta2 = (float(b) for b in group["betas"])
             decay, eps = float(group["weight_decay"]), float(group["eps"])
             # 1 - beta^t as -expm1(t*log(beta)): in float32, 1 - 0.999 loses 1e-5 of its value

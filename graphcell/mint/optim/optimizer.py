@@ -38,12 +38,28 @@ def check_betas(betas) -> tuple:
     return betas
 
 
+class ParamGroup(dict):
+    """A parameter group. Its 'lr' stays the group's rate Parameter: `group['lr'] = 0.01` (torch's
+    way to change a rate, which 2.10 under jit silently ignores) writes the number into it, so the
+    compiled update uses it at the next step."""
+
+    def __setitem__(self, key, value):
+        rate = self.get("lr")
+        if key == "lr" and isinstance(rate, Parameter) and value is not rate:
+            value = float(value.asnumpy()) if isinstance(value, Tensor) and value.ndim == 0 else value
+            check_range(value, "lr", what="learning rate")
+            rate.set_data(Tensor(np.array(value, np.float32)))
+            return
+        super().__setitem__(key, value)
+
+
 class Optimizer(Cell):
     """Holds `parameters` (every group's, in order), `param_groups` (dicts: 'params', 'lr' as a
     Parameter, and the group's hyperparameters) and `defaults`. Subclasses write `construct`
     over `self.groups_of_parameters()`."""
 
     is_training_step = True   # exported as the step it runs, not in inference mode (compiler/export.py)
+    state_prefixes: tuple = ()   # the per-parameter state ParameterTuples, by attribute name (= prefix)
 
     def __init__(self, params, defaults: dict):
         super().__init__(auto_prefix=False)
@@ -51,35 +67,66 @@ class Optimizer(Cell):
         items = check_parameter_list(name, params)
         groups = items if is_grouped(name, items) else [{"params": items}]
         self.defaults = dict(defaults)
-        param_groups, flat, lrs, seen = [], [], [], set()
+        param_groups, flat, seen = [], [], set()
         for index, group in enumerate(groups):
-            group = dict(group)
-            members = group.get("params")
-            members = [members] if isinstance(members, Parameter) else list(members or [])
-            if not members:
-                raise ValueError(f"For '{name}', params[{index}]['params'] should not be empty.")
-            for p in members:
-                if not isinstance(p, Parameter):
-                    raise TypeError(f"For '{name}', optimizer can only optimize Parameters, but one of the params "
-                                    f"is {type(p).__name__}")
-                if id(p) in seen:
-                    raise ValueError("some parameters appear in more than one parameter group")
-                seen.add(id(p))
-            for key, value in self.defaults.items():
-                group.setdefault(key, value)
-            lr = group["lr"]
-            lr = float(lr.asnumpy()) if isinstance(lr, Tensor) else lr
-            check_range(lr, "lr", what="learning rate")
-            group["lr"] = Parameter(np.array(lr, np.float32), name=f"learning_rate_group_{index}",
-                                    requires_grad=False)
-            group["params"] = members
-            self.check_group(group)
+            group = self._make_group(index, group, seen)
             param_groups.append(group)
-            flat += members
-            lrs.append(group["lr"])
+            flat += group["params"]
         self.parameters = ParameterTuple(flat)
         object.__setattr__(self, "param_groups", param_groups)
-        object.__setattr__(self, "_group_rates", ParameterTuple(lrs))
+        object.__setattr__(self, "_group_rates", ParameterTuple(g["lr"] for g in param_groups))
+
+    def _make_group(self, index: int, group: dict, seen: set) -> ParamGroup:
+        """A group dict checked, its missing hyperparameters taken from `defaults`, its rate made
+        the Parameter `learning_rate_group_<index>`; `seen` (ids of Parameters already in a group)
+        grows by its members."""
+        name = type(self).__name__
+        group = ParamGroup(group)
+        members = group.get("params")
+        members = [members] if isinstance(members, Parameter) else list(members or [])
+        if not members:
+            raise ValueError(f"For '{name}', params[{index}]['params'] should not be empty.")
+        for p in members:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{name}', optimizer can only optimize Parameters, but one of the params "
+                                f"is {type(p).__name__}")
+            if id(p) in seen:
+                raise ValueError("some parameters appear in more than one parameter group.")
+            seen.add(id(p))
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        lr = group["lr"]
+        if isinstance(lr, Tensor):
+            if lr.ndim != 0:
+                raise ValueError("For 'Optimizer', if 'learning_rate' is a Tensor, then it should be scalar Tensor")
+            lr = float(lr.asnumpy())
+        check_range(lr, "lr", what="learning rate")
+        group["lr"] = Parameter(np.array(lr, np.float32), name=f"learning_rate_group_{index}", requires_grad=False)
+        group["params"] = members
+        self.check_group(group)
+        return group
+
+    def add_param_group(self, param_group: dict) -> None:
+        """torch's `add_param_group`: a new group (what it leaves out from `defaults`) whose
+        parameters get zero state, as the constructor's do; the next call recompiles the update.
+        (2.10 appends the group but neither its parameters nor their state, so its next step
+        fails: measured.)"""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"For '{type(self).__name__}', param_group must be a dict, but got "
+                            f"{type(param_group).__name__}")
+        group = self._make_group(len(self.param_groups), param_group, {id(p) for p in self.parameters})
+        added = ParameterTuple(group["params"])
+        self.parameters = ParameterTuple(tuple(self.parameters) + tuple(added))
+        self.param_groups.append(group)
+        for prefix in self.state_prefixes:
+            setattr(self, prefix, ParameterTuple(tuple(getattr(self, prefix)) + tuple(added.clone(prefix, "zeros"))))
+        object.__setattr__(self, "_group_rates", ParameterTuple(tuple(self._group_rates) + (group["lr"],)))
+        self.state_changed()
+        self.register_rates()
+        object.__setattr__(self, "_mint_jit", None)
+
+    def state_changed(self) -> None:
+        """A subclass re-derives what depends on its state tuples here (after add_param_group)."""
 
     def check_group(self, group: dict) -> None:
         """A subclass checks a group's hyperparameters here (after the defaults are filled in)."""
@@ -133,12 +180,13 @@ class Optimizer(Cell):
             object.__setattr__(self, "_mint_key", key)
         return self._mint_jit(*args, **kwargs)
 
-    def extend_repr(self) -> str:
-        lines = []
+    def __repr__(self) -> str:
+        """torch.optim's and 2.10's format: "Adam (", then each group after a blank line, its
+        keys sorted, a rate printed as its float32 Tensor prints (0.01, not 0.009999999776...)."""
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(k for k in group if k != "params"):
                 value = group[key]
-                value = float(value.asnumpy()) if isinstance(value, Parameter) else value
-                lines.append(f"    {key}: {value}")
-        return "\n".join(lines)
+                text += f"    {key}: {str(value.value()) if isinstance(value, Parameter) else value}\n"
+        return text + ")"

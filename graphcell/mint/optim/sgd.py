@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops import functional as F
-from ...tensor import Parameter
+from ...tensor import Parameter, Tensor
 from .optimizer import Optimizer, check_range
 
 
@@ -13,8 +13,11 @@ class SGD(Optimizer):
     then momentum*buf + (1-dampening)*g, and g <- buf (g + momentum*buf with nesterov);
     w <- w - lr*g. State: `momentum_buf.<p>` (zeros) and `step_t` (int32, 0-d), 2.10's names."""
 
+    state_prefixes = ("momentum_buf",)
+
     def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False):
-        check_range(lr, "lr", what="learning rate")
+        if not isinstance(lr, Tensor):   # a scalar Tensor rate is checked with the groups' (2.10's and torch's)
+            check_range(lr, "lr", what="learning rate")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
         self.momentum_buf = self.parameters.clone(prefix="momentum_buf", init="zeros")
