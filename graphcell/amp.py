@@ -13,14 +13,14 @@ import numbers
 import warnings
 
 from . import dtype as mstype
-from .amp_auto import PolicyConstruct, install_op_hooks, suspended
+from .amp_auto import suspended
 from .compiler.jit import bump_config_epoch
 from .ops import functional as F
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401
 
 __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite", "auto_mixed_precision",
-           "get_white_list", "get_black_list", "LossScaleManager", "FixedLossScaleManager",
+           "get_white_list", "get_black_list", "custom_mixed_precision", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "build_train_network"]
 
 
@@ -248,7 +248,7 @@ def _output_to_32(network):
         def __init__(self, backbone):
             super().__init__(auto_prefix=False)
             self._backbone = backbone
-            object.__setattr__(self, "_amp_level", backbone._amp_level)
+            object.__setattr__(self, "_amp_level", getattr(backbone, "_amp_level", "O0"))
             object.__setattr__(self, "construct", _OutputTo32Construct(backbone))
 
         def __getattr__(self, name):
@@ -263,26 +263,16 @@ def _output_to_32(network):
 
 
 def convert_in_place(network, amp_level, dtype=mstype.float16) -> None:
-    """The cell conversions of `auto_mixed_precision`, on `network` itself, whose outputs stay
-    in `dtype` for O2/O3 (MindSpore's Model converts so: `Model(..., amp_level="O3").predict`
+    """The cell conversions of `auto_mixed_precision` O2/O3, on `network` itself, whose outputs
+    stay in `dtype` (MindSpore's Model converts so: `Model(..., amp_level="O3").predict`
     returns float16, measured on 2.10). Marks the network converted."""
-    from .nn import Cell, PReLU, ReLU
-    black = tuple(get_black_list())
-    # O1: the white list's Cells, and the Cells that are one white-list operator (measured)
-    white = tuple(c for c in get_white_list() if issubclass(c, Cell)) + (ReLU, PReLU)
-    converted = False
-    for _, cell in network.cells_and_names():
-        if amp_level == "O1":
-            if isinstance(cell, white):
-                wrap_construct(cell, dtype, mstype.float32)
-                converted = converted or cell is network
-        elif amp_level == "O2" and isinstance(cell, black):
-            wrap_construct(cell, mstype.float32, dtype)
-        else:
+    if amp_level not in ("O2", "O3"):
+        raise ValueError(f"convert_in_place: amp_level must be 'O2' or 'O3', got {amp_level!r}")
+    if amp_level == "O2":
+        convert_black_list(network, get_black_list(), dtype)
+    else:
+        for _, cell in network.cells_and_names():
             wrap_construct(cell, dtype, None)
-    if amp_level == "O1" and not converted:   # the white-list operators it calls itself (ops.relu, ops.MatMul())
-        install_op_hooks()
-        object.__setattr__(network, "construct", PolicyConstruct(network, "O1", dtype))
     object.__setattr__(network, "_amp_level", amp_level)
     bump_config_epoch()  # compiled graphs of this network are stale
 
@@ -292,11 +282,13 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     returns the network to call, as MindSpore 2.10 (measured):
 
     - "O0": nothing changes; returns `network`.
-    - "O1": white-list Cells (Dense, the convolutions, the RNN cells, and ReLU and PReLU, which
-      are one white-list operator) and white-list operators (ops.relu, ops.bmm, instances of
-      ops.MatMul, ops.ReLU, ...; not ops.matmul or ops.dense, measured) compute in `dtype`; each
-      casts its output back to float32, so everything else stays float32. Returns `network`
-      (2.10 returns a rewritten copy, `NetOpt`, whose sub-Cells are the converted originals).
+    - "O1": `custom_mixed_precision(network, white_list=get_white_list())`: white-list Cells
+      (Dense, the convolutions, the RNN cells, and ReLU and PReLU, which are one white-list
+      operator) and white-list operators (ops.relu, ops.bmm, ops.conv2d, instances of
+      ops.MatMul, ops.ReLU, ...; not ops.matmul or ops.dense, measured) compute in `dtype`;
+      each casts its output back to float32, so everything else stays float32. Returns a
+      copy, `<Name>Opt`, sharing sub-Cells and Parameters; the sub-Cells are converted in
+      place (`amp_custom.py`).
     - "O2": every Cell computes in `dtype` except black-list Cells (BatchNorm, LayerNorm),
       which compute in float32 and hand `dtype` on.
     - "O3": every Cell computes in `dtype`.
@@ -334,8 +326,14 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
         object.__setattr__(network, "_amp_level", amp_level)
         bump_config_epoch()
         return network
+    if amp_level == "O1":
+        converted = convert_white_list(network, get_white_list(), dtype)
+        for cell in (network, converted):
+            object.__setattr__(cell, "_amp_level", amp_level)
+        return converted
     convert_in_place(network, amp_level, dtype)
-    return _output_to_32(network) if amp_level in ("O2", "O3") else network
+    return _output_to_32(network)
 
 
+from .amp_custom import convert_black_list, convert_white_list, custom_mixed_precision  # noqa: E402
 from .train.amp_train import build_train_network  # noqa: E402,F401 - it builds on the scalers above

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 from . import dtype as mstype
 from .tensor import Tensor
@@ -38,14 +39,15 @@ BLACK_OPS = ("pow", "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "lo
 WHITE_OP_CLASSES = ("MatMul", "BatchMatMul", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "PReLU")
 PROMOTE_OPS = ("addcdiv", "addcmul", "cross", "dot", "grid_sample", "bias_add", "addn", "concat", "cat")
 
-# O1 (measured): the functional relu and bmm (not matmul or dense) and the white-list operator
-# classes compute in the low dtype and return float32
-O1_OPS = ("relu", "bmm")
-O1_OP_CLASSES = ("MatMul", "BatchMatMul", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose",
-                 "Conv2DBackpropInput", "PReLU", "ReLU", "Ger")
 
-_policy = [None]     # (level, low dtype) while an "auto" or O1 network runs, else None
-_installed = [False]
+
+class _State(threading.local):
+    """Per thread: (level, low dtype, white keys) while an "auto", O1 or custom network runs, else None."""
+    policy = None
+
+
+_state = _State()
+_hooked_names = set()   # functions and operator classes already wrapped (once per process)
 
 
 def _cast_tree(tree, dtype):
@@ -73,92 +75,107 @@ def _internal(module: str) -> bool:
     return module.startswith("graphcell.ops") and not module.endswith(("_classes", ".operations"))
 
 
-def _hooked(fn, kinds: dict):
-    """`fn`, casting per `kinds` ({level: "white" | "black" | "promote"}) while a network of
-    that level runs; O1 casts the result back to float32."""
+def _from_graphcell(module: str) -> bool:
+    """O1 and custom lists convert only the calls a network's construct makes itself (2.10's
+    rewrite sees those): not Tensor methods or operators, nor what graphcell's layers call."""
+    return module.startswith("graphcell.") and not module.endswith(("_classes", ".operations"))
+
+
+def _kind(policy, key: str, auto_kinds: dict):
+    if policy is None:
+        return None
+    return auto_kinds.get(key) if policy[0] == "auto" else "white" if key in policy[2] else None
+
+
+def _hooked(fn, key: str, auto_kinds: dict):
+    """`fn` (the op `key`: a function or operator class name), casting while a converted network
+    runs: under "auto" per `auto_kinds` ("white" | "black" | "promote"); under O1 or a custom
+    white list when `key` is listed, computing in the low dtype and casting back to float32."""
     @functools.wraps(fn)
     def op(*args, **kwargs):
-        policy = _policy[0]
-        kind = kinds.get(policy[0]) if policy is not None else None
-        if kind is None or _internal(sys._getframe(1).f_globals.get("__name__", "")):
+        policy = _state.policy
+        kind = _kind(policy, key, auto_kinds)
+        if kind is None:
+            return fn(*args, **kwargs)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if _internal(caller) or (policy[0] != "auto" and _from_graphcell(caller)):
             return fn(*args, **kwargs)
         target = policy[1] if kind == "white" else mstype.float32 if kind == "black" else _widest_float((args, tuple(
             kwargs.values())))
         if target is None:
             return fn(*args, **kwargs)
-        _policy[0] = None   # an op is one op: what it calls inside is not cast again
+        _state.policy = None   # an op is one op: what it calls inside is not cast again
         try:
             out = fn(*_cast_tree(args, target), **{k: _cast_tree(v, target) for k, v in kwargs.items()})
         finally:
-            _policy[0] = policy
-        return _cast_tree(out, mstype.float32) if policy[0] == "O1" else out
+            _state.policy = policy
+        return out if policy[0] == "auto" else _cast_tree(out, mstype.float32)
     op._amp_auto_original = fn
     return op
 
 
-def _op_table() -> dict:
-    """{op name: {level: kind}} for the functional ops, and the same for the operator classes."""
-    funcs, classes = {}, {}
-    for level, kind, names in (("auto", "white", WHITE_OPS), ("auto", "black", BLACK_OPS),
-                               ("auto", "promote", PROMOTE_OPS), ("O1", "white", O1_OPS)):
+def _auto_kinds() -> dict:
+    """{op name: kind} of the "auto" lists."""
+    kinds = {}
+    for kind, names in (("white", WHITE_OPS), ("black", BLACK_OPS), ("promote", PROMOTE_OPS),
+                        ("white", WHITE_OP_CLASSES)):
         for name in names:
-            funcs.setdefault(name, {})[level] = kind
-    for level, names in (("auto", WHITE_OP_CLASSES), ("O1", O1_OP_CLASSES)):
-        for name in names:
-            classes.setdefault(name, {})[level] = "white"
-    return funcs, classes
+            kinds[name] = kind
+    return kinds
 
 
-def install_op_hooks() -> None:
-    """Wraps the listed ops once, in every loaded graphcell module that holds them (later
-    imports of them from graphcell.ops get the wrapped ones)."""
-    if _installed[0]:
-        return
+def install_op_hooks(names=None) -> None:
+    """Wraps the named ops (default: the "auto" lists) once, in every loaded graphcell module
+    that holds them (later imports of them from graphcell.ops get the wrapped ones). A name
+    is a function of graphcell.ops or an operator class (ops.MatMul: its instances' calls)."""
     from . import ops
     from .ops import functional
-    funcs, classes = _op_table()
-    for name, kinds in funcs.items():
-        original = getattr(ops, name, None) or getattr(functional, name, None)
-        if original is None:
+    kinds = _auto_kinds()
+    for name in (kinds if names is None else names):
+        if name in _hooked_names:
             continue
-        wrapped = _hooked(original, kinds)
+        _hooked_names.add(name)
+        original = getattr(ops, name, None) or getattr(functional, name, None)
+        if isinstance(original, type):   # operator instances, ops.MatMul()(x, w)
+            original.__call__ = _hooked(original.__call__, name, kinds)
+            continue
+        if not callable(original):
+            continue
+        wrapped = _hooked(original, name, kinds)
         for mod_name, module in list(sys.modules.items()):
             # graphcell.ops' own modules keep theirs, bar the operator classes' (internal calls pass anyway)
             ours = mod_name.startswith("graphcell.") and (not _internal(mod_name) or module in (ops, functional))
             if ours and module is not None and getattr(module, name, None) is original:
                 setattr(module, name, wrapped)
-    for name, kinds in classes.items():   # operator instances, ops.MatMul()(x, w)
-        cls = getattr(ops, name, None)
-        if cls is not None:
-            cls.__call__ = _hooked(cls.__call__, kinds)
-    _installed[0] = True
 
 
 class PolicyConstruct:
-    """The construct of an "auto" or O1 network: its own, with the op hooks on while it runs."""
+    """The construct of an "auto", O1 or custom network: its own, with the op hooks on while it
+    runs (`white`: the op names O1 or a custom white list converts)."""
 
-    def __init__(self, cell, level, low):
-        self.cell, self.policy = cell, (level, low)
+    def __init__(self, cell, level, low, white=frozenset()):
+        self.cell, self.policy = cell, (level, low, frozenset(white))
 
     @property
     def __wrapped__(self):
         return type(self.cell).construct.__get__(self.cell)
 
     def __call__(self, *args, **kwargs):
-        saved = _policy[0]
-        _policy[0] = self.policy
+        saved = _state.policy
+        _state.policy = self.policy
         try:
             return type(self.cell).construct(self.cell, *args, **kwargs)
         finally:
-            _policy[0] = saved
+            _state.policy = saved
 
 
-class _LayerAsOneOp:
-    """The construct of a listed layer under "auto": inputs and the named Parameters cast to
-    `dtype`, the op hooks off inside (the layer is one op)."""
+class LayerAsOneOp:
+    """The construct of a layer that is one listed op ("auto"; O1 and custom white lists'
+    operator classes): inputs and the named Parameters cast to `dtype`, the op hooks off
+    inside; floating outputs cast to `output_dtype` unless it is None."""
 
-    def __init__(self, cell, dtype, params):
-        self.cell, self.dtype, self.params = cell, dtype, params
+    def __init__(self, cell, dtype, params, output_dtype=None):
+        self.cell, self.dtype, self.params, self.output_dtype = cell, dtype, params, output_dtype
 
     @property
     def __wrapped__(self):
@@ -168,18 +185,19 @@ class _LayerAsOneOp:
         cell, dtype = self.cell, self.dtype
         args, kwargs = _cast_tree(args, dtype), {k: _cast_tree(v, dtype) for k, v in kwargs.items()}
         own = cell._params
-        saved_params, saved_policy = dict(own), _policy[0]
+        saved_params, saved_policy = dict(own), _state.policy
         for name in self.params:
             p = own.get(name)
             if p is not None and p.dtype.is_floating and p.dtype is not dtype:
                 own[name] = p.astype(dtype)
-        _policy[0] = None
+        _state.policy = None
         try:
-            return type(cell).construct(cell, *args, **kwargs)
+            out = type(cell).construct(cell, *args, **kwargs)
         finally:
-            _policy[0] = saved_policy
+            _state.policy = saved_policy
             own.clear()
             own.update(saved_params)
+        return out if self.output_dtype is None else _cast_tree(out, self.output_dtype)
 
 
 def _layer_lists():
@@ -195,9 +213,9 @@ def convert_auto(network, low) -> None:
     white, black = _layer_lists()
     for _, cell in network.cells_and_names():
         if isinstance(cell, white):   # the product in `low`; the float32 bias is added after (promotes)
-            object.__setattr__(cell, "construct", _LayerAsOneOp(cell, low, ("weight",)))
+            object.__setattr__(cell, "construct", LayerAsOneOp(cell, low, ("weight",)))
         elif isinstance(cell, black):
-            object.__setattr__(cell, "construct", _LayerAsOneOp(cell, mstype.float32, ()))
+            object.__setattr__(cell, "construct", LayerAsOneOp(cell, mstype.float32, ()))
     if not isinstance(network, white + black):
         object.__setattr__(network, "construct", PolicyConstruct(network, "auto", low))
 
@@ -206,7 +224,7 @@ class suspended:
     """A context in which the op hooks are off (inside a Cell that O1/O2/O3 converts whole)."""
 
     def __enter__(self):
-        self.saved, _policy[0] = _policy[0], None
+        self.saved, _state.policy = _state.policy, None
 
     def __exit__(self, *exc):
-        _policy[0] = self.saved
+        _state.policy = self.saved

@@ -304,7 +304,8 @@ def test_auto_mixed_precision_returns_a_float32_wrapper_as_mindspore():
         np.testing.assert_allclose(out(x).asnumpy(), net(x).asnumpy().astype(np.float32))
         assert ms.jit(out)(x).dtype == ms.float32
     net = nn.Dense(4, 3)
-    assert auto_mixed_precision(net, "O1") is net and net(x).dtype == ms.float32     # 2.10: Float32
+    out = auto_mixed_precision(net, "O1")     # 2.10: a DenseOpt copy returning Float32
+    assert out is not net and type(out).__name__ == "DenseOpt" and out(x).dtype == ms.float32
 
 
 def test_model_amp_needs_an_optimizer_as_mindspore():
