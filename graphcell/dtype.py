@@ -10,7 +10,18 @@ import ml_dtypes
 import numpy as np
 
 
-class DType:
+class Type:
+    """The base of every type object (MindSpore's `mindspore.Type`): the dtypes, the categories
+    (`number`, `string`, ...), the integer kind `Int` and tensor types. Not made directly."""
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Type:
+            raise TypeError("graphcell.Type: No constructor defined!")   # 2.10's message
+        return super().__new__(cls)
+
+
+class DType(Type):
     __slots__ = ("name", "np_dtype", "ms_name", "short")
 
     def __init__(self, name: str, np_dtype, ms_name: str, short: str):
@@ -156,6 +167,83 @@ def result_dtype(*dtypes: DType) -> DType:
         else:
             best = max(best, d, key=order.index)
     return best
+
+
+# -- type categories ----------------------------------------------------------------------------
+# MindSpore 2.10's names for kinds of types (measured): `number` (repr mindspore.number, str
+# Number), `string`, `list_`, `tuple_`, `type_none`, `uint` are instances of `Type`; `Int` and
+# `TensorType` are classes: `isinstance(ms.int32, ms.Int)` holds for the signed integers only,
+# `Int(32)` is int32 and `Int()` the kind itself; `TensorType(ms.float32)` is `Tensor[Float32]`
+# and `tensor_type` the tensor type with no element type. None of them is a dtype (to_dtype
+# refuses them); they exist for code that names or checks types.
+
+class TypeCategory(Type):
+    __slots__ = ("name", "ms_name")
+
+    def __init__(self, name: str, ms_name: str):
+        self.name = name            # the printed attribute name ("number", "string_")
+        self.ms_name = ms_name      # MindSpore's str ("Number")
+
+    def __repr__(self):
+        return f"graphcell.{self.name}"
+
+    def __str__(self):
+        return self.ms_name
+
+
+number = TypeCategory("number", "Number")
+string = TypeCategory("string_", "String")
+list_ = TypeCategory("list_", "List")
+tuple_ = TypeCategory("tuple_", "Tuple")
+type_none = TypeCategory("type_none", "None")
+uint = TypeCategory("uint", "UInt")
+_INT_KIND = TypeCategory("int", "Int")
+
+
+class _IntKind(type):
+    def __instancecheck__(cls, obj):
+        return obj is _INT_KIND or (isinstance(obj, DType) and obj.np_dtype.kind == "i")
+
+
+class Int(Type, metaclass=_IntKind):
+    """The signed integer kind: `Int(32)` is int32, `Int()` the kind (repr graphcell.int)."""
+    __slots__ = ()
+
+    def __new__(cls, nbits=None):
+        if nbits is None:
+            return _INT_KIND
+        found = {8: int8, 16: int16, 32: int32, 64: int64}.get(nbits)
+        if found is None:
+            raise RuntimeError(f"For Int type only support number of 8bits, 16bits, 32bits and 64bits, "
+                               f"but got {nbits}bits")
+        return found
+
+
+class TensorType(Type):
+    """The type of a Tensor of one element dtype (`TensorType(float32)`: `Tensor[Float32]`), or
+    of any Tensor (`TensorType()`, also `tensor_type`)."""
+    __slots__ = ("_element",)
+
+    def __init__(self, element=None):
+        self._element = None if element is None else to_dtype(element)
+
+    def element_type(self):
+        return self._element
+
+    def __eq__(self, other):
+        return isinstance(other, TensorType) and other._element is self._element
+
+    def __hash__(self):
+        return hash(("TensorType", self._element))
+
+    def __repr__(self):
+        return "graphcell.tensor" + ("" if self._element is None else f"[{self._element.name}]")
+
+    def __str__(self):
+        return "Tensor" + ("" if self._element is None else f"[{self._element}]")
+
+
+tensor_type = TensorType()
 
 
 # MindSpore 2.10's other names for the dtypes (`mindspore.float` is Float32, `mindspore.int`

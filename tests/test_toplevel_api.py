@@ -31,6 +31,27 @@ def test_aliases_leave_python_builtins_alone():
         ms.no_such_dtype  # noqa: B018
 
 
+def test_type_categories_as_measured():
+    # measured on 2.10: str() of each, and isinstance against the classes Type, Int, TensorType
+    assert [str(t) for t in (ms.number, ms.string, ms.list_, ms.tuple_, ms.type_none, ms.uint, ms.tensor_type)] == \
+        ["Number", "String", "List", "Tuple", "None", "UInt", "Tensor"]
+    assert repr(ms.string) == "graphcell.string_" and repr(ms.Int()) == "graphcell.int"
+    kinds = (ms.float32, ms.int32, ms.uint8, ms.bool_, ms.number, ms.string, ms.tensor_type, ms.list_,
+             ms.type_none, ms.uint)
+    assert all(isinstance(t, ms.Type) for t in kinds)
+    assert [isinstance(t, ms.Int) for t in kinds] == [False, True] + [False] * 8
+    assert [isinstance(t, ms.TensorType) for t in kinds] == [False] * 6 + [True, False, False, False]
+    assert ms.Int(32) == ms.int32 and ms.number != ms.float32 and ms.uint != ms.uint8
+    t = ms.TensorType(ms.float32)
+    assert str(t) == "Tensor[Float32]" and t.element_type() is ms.float32 and t != ms.tensor_type
+    with pytest.raises(RuntimeError, match="but got 7bits"):
+        ms.Int(7)
+    with pytest.raises(TypeError, match="No constructor defined"):
+        ms.Type()
+    with pytest.raises(TypeError):
+        ms.dtype.to_dtype(ms.number)   # a kind, not a dtype
+
+
 # --- from_numpy, frombuffer, is_tensor -------------------------------------------------------------------
 
 def test_from_numpy_keeps_dtype_and_shape():

@@ -672,6 +672,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
         props["graphcell.member_checkpoints"] = json.dumps([os.fspath(c) for c in member_checkpoints])
     if reduce is not None:
         props["graphcell.reduce"] = reduce
+    if not params_as_inputs:   # the initializers nn.GraphCell's params_init may replace
+        props["graphcell.parameters"] = json.dumps([p.name for p in traced.params])
     props.update({str(k): str(v) for k, v in (metadata or {}).items()})
     onnx.helper.set_model_props(model, props)
     t2 = time.perf_counter()
@@ -774,8 +776,7 @@ def _file_mode(path: str) -> int:
 
 
 def load(file_name, **kwargs):
-    """mindspore.load reads MindIR, which graphcell neither writes nor reads: refuse by name
-    rather than leave scripts with an AttributeError."""
-    raise NotImplementedError(f"load({file_name!r}): graphcell cannot read MindIR files. It exports ONNX "
-                              "(graphcell.export(net, x, file_name=..., file_format='ONNX')); run the .onnx "
-                              "file with onnxruntime, or rebuild the network and load_checkpoint its weights.")
+    """As mindspore.load, for the ONNX files graphcell writes: returns an `OnnxGraph` that
+    `nn.GraphCell` runs (runtime/onnx_graph.py). A MindIR file is refused by name."""
+    from ..runtime.onnx_graph import load_onnx
+    return load_onnx(file_name, **kwargs)

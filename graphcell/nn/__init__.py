@@ -9,6 +9,8 @@ from .more_losses import (CTCLoss, DiceLoss, FocalLoss, GaussianNLLLoss, HingeEm
                           MAELoss, MultiClassDiceLoss, MultiLabelSoftMarginLoss, MultilabelMarginLoss, MultiMarginLoss,
                           PoissonNLLLoss, RMSELoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .wrap import WithEvalCell, WithLossCell  # noqa: F401
+from .graph_cell import GraphCell  # noqa: F401
+from .sampled_softmax import SampledSoftmaxLoss  # noqa: F401
 from .grad_accumulation import GradAccumulationCell  # noqa: F401
 
 # Names whose modules load on first use: name -> module.
