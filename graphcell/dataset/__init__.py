@@ -13,6 +13,7 @@ from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset
                      SkipDataset, TakeDataset)
 from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
+from .padding import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401

@@ -106,6 +106,23 @@ class Dataset:
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
                             input_columns, output_columns)
 
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None) -> "Dataset":
+        """`batch` that first pads each row per `pad_info` ({column: (shape, pad_value) or None};
+        {} pads every column to its longest; see padding.py)."""
+        from .padding import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
+                               drop_remainder=False) -> "Dataset":
+        """Batches rows of similar length together: a row of length L goes to bucket
+        bisect_right(bucket_boundaries, L), whose batches hold bucket_batch_sizes[k] rows,
+        padded as padded_batch pads (every column to its longest when pad_info is None)."""
+        from .padding import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                                          element_length_function, pad_info, pad_to_bucket_boundary,
+                                          drop_remainder)
+
     def shuffle(self, buffer_size) -> "ShuffleDataset":
         """Shuffles through a buffer of `buffer_size` rows, reshuffled each epoch."""
         return ShuffleDataset(self, buffer_size)
@@ -211,9 +228,9 @@ class Dataset:
 
     def get_batch_size(self) -> int:
         node = self
-        while node.children and not isinstance(node, BatchDataset):
+        while node.children and not hasattr(node, "batch_size"):   # a batch, or a bucket batch (1)
             node = node.children[0]
-        return node.batch_size if isinstance(node, BatchDataset) else 1
+        return getattr(node, "batch_size", 1)
 
     def get_repeat_count(self) -> int:
         node = self
