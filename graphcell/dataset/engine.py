@@ -11,6 +11,7 @@ every epoch.
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -326,9 +327,41 @@ class MapDataset(Dataset):
         outs = [np.asarray(a) for a in args]
         return tuple(outs[j] if kind == "out" else row[j] for kind, j in self._sources)
 
+    def _size(self):
+        from .config import ErrorSamplesMode, get_error_samples_mode
+        return None if get_error_samples_mode() == ErrorSamplesMode.SKIP else self.children[0]._size()
+
+    def _apply_or_skip(self, item):
+        try:
+            return self._apply(item)
+        except DatasetError as e:
+            warnings.warn(f"{e}\nThe row is skipped (dataset.config.ErrorSamplesMode).", stacklevel=2)
+            return None
+
     def _rows(self, run):
+        from .config import ErrorSamplesMode, get_error_samples_mode
         rows = enumerate(self.children[0]._rows(run))
-        yield from ordered_map(self._apply, rows, self.num_parallel_workers)
+        mode = get_error_samples_mode()
+        if mode == ErrorSamplesMode.RETURN:
+            yield from ordered_map(self._apply, rows, self.num_parallel_workers)
+            return
+        good, failed = [], 0   # REPLACE re-emits the first good rows (at most _REPLACEMENTS kept)
+        for out in ordered_map(self._apply_or_skip, rows, self.num_parallel_workers):
+            if out is None:
+                failed += 1
+                continue
+            if len(good) < _REPLACEMENTS:
+                good.append(out)
+            yield out
+        if mode == ErrorSamplesMode.REPLACE and failed:
+            if not good:
+                raise DatasetError(f"{self._describe()}: every row failed, so ErrorSamplesMode.REPLACE has no "
+                                   "good row to replace them with")
+            for j in range(failed):
+                yield good[j % len(good)]
+
+
+_REPLACEMENTS = 256
 
 
 class BatchInfo:
