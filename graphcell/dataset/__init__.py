@@ -20,8 +20,8 @@ from .padding import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: F40
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401
-from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       SubsetRandomSampler, SubsetSampler)
+from .samplers import (DistributedSampler, IterSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 
