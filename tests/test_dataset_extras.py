@@ -74,3 +74,59 @@ def test_weighted_random_sampler_errors(kwargs, error, message):
 def test_weighted_random_sampler_more_weights_than_rows():
     with pytest.raises(ValueError, match="but got weight size: 8, num of data: 4"):
         _ids(ds.WeightedRandomSampler([1] * 8, 8), 4)
+
+
+# -- DSCallback in map (events measured on MindSpore 2.10) --------------------------------------
+
+class _Log(ds.DSCallback):
+    def __init__(self, step_size=1):
+        super().__init__(step_size)
+        self.events = []
+
+    def _add(self, kind, r):
+        self.events.append((kind, r.cur_epoch_num, r.cur_step_num, r.cur_step_num_in_epoch))
+
+    def ds_begin(self, r):
+        self._add("begin", r)
+
+    def ds_epoch_begin(self, r):
+        self._add("eb", r)
+
+    def ds_epoch_end(self, r):
+        self._add("ee", r)
+
+    def ds_step_begin(self, r):
+        self._add("sb", r)
+
+    def ds_step_end(self, r):
+        self._add("se", r)
+
+
+def _by_kind(events):
+    # 2.10 interleaves step begins and ends by its workers' timing; each kind's order is fixed
+    return {k: [e[1:3] for e in events if e[0] == k] for k in ("begin", "eb", "sb", "se", "ee")}
+
+
+def test_ds_callbacks_as_mindspore():
+    cb = _Log()
+    it = ds.NumpySlicesDataset(np.arange(3), shuffle=False).map(lambda x: x, callbacks=cb) \
+        .create_tuple_iterator(num_epochs=2, output_numpy=True)
+    for _ in range(2):
+        for _ in it:
+            pass
+    assert _by_kind(cb.events) == {"begin": [(0, 0)], "eb": [(1, 0), (2, 3)],
+                                   "sb": [(1, 1), (1, 2), (1, 3), (2, 4), (2, 5), (2, 6)],
+                                   "se": [(1, 1), (1, 2), (1, 3), (2, 4), (2, 5), (2, 6)], "ee": [(1, 3), (2, 6)]}
+    assert cb.events[0] == ("begin", 0, 0, 0) and cb.events[2][3] == 1
+    cb = _Log(step_size=2)
+    d = ds.NumpySlicesDataset(np.arange(5), shuffle=False).map(lambda x: x, callbacks=[cb])
+    assert [int(r[0]) for r in d.create_tuple_iterator(num_epochs=1, output_numpy=True)] == [0, 1, 2, 3, 4]
+    assert _by_kind(cb.events) == {"begin": [(0, 0)], "eb": [(1, 0)], "sb": [(1, 1), (1, 3), (1, 5)],
+                                   "se": [(1, 1), (1, 3), (1, 5)], "ee": [(1, 5)]}
+
+
+def test_ds_callback_errors():
+    with pytest.raises(ValueError, match=r"Input step_size is not within the required interval of \[1, 2147483647\]"):
+        ds.DSCallback(step_size=0)
+    with pytest.raises(TypeError, match=r"Argument callbacks\[0\] with value 1 is not of type"):
+        ds.NumpySlicesDataset(np.arange(5)).map(lambda x: x, callbacks=[1])

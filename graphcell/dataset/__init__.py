@@ -15,6 +15,7 @@ from ._parallel import DatasetError  # noqa: F401
 from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
                      SkipDataset, TakeDataset)
 from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
+from .callbacks import DSCallback  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
 from .padding import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401

@@ -98,7 +98,10 @@ class Dataset:
         max_rowsize, offload), which change nothing here; anything else (`column_order`,
         gone since MindSpore 2.0) is a TypeError as in 2.10."""
         _check_options("map", options, ("cache", "callbacks", "max_rowsize", "offload"))
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        from .callbacks import check_callbacks
+        mapped = MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        mapped.callbacks = check_callbacks(options.get("callbacks"))
+        return mapped
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
               input_columns=None, output_columns=None, python_multiprocessing=False, **options) -> "BatchDataset":
@@ -306,6 +309,8 @@ class MapDataset(Dataset):
         self._layout = layout
         self._sources = [("out", self.output_columns.index(c)) if c in self.output_columns
                          else ("in", available.index(c)) for c in layout]
+        self.callbacks: list = []   # DSCallbacks (callbacks.py), set by Dataset.map
+        self._steps_done = 0
 
     def _columns(self):
         return list(self._layout)
@@ -339,8 +344,30 @@ class MapDataset(Dataset):
             return None
 
     def _rows(self, run):
+        if not self.callbacks:
+            yield from self._mapped(self.children[0]._rows(run))
+            return
+        from .callbacks import CallbackRunner
+        if run.epoch == 0:
+            self._steps_done = 0
+        runner = CallbackRunner(self.callbacks, run.epoch + 1, self._steps_done)
+        runner.begin(first_epoch=run.epoch == 0)
+
+        def counted(rows):
+            for step, row in enumerate(rows, 1):
+                runner.step("ds_step_begin", step)
+                yield row
+        steps = 0
+        for out in self._mapped(counted(self.children[0]._rows(run))):
+            steps += 1
+            runner.step("ds_step_end", steps)
+            yield out
+        self._steps_done += steps
+        runner.end(steps)
+
+    def _mapped(self, child_rows):
         from .config import ErrorSamplesMode, get_error_samples_mode
-        rows = enumerate(self.children[0]._rows(run))
+        rows = enumerate(child_rows)
         mode = get_error_samples_mode()
         if mode == ErrorSamplesMode.RETURN:
             yield from ordered_map(self._apply, rows, self.num_parallel_workers)
