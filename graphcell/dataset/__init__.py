@@ -8,16 +8,21 @@ Rows are read on worker threads and batches prepared by a background thread (pre
 the pipeline overlaps a jitted step. Orders are reproducible under `graphcell.set_seed`.
 """
 from . import config, transforms, vision  # noqa: F401 - mindspore.dataset.transforms / .vision
+from .config import (ErrorSamplesMode, get_callback_timeout, get_debug_mode, get_enable_watchdog,  # noqa: F401
+                     get_error_samples_mode, get_multiprocessing_start_method,
+                     get_multiprocessing_timeout_interval, get_num_parallel_workers, get_seed, set_seed)
 from ._parallel import DatasetError  # noqa: F401
 from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
                      SkipDataset, TakeDataset)
 from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
+from .callbacks import DSCallback  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
+from .padding import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401
-from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       SubsetRandomSampler, SubsetSampler)
+from .samplers import (DistributedSampler, IterSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 

@@ -36,5 +36,6 @@ def check_bool(name: str, arg: str, value) -> bool:
 
 
 def default_workers() -> int:
-    """MindSpore's default num_parallel_workers: 8, or fewer CPUs (measured 2 on a 2-CPU machine)."""
-    return max(1, min(8, os.cpu_count() or 1))
+    """config.get_num_parallel_workers(): by default 8, or fewer CPUs (measured 2 on a 2-CPU machine)."""
+    from . import config
+    return config.get_num_parallel_workers()

@@ -39,7 +39,8 @@ def ordered_map(fn: Callable, items: Iterable, workers: int) -> Iterator:
     At most 2*workers calls are in flight, so memory stays bounded and a consumer that
     stops early (take, a closed iterator) leaves little work behind.
     """
-    if workers is None or workers <= 1:
+    from . import config
+    if workers is None or workers <= 1 or config.get_debug_mode():
         for item in items:
             yield fn(item)
         return

@@ -11,6 +11,7 @@ every epoch.
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -97,7 +98,10 @@ class Dataset:
         max_rowsize, offload), which change nothing here; anything else (`column_order`,
         gone since MindSpore 2.0) is a TypeError as in 2.10."""
         _check_options("map", options, ("cache", "callbacks", "max_rowsize", "offload"))
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        from .callbacks import check_callbacks
+        mapped = MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        mapped.callbacks = check_callbacks(options.get("callbacks"))
+        return mapped
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
               input_columns=None, output_columns=None, python_multiprocessing=False, **options) -> "BatchDataset":
@@ -105,6 +109,23 @@ class Dataset:
         _check_options("batch", options, ("max_rowsize",))
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
                             input_columns, output_columns)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None) -> "Dataset":
+        """`batch` that first pads each row per `pad_info` ({column: (shape, pad_value) or None};
+        {} pads every column to its longest; see padding.py)."""
+        from .padding import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
+                               drop_remainder=False) -> "Dataset":
+        """Batches rows of similar length together: a row of length L goes to bucket
+        bisect_right(bucket_boundaries, L), whose batches hold bucket_batch_sizes[k] rows,
+        padded as padded_batch pads (every column to its longest when pad_info is None)."""
+        from .padding import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                                          element_length_function, pad_info, pad_to_bucket_boundary,
+                                          drop_remainder)
 
     def shuffle(self, buffer_size) -> "ShuffleDataset":
         """Shuffles through a buffer of `buffer_size` rows, reshuffled each epoch."""
@@ -211,9 +232,9 @@ class Dataset:
 
     def get_batch_size(self) -> int:
         node = self
-        while node.children and not isinstance(node, BatchDataset):
+        while node.children and not hasattr(node, "batch_size"):   # a batch, or a bucket batch (1)
             node = node.children[0]
-        return node.batch_size if isinstance(node, BatchDataset) else 1
+        return getattr(node, "batch_size", 1)
 
     def get_repeat_count(self) -> int:
         node = self
@@ -288,6 +309,8 @@ class MapDataset(Dataset):
         self._layout = layout
         self._sources = [("out", self.output_columns.index(c)) if c in self.output_columns
                          else ("in", available.index(c)) for c in layout]
+        self.callbacks: list = []   # DSCallbacks (callbacks.py), set by Dataset.map
+        self._steps_done = 0
 
     def _columns(self):
         return list(self._layout)
@@ -309,9 +332,63 @@ class MapDataset(Dataset):
         outs = [np.asarray(a) for a in args]
         return tuple(outs[j] if kind == "out" else row[j] for kind, j in self._sources)
 
+    def _size(self):
+        from .config import ErrorSamplesMode, get_error_samples_mode
+        return None if get_error_samples_mode() == ErrorSamplesMode.SKIP else self.children[0]._size()
+
+    def _apply_or_skip(self, item):
+        try:
+            return self._apply(item)
+        except DatasetError as e:
+            warnings.warn(f"{e}\nThe row is skipped (dataset.config.ErrorSamplesMode).", stacklevel=2)
+            return None
+
     def _rows(self, run):
-        rows = enumerate(self.children[0]._rows(run))
-        yield from ordered_map(self._apply, rows, self.num_parallel_workers)
+        if not self.callbacks:
+            yield from self._mapped(self.children[0]._rows(run))
+            return
+        from .callbacks import CallbackRunner
+        if run.epoch == 0:
+            self._steps_done = 0
+        runner = CallbackRunner(self.callbacks, run.epoch + 1, self._steps_done)
+        runner.begin(first_epoch=run.epoch == 0)
+
+        def counted(rows):
+            for step, row in enumerate(rows, 1):
+                runner.step("ds_step_begin", step)
+                yield row
+        steps = 0
+        for out in self._mapped(counted(self.children[0]._rows(run))):
+            steps += 1
+            runner.step("ds_step_end", steps)
+            yield out
+        self._steps_done += steps
+        runner.end(steps)
+
+    def _mapped(self, child_rows):
+        from .config import ErrorSamplesMode, get_error_samples_mode
+        rows = enumerate(child_rows)
+        mode = get_error_samples_mode()
+        if mode == ErrorSamplesMode.RETURN:
+            yield from ordered_map(self._apply, rows, self.num_parallel_workers)
+            return
+        good, failed = [], 0   # REPLACE re-emits the first good rows (at most _REPLACEMENTS kept)
+        for out in ordered_map(self._apply_or_skip, rows, self.num_parallel_workers):
+            if out is None:
+                failed += 1
+                continue
+            if len(good) < _REPLACEMENTS:
+                good.append(out)
+            yield out
+        if mode == ErrorSamplesMode.REPLACE and failed:
+            if not good:
+                raise DatasetError(f"{self._describe()}: every row failed, so ErrorSamplesMode.REPLACE has no "
+                                   "good row to replace them with")
+            for j in range(failed):
+                yield good[j % len(good)]
+
+
+_REPLACEMENTS = 256
 
 
 class BatchInfo:

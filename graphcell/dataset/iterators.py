@@ -140,7 +140,7 @@ class DatasetIterator:
         self._convert = _converter(picks, columns, output_numpy, as_dict)
         start = _start(dataset, dataset.get_init_step() if init_step is None else init_step)
 
-        seed = config.get_seed()
+        seed = config.seed_or_none()
         run_seed = seed if seed is not None else int(np.random.SeedSequence().entropy % (2 ** 63))
         self._queue: queue.Queue = queue.Queue(maxsize=config.get_prefetch_size())
         self._stop = threading.Event()

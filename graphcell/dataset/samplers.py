@@ -33,10 +33,19 @@ class Sampler:
         return min(count, self.num_samples) if self.num_samples is not None else count
 
     def _indices(self, n, rng):
-        raise NotImplementedError
+        if type(self).__iter__ is Sampler.__iter__:
+            raise NotImplementedError(f"{type(self).__name__}: a user-defined Sampler must define __iter__, "
+                                      "yielding row indices")
+        return _in_range(type(self).__name__, np.asarray(list(iter(self)), dtype=np.int64), n)
 
     def _count(self, n: int) -> int:
+        if type(self).__iter__ is not Sampler.__iter__:
+            return len(self._indices(n, None))   # a user-defined sampler: its indices tell
         return n
+
+    def __iter__(self):
+        """A user-defined sampler (MindSpore's `Sampler` subclass) yields row indices here."""
+        raise NotImplementedError
 
 
 class SequentialSampler(Sampler):
@@ -72,6 +81,13 @@ class RandomSampler(Sampler):
         return rng.permutation(n)
 
 
+def _in_range(name: str, indices: np.ndarray, n: int) -> np.ndarray:
+    bad = indices[(indices < 0) | (indices >= n)]
+    if bad.size:
+        raise ValueError(f"{name}: index {int(bad[0])} is out of range for a dataset of {n} rows")
+    return indices
+
+
 class SubsetSampler(Sampler):
     """Exactly the given indices, in the given order."""
 
@@ -80,11 +96,7 @@ class SubsetSampler(Sampler):
         self.subset = np.asarray(list(indices), dtype=np.int64)
 
     def _indices(self, n, rng):
-        bad = self.subset[(self.subset < 0) | (self.subset >= n)]
-        if bad.size:
-            raise ValueError(f"{type(self).__name__}: index {int(bad[0])} is out of range for a "
-                             f"dataset of {n} rows")
-        return self.subset
+        return _in_range(type(self).__name__, self.subset, n)
 
     def _count(self, n):
         return len(self.subset)
@@ -134,3 +146,57 @@ class DistributedSampler(Sampler):
 
     def _count(self, n):
         return -(-n // self.num_shards)
+
+
+class WeightedRandomSampler(Sampler):
+    """Draws rows 0 .. len(weights)-1 with probabilities proportional to `weights`: with
+    replacement (the default) `num_samples` draws (default: the dataset's size); without,
+    distinct rows, the weightier first on average, zero weights last (as measured on 2.10).
+    The weights may be fewer than the rows, never more (2.10's error)."""
+    shuffles = True
+
+    def __init__(self, weights, num_samples=None, replacement=True):
+        super().__init__(num_samples)
+        weights = list(weights) if isinstance(weights, (list, tuple, np.ndarray)) else [weights]
+        for i, w in enumerate(weights):
+            if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)):
+                raise TypeError(f"type of weights element must be number, but got w[{i}]: {w}, type: {type(w)}.")
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement must be a boolean value but was: {replacement}.")
+        if not weights:
+            raise ValueError("WeightedRandomSampler: weights vector must not be empty")
+        for i, w in enumerate(weights):
+            if w < 0:
+                raise ValueError(f"WeightedRandomSampler: weights vector must not contain negative numbers, got: "
+                                 f"weights[{i}] = {float(w):f}")
+        if not any(weights):
+            raise ValueError("WeightedRandomSampler: elements of weights vector must not be all zero")
+        self.weights, self.replacement = np.asarray(weights, dtype=np.float64), replacement
+
+    def _count(self, n):
+        return n if self.replacement else min(n, len(self.weights))
+
+    def _indices(self, n, rng):
+        if len(self.weights) > n:
+            raise ValueError("Invalid parameter, size of sample weights must be less than or equal to num of data, "
+                             f"otherwise might cause generated id out of bound or other errors, but got weight size: "
+                             f"{len(self.weights)}, num of data: {n}")
+        k = self.get_num_samples(n)
+        if self.replacement:
+            return rng.choice(len(self.weights), size=k, p=self.weights / self.weights.sum())
+        # without replacement: the k largest keys u ** (1 / w) (Efraimidis-Spirakis); weight 0 ranks last
+        with np.errstate(divide="ignore"):
+            keys = np.where(self.weights > 0, rng.random(len(self.weights)) ** (1 / self.weights), -1.0)
+        return np.argsort(-keys, kind="stable")[:k]
+
+
+class IterSampler(Sampler):
+    """The indices an iterable yields (iterated again each epoch: a one-shot iterator is empty
+    in its second epoch)."""
+
+    def __init__(self, sampler, num_samples=None):
+        super().__init__(num_samples)
+        self.sampler = sampler
+
+    def __iter__(self):
+        return iter(self.sampler)

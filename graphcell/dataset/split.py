@@ -103,7 +103,7 @@ def split_dataset(dataset, sizes, randomize=True) -> tuple:
         raise TypeError(f"randomize should be a bool, but got {type(randomize).__name__}.")
     n = dataset.get_dataset_size()
     counts = absolute_sizes(sizes, n)
-    order = np.random.default_rng(config.get_seed()).permutation(n) if randomize else np.arange(n)
+    order = np.random.default_rng(config.seed_or_none()).permutation(n) if randomize else np.arange(n)
     starts = np.cumsum([0] + counts[:-1])
     if randomize or _by_index(dataset):
         return tuple(SplitPartDataset(dataset, order[s:s + c]) for s, c in zip(starts, counts))

@@ -68,7 +68,7 @@ class _Random:
     """A transform's own generator, seeded from the dataset seed when one is set."""
 
     def __init__(self):
-        self._rng = np.random.default_rng(config.get_seed())
+        self._rng = np.random.default_rng(config.seed_or_none())
         self._lock = threading.Lock()          # map runs rows on worker threads
 
     def _uniform(self) -> float:

@@ -1,0 +1,82 @@
+"""DSCallback: hooks a map runs as rows pass through it (`map(..., callbacks=[cb])`), as
+MindSpore 2.10's (measured): ds_begin once when an iterator starts, then per epoch
+ds_epoch_begin, ds_step_begin / ds_step_end around every step_size-th row (steps 1,
+1 + step_size, ...), and ds_epoch_end. Epochs count from 1; cur_step_num counts the rows
+over all epochs, cur_step_num_in_epoch within the epoch. The hooks run on the pipeline's
+thread, step_begin before the row enters the map's workers and step_end when its result
+leaves them, so with several workers a few step_begins come before the first step_end,
+as in 2.10.
+"""
+from __future__ import annotations
+
+import numbers
+
+
+class CallbackParam:
+    """What a DSCallback hook receives."""
+    __slots__ = ("cur_epoch_num", "cur_step_num", "cur_step_num_in_epoch")
+
+    def __init__(self, epoch: int, step: int, step_in_epoch: int):
+        self.cur_epoch_num, self.cur_step_num, self.cur_step_num_in_epoch = epoch, step, step_in_epoch
+
+
+class DSCallback:
+    """Base of the dataset callbacks; override the hooks you need."""
+
+    def __init__(self, step_size=1):
+        if isinstance(step_size, bool) or not isinstance(step_size, numbers.Integral) or \
+                not 1 <= step_size <= 2 ** 31 - 1:
+            raise ValueError("Input step_size is not within the required interval of [1, 2147483647].")
+        self.step_size = int(step_size)
+
+    def ds_begin(self, ds_run_context):
+        """Called once, when an iterator starts."""
+
+    def ds_epoch_begin(self, ds_run_context):
+        """Called at the start of every epoch."""
+
+    def ds_epoch_end(self, ds_run_context):
+        """Called at the end of every epoch."""
+
+    def ds_step_begin(self, ds_run_context):
+        """Called before every step_size-th row is processed."""
+
+    def ds_step_end(self, ds_run_context):
+        """Called after every step_size-th row is processed."""
+
+
+def check_callbacks(callbacks) -> list:
+    if callbacks is None:
+        return []
+    items = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    for i, cb in enumerate(items):
+        if not isinstance(cb, DSCallback):
+            raise TypeError(f"Argument callbacks[{i}] with value {cb} is not of type [<class "
+                            f"'mindspore.dataset.callback.ds_callback.DSCallback'>], but got {type(cb)}.")
+    return items
+
+
+class CallbackRunner:
+    """Calls a map's callbacks for one pass; `total` carries the step count across epochs."""
+
+    def __init__(self, callbacks: list, epoch: int, steps_before: int):
+        self.callbacks, self.epoch, self.steps_before, self.in_epoch = callbacks, epoch, steps_before, 0
+
+    def _param(self, step_in_epoch):
+        return CallbackParam(self.epoch, self.steps_before + step_in_epoch, step_in_epoch)
+
+    def begin(self, first_epoch: bool):
+        if first_epoch:
+            for cb in self.callbacks:
+                cb.ds_begin(CallbackParam(0, 0, 0))
+        for cb in self.callbacks:
+            cb.ds_epoch_begin(self._param(0))
+
+    def step(self, hook: str, step_in_epoch: int):
+        for cb in self.callbacks:
+            if (step_in_epoch - 1) % cb.step_size == 0:
+                getattr(cb, hook)(self._param(step_in_epoch))
+
+    def end(self, steps: int):
+        for cb in self.callbacks:
+            cb.ds_epoch_end(self._param(steps))
