@@ -19,6 +19,7 @@ from ..dtype import DType, result_dtype, to_dtype
 from ..graph_scalar import GraphScalar, weak_dtype
 from ..tensor import Parameter, Tensor, host_array
 from .complex_guard import refuse_complex_tensors
+from .float_scalars import as_passed as _as_passed
 from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
 
 # -- argument conversion -------------------------------------------------------------------
@@ -32,8 +33,9 @@ def as_tensor(x, dtype: DType | None = None) -> Tensor:
 
 def _pair(a, b, compare: bool = False) -> tuple[Tensor, Tensor]:
     """Converts two operands; a Python scalar takes the other operand's dtype (weak typing).
-    An int the integer operand cannot hold wraps for arithmetic; a comparison (`compare`)
-    widens to Int64 instead, so `int8_tensor < 300` is exact (MindSpore 2.10, measured)."""
+    An int the integer operand cannot hold wraps for arithmetic; a comparison or a true division
+    (`compare`) widens to Int64 instead, so `int8_tensor < 300` is exact and `int8_tensor / 300`
+    is 100 / 300 (MindSpore 2.10, measured)."""
     a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_t and b_t and (type(a) is GraphScalar) is not (type(b) is GraphScalar):
         # a graph's Python number meets a Tensor: it takes the Tensor's dtype, as the number would
@@ -55,13 +57,20 @@ def _pair(a, b, compare: bool = False) -> tuple[Tensor, Tensor]:
 
 def _scalar_like(x, like: Tensor, compare: bool = False) -> Tensor:
     if isinstance(x, numbers.Number) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        given = x
         if isinstance(x, (np.generic, np.ndarray)):
             x = x.item()   # numpy scalars and 0-d arrays as the Python numbers they hold
         if isinstance(x, complex):
             raise TypeError(f"a Python complex ({x!r}) with a Tensor is not supported (MindSpore 2.10 refuses it "
                             "too): make it a Tensor first, e.g. Tensor(np.complex64(...))")
+        if isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63:
+            raise RuntimeError(f"a Python int operand must fit in Int64, got {x} (MindSpore 2.10: 'Unable to cast "
+                               "Python instance of type <class 'int'> to C++ type 'long''); make it a float or "
+                               "a Tensor first")
         if isinstance(x, float) and not like.dtype.is_inexact:
             return _scalar(x, mstype.float32)
+        if isinstance(x, float):
+            x = _as_passed(x, like.dtype, given)   # the user's float: float32-rounded first
         if isinstance(x, bool) and like.dtype is not mstype.bool_:
             return _scalar(int(x), like.dtype)
         if like.dtype is mstype.bool_ and isinstance(x, numbers.Integral) and not isinstance(x, bool):
@@ -201,7 +210,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     numpy's floor_divide there)."""
     if rounding_mode not in (None, "floor", "trunc"):
         raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
-    x, y = _pair(input, other)
+    x, y = _pair(input, other, compare=rounding_mode is None)   # true division: an int is not wrapped
     if rounding_mode == "floor":
         return floor_div(x, y)
     if rounding_mode == "trunc":
@@ -1766,6 +1775,10 @@ def arange(start=0, end=None, step=1, dtype=None) -> Tensor:
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = mstype.float32 if values.dtype.kind == "f" else mstype.int64
+    if values.dtype.kind == "f" and dtype.is_inexact:
+        # MindSpore 2.10 (measured) computes a float range in float32 whatever the dtype:
+        # arange(0.1, 1.0, 0.3, dtype=float64)[2] is float32's 0.1 + 2 * 0.3, 0.70000005
+        values = np.float32(start) + np.arange(len(values), dtype=np.float32) * np.float32(step)
     return Tensor(values, dtype)
 
 

@@ -45,6 +45,7 @@ from . import elementwise as ew
 from . import functional as F
 from . import special
 from .complex_guard import refuse_complex_tensors
+from .float_scalars import as_passed as _as_passed
 from .composite import fmod, isnan, trunc
 from .control_flow import while_loop
 
@@ -396,6 +397,8 @@ def _addc_operands(name: str, input, tensor1, tensor2, value):  # noqa: A002
     if isinstance(value, Tensor):
         value = F.cast(value, dtype)
     elif isinstance(value, numbers.Real):   # as MindSpore, cast to the tensors' dtype (0.5 -> 0)
+        if isinstance(value, float):
+            value = _as_passed(value, dtype)   # the user's float, float32-rounded first
         value = F.as_tensor(np.asarray(value).astype(dtype.np_dtype))
     else:
         raise TypeError(f"{name}: value must be a number or a Tensor, got {type(value).__name__}")
