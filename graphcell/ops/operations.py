@@ -1737,3 +1737,8 @@ from .random_more import (Cauchy, Gamma, LogNormalReverse, LogUniformCandidateSa
                           ParameterizedTruncatedNormal, RandomChoiceWithMask, RandpermV2, TruncatedNormal,
                           UniformCandidateSampler)
 __all__ += _random_more.CLASSES
+
+from . import image_ops as _image_ops  # noqa: E402
+from .image_ops import (AdjustHue, AdjustSaturation, ExtractVolumePatches, HSVToRGB, ResizeArea,  # noqa: E402,F401
+                        RGBToHSV)
+__all__ += _image_ops.CLASSES
