@@ -1742,3 +1742,9 @@ from . import image_ops as _image_ops  # noqa: E402
 from .image_ops import (AdjustHue, AdjustSaturation, ExtractVolumePatches, HSVToRGB, ResizeArea,  # noqa: E402,F401
                         RGBToHSV)
 __all__ += _image_ops.CLASSES
+
+from . import math_more2 as _math_more2  # noqa: E402
+from .math_more2 import (AccumulateNV2, CheckNumerics, CompareAndBitpack, DataFormatDimMap,  # noqa: E402,F401
+                         DataFormatVecPermute, ListDiff, MatrixSolveLs, Padding, ScatterAddWithAxis, SplitV,
+                         TridiagonalMatMul, TripletMarginLoss)
+__all__ += _math_more2.CLASSES

@@ -1,0 +1,111 @@
+"""CheckNumerics, SplitV, DataFormatDimMap, DataFormatVecPermute, ListDiff, TridiagonalMatMul,
+CompareAndBitpack, accumulate_n, ScatterAddWithAxis, MatrixSolveLs, Padding and
+TripletMarginLoss (ops/math_more2.py) against MindSpore 2.10's outputs (measured on its CPU
+build), numpy and torch; one jitted table and one ONNX model."""
+import numpy as np
+import pytest
+import torch
+
+import graphcell as ms
+from graphcell import Tensor, ops
+from tests.modes import run_table
+
+F32 = np.float32
+I32 = np.int32
+A = np.array([[1, 2], [3, 4], [5, 7]], F32)
+B = np.array([[1], [2], [4]], F32)
+X = np.arange(12, dtype=F32).reshape(3, 4)
+ANCHOR, POS, NEG = (np.array(v, F32) for v in ([[1, 2], [3, 4]], [[1, 1], [2, 2]], [[0, 0], [5, 5]]))
+
+
+def l2(value):
+    return Tensor(np.array(value, np.float64))
+
+
+# name: (fn, inputs, expected); literals measured on MindSpore 2.10 unless computed
+CASES = {
+    "split_v": (lambda x: ops.SplitV((1, -1), 1, 2)(x), [X], (X[:, :1], X[:, 1:])),
+    "dim_map": (lambda x: ops.DataFormatDimMap()(x), [np.array([-4, -3, -2, -1, 0, 1, 2, 3], I32)],
+                np.array([0, 3, 1, 2, 0, 3, 1, 2], I32)),
+    "dim_map_nchw": (lambda x: ops.DataFormatDimMap("NCHW", "NHWC")(x), [np.arange(4, dtype=I32)],
+                     np.array([0, 2, 3, 1], I32)),
+    "vec_permute": (lambda x: ops.DataFormatVecPermute()(x), [np.array([[1, 2], [3, 4], [5, 6], [7, 8]], I32)],
+                    np.array([[1, 2], [7, 8], [3, 4], [5, 6]], I32)),
+    "vec_permute_back": (lambda x: ops.DataFormatVecPermute("NCHW", "NHWC")(x), [np.array([1, 2, 3, 4], np.int64)],
+                         np.array([1, 3, 4, 2], np.int64)),
+    "tridiagonal": (lambda u, m, d, r: ops.TridiagonalMatMul()(u, m, d, r),
+                    [np.array([[0, 1, 2]], F32), np.array([[3, 4, 5]], F32), np.array([[6, 7, 0]], F32),
+                     np.array([[1, 2], [3, 4], [5, 6]], F32)], np.array([[3, 6], [24, 36], [25, 30]], F32)),
+    "bitpack": (lambda x, t: ops.CompareAndBitpack()(x, t), [np.arange(16, dtype=F32) / 10, np.array(0.5, F32)],
+                np.array([3, 255], np.uint8)),
+    "bitpack_int": (lambda x, t: ops.CompareAndBitpack()(x, t), [np.arange(16, dtype=I32).reshape(2, 8),
+                                                                 np.array(3, I32)], np.array([[15], [255]], np.uint8)),
+    "accumulate_n": (lambda a, b: ops.accumulate_n([a, b]), [np.array([1, 2], F32), np.array([3, 4], F32)],
+                     np.array([4, 6], F32)),
+    "scatter_add_axis": (lambda x, i, u: ops.ScatterAddWithAxis(axis=1)(x, i, u),
+                         [np.array([[1, 2, 3], [4, 5, 6]], F32), np.array([[0, 2], [1, 1]], I32),
+                          np.array([[10, 20], [30, 40]], F32)], np.array([[11, 2, 23], [4, 75, 6]], F32)),
+    "solve_ls": (lambda a, b: ops.MatrixSolveLs()(a, b, l2(0.0)), [A, B], np.array([[0.071425], [0.500003]], F32)),
+    "solve_ls_l2": (lambda a, b: ops.MatrixSolveLs()(a, b, l2(0.5)), [A, B], np.array([[0.218869], [0.392452]], F32)),
+    "solve_ls_qr": (lambda a, b: ops.MatrixSolveLs(fast=False)(a, b, l2(0.5)), [A, B],
+                    np.array([[0.071428], [0.5]], F32)),
+    "solve_ls_wide": (lambda a, b: ops.MatrixSolveLs()(a, b, l2(0.0)), [A.T.copy(), B[:2]],
+                      np.array([[0.928566], [-0.214283], [0.142857]], F32)),
+    "padding": (lambda x: ops.Padding(4)(x), [np.array([[8], [10]], F32)], np.array([[8, 0, 0, 0], [10, 0, 0, 0]], F32)),
+    "triplet": (lambda a, p, n: ops.TripletMarginLoss(swap=True, reduction="none")(a, p, n, 1.0), [ANCHOR, POS, NEG],
+                torch.nn.functional.triplet_margin_loss(*(torch.tensor(v) for v in (ANCHOR, POS, NEG)), swap=True,
+                                                        reduction="none").numpy()),
+}
+
+
+@pytest.mark.parametrize("mode", ["jit", "onnx"])
+def test_math_more2_table(mode):
+    outs = run_table(CASES, CASES, mode)
+    for name, (fn, inputs, expected) in CASES.items():
+        got = outs[name]
+        for g, e in zip(got if isinstance(expected, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,)):
+            assert g.dtype == e.dtype, name
+            np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-5, err_msg=name)
+
+
+def test_eager_only_and_checks():
+    values, index = ops.ListDiff(out_idx=ms.int64)(Tensor(np.array([3, 1, 3, 4], I32)), Tensor(np.array([1], I32)))
+    assert values.dtype == ms.int32 and index.dtype == ms.int64                      # measured
+    np.testing.assert_array_equal(values.asnumpy(), [3, 3, 4])
+    np.testing.assert_array_equal(index.asnumpy(), [0, 2, 3])
+    with pytest.raises(Exception, match="depends on the input's values"):
+        ms.jit(lambda x, y: ops.ListDiff()(x, y))(Tensor(np.array([1, 2])), Tensor(np.array([1])))
+    np.testing.assert_array_equal(ops.CheckNumerics()(Tensor(np.array([1.0, 2.0], F32))).asnumpy(), [1, 2])
+    with pytest.raises(RuntimeError, match="Tensor had NaN values"):
+        ops.CheckNumerics()(Tensor(np.array([np.inf, np.nan], F32)))
+    with pytest.raises(RuntimeError, match="Tensor had Inf values"):
+        ops.CheckNumerics()(Tensor(np.array([1.0, np.inf], F32)))
+    loss = ops.TripletMarginLoss()(*(Tensor(v) for v in (ANCHOR, POS, NEG)), Tensor(1.0, ms.float32))
+    expected = torch.nn.functional.triplet_margin_loss(*(torch.tensor(v) for v in (ANCHOR, POS, NEG))).numpy()
+    np.testing.assert_allclose(loss.asnumpy(), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: ops.CheckNumerics()(Tensor(np.array([1, 2]))), TypeError, r"must be a type of \{Tensor\[Float16\]"),
+    (lambda: ops.SplitV((1, 2), 1, 2)(Tensor(X)), ValueError, r"attribute\[sum of size_splits\] must be equal to 4, "
+                                                             "but got 3"),
+    (lambda: ops.DataFormatDimMap()(Tensor(np.array([1.0], F32))), TypeError, r"must be a type of \{Tensor\[Int32\]"),
+    (lambda: ops.DataFormatVecPermute()(Tensor(np.array([1, 2], I32))), ValueError, r"must be \(4, \) or \(4, 2\)"),
+    (lambda: ops.ListDiff()(Tensor(np.array([1, 2])), Tensor(np.array([1.0]))), TypeError,
+     r"type of 'x' and 'y' should be same. But get x\[Int64\], y\[Float64\]"),
+    (lambda: ops.ListDiff()(Tensor(np.array([[1, 2]])), Tensor(np.array([1]))), ValueError,
+     "input x, y should be 1D, but get x dims = 2, y dims = 1"),
+    (lambda: ops.TridiagonalMatMul()(*(Tensor(np.ones((1, 3), F32)) for _ in range(3)), Tensor(np.ones((2, 2), F32))),
+     ValueError, r"which is 2 , but got 3"),
+    (lambda: ops.CompareAndBitpack()(Tensor(np.arange(6, dtype=F32)), Tensor(np.array(0.5, F32))), ValueError,
+     r"x innermost dimension % 8\] must be equal to 0, but got 6"),
+    (lambda: ops.MatrixSolveLs()(Tensor(A), Tensor(B), Tensor(np.array(0.5, F32))), TypeError,
+     r"argument\[l2_regularizer\] must be a type of \{Tensor\[Float64\]\}"),
+    (lambda: ops.MatrixSolveLs()(Tensor(A), Tensor(B[:2]), l2(0.5)), ValueError,
+     "got matrix_row: 3, rhs_row: 2. In MatrixSolveLs matrix_row and rhs_row should be equal"),
+    (lambda: ops.Padding(4)(Tensor(np.ones((2, 2), F32))), ValueError, "last dimension of 'x' must be 1, but got: 2"),
+])
+def test_errors_as_mindspore(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
