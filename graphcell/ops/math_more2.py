@@ -1,9 +1,9 @@
 """More of MindSpore 2.10's small operator classes, over existing ops: CheckNumerics, SplitV,
 DataFormatDimMap, DataFormatVecPermute, ListDiff, TridiagonalMatMul, CompareAndBitpack,
-AccumulateNV2 / accumulate_n, ScatterAddWithAxis, MatrixSolveLs, Padding and
-TripletMarginLoss. Values, dtypes and errors as measured on 2.10's CPU build
+AccumulateNV2 / accumulate_n, ScatterAddWithAxis, MatrixSolveLs, Padding, TripletMarginLoss,
+CTCLossV2 (over ops/ctc.py) and LARSUpdate (nn.LARS's formula). Values, dtypes and errors as measured on 2.10's CPU build
 (tests/test_math_more2.py); SplitV, AccumulateNV2 and TripletMarginLoss have no CPU kernel in
-2.10 and follow their documentation.
+2.10 and follow their documentation (LARSUpdate: its Ascend kernel's formula, as nn.LARS).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from . import composite as CP
 from . import functional as F
+from . import ctc
 from . import linalg_solvers as LS
 from . import regression_losses as RL
 from .dynamic_shape import _host
@@ -269,3 +270,39 @@ class TripletMarginLoss(Operator):
         if isinstance(margin, Tensor) and not margin.is_symbolic:
             margin = float(margin.asnumpy())
         return RL.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction)
+
+
+@_export
+class CTCLossV2(Operator):
+    """(the CTC loss [N], log_alpha [N, T, 2S+1]) of log_probs [T, N, C] against padded targets
+    [N, S] (ops.ctc_loss with reduction 'none', the only one 2.10 takes)."""
+
+    def __init__(self, blank=0, reduction="none", zero_infinity=False):
+        if reduction != "none":
+            raise ValueError(f"For 'CTCLossV2', the 'reduction' must be str and must be in '['none']', but got "
+                             f"'{reduction}'.")
+        super().__init__(blank=check_int("CTCLossV2", "blank", blank, minimum=0), reduction=reduction,
+                         zero_infinity=check_bool("CTCLossV2", "zero_infinity", zero_infinity))
+
+    def __call__(self, log_probs, targets, input_lengths, target_lengths):
+        return ctc.ctc_loss(F.as_tensor(log_probs), F.as_tensor(targets), F.as_tensor(input_lengths),
+                            F.as_tensor(target_lengths), self.blank, "none", self.zero_infinity)
+
+
+@_export
+class LARSUpdate(Operator):
+    """LARS's rescaled gradient: coeff * (gradient + weight_decay * weight), coeff = hyperpara *
+    ||w|| / (||g|| + weight_decay * ||w|| + epsilon) (divided by learning_rate and clipped to
+    [0, 1] with use_clip), where norm_weight and norm_gradient are the squared norms
+    (nn.LARS passes the sums of squares)."""
+
+    def __init__(self, epsilon=1e-05, hyperpara=0.001, use_clip=False):
+        super().__init__(epsilon=float(epsilon), hyperpara=float(hyperpara),
+                         use_clip=check_bool("LARSUpdate", "use_clip", use_clip))
+
+    def __call__(self, weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate):
+        from ..nn.optim.lars import lars_gradient  # nn imports ops: here, at the call
+        w, g = F.as_tensor(weight), F.as_tensor(gradient)
+        return lars_gradient(w, g, F.sqrt(F.as_tensor(norm_weight)), F.sqrt(F.as_tensor(norm_gradient)),
+                             F.as_tensor(weight_decay), F.as_tensor(learning_rate) if self.use_clip else None,
+                             self.hyperpara, self.epsilon)
