@@ -137,3 +137,44 @@ def test_lars_update_formula():
     np.testing.assert_allclose(plain.asnumpy(), hyper * wn / (gn + wd * wn + eps) * (g + wd * w), rtol=1e-5)
     with pytest.raises(ValueError, match=r"'reduction' must be str and must be in '\['none'\]', but got 'mean'"):
         ops.CTCLossV2(reduction="mean")
+
+
+def test_multilabel_margin_loss_class_matches_torch():
+    x = np.array([[0.1, 0.2, 0.4, 0.8], [0.2, 0.3, 0.5, 0.7]], F32)
+    target = np.array([[1, 2, 0, 3], [2, 3, -1, 1]], I32)
+    loss, is_target = ops.MultilabelMarginLoss("none")(Tensor(x), Tensor(target))
+    expected = torch.nn.functional.multilabel_margin_loss(torch.tensor(x), torch.tensor(target, dtype=torch.long),
+                                                          reduction="none").numpy()
+    np.testing.assert_allclose(loss.asnumpy(), expected, rtol=1e-6)
+    assert is_target.dtype == ms.int32
+    np.testing.assert_array_equal(is_target.asnumpy(), [[1, 1, 1, 1], [0, 0, 1, 1]])
+
+
+def test_value_dependent_ops_eagerly():
+    # RaggedRange, NonMaxSuppressionWithOverlaps, EditDistance: values measured on MindSpore 2.10
+    splits, values = ops.RaggedRange(Tsplits=ms.int32)(Tensor(np.array([0.0, 1.0], F32)), Tensor(np.array([1.0, 0.0], F32)),
+                                                       Tensor(np.array([0.3, -0.25], F32)))
+    assert splits.dtype == ms.int32 and values.dtype == ms.float32
+    np.testing.assert_array_equal(splits.asnumpy(), [0, 4, 8])
+    np.testing.assert_allclose(values.asnumpy(), [0, 0.3, 0.6, 0.9, 1, 0.75, 0.5, 0.25], rtol=1e-6)
+    splits, values = ops.RaggedRange(Tsplits=ms.int64)(*(Tensor(np.array(v, I32)) for v in ([2, 5, 8], [3, 5, 12], [1, 1, 1])))
+    np.testing.assert_array_equal(splits.asnumpy(), [0, 1, 1, 5])
+    np.testing.assert_array_equal(values.asnumpy(), [2, 8, 9, 10, 11])
+    with pytest.raises(ValueError, match="requires input delta != 0"):
+        ops.RaggedRange(Tsplits=ms.int64)(*(Tensor(np.array([v], I32)) for v in (2, 5, 0)))
+    overlaps = np.array([[1, 0.8, 0.1, 0.6], [0.8, 1, 0.2, 0.7], [0.1, 0.2, 1, 0.3], [0.6, 0.7, 0.3, 1]], F32)
+    scores = np.array([0.9, 0.95, 0.5, 0.4], F32)
+    kept = ops.NonMaxSuppressionWithOverlaps()(Tensor(overlaps), Tensor(scores), Tensor(4, ms.int32),
+                                               Tensor(0.65, ms.float32), Tensor(0.45, ms.float32))
+    assert kept.dtype == ms.int32 and kept.asnumpy().tolist() == [1, 2]
+    kept = ops.NonMaxSuppressionWithOverlaps()(Tensor(overlaps), Tensor(scores), Tensor(1, ms.int32),
+                                               Tensor(0.5, ms.float32), Tensor(0.0, ms.float32))
+    assert kept.asnumpy().tolist() == [1]
+    hyp = [np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0]]), np.array([1, 2, 3], F32), np.array([2, 1, 2])]
+    truth = [np.array([[0, 0, 0], [1, 0, 0], [1, 0, 1]]), np.array([1, 3, 4], F32), np.array([2, 1, 2])]
+    for normalize, expected in ((True, [[1.0], [0.5]]), (False, [[1.0], [1.0]])):
+        d = ops.EditDistance(normalize)(*(Tensor(v) for v in hyp + truth))
+        assert d.dtype == ms.float32
+        np.testing.assert_allclose(d.asnumpy(), expected)
+    with pytest.raises(Exception, match="depends on the input's values"):
+        ms.jit(lambda s: ops.RaggedRange(Tsplits=ms.int32)(s, s + 3, s + 1))(Tensor(np.array([1], I32)))

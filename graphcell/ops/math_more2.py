@@ -1,7 +1,9 @@
 """More of MindSpore 2.10's small operator classes, over existing ops: CheckNumerics, SplitV,
 DataFormatDimMap, DataFormatVecPermute, ListDiff, TridiagonalMatMul, CompareAndBitpack,
 AccumulateNV2 / accumulate_n, ScatterAddWithAxis, MatrixSolveLs, Padding, TripletMarginLoss,
-CTCLossV2 (over ops/ctc.py) and LARSUpdate (nn.LARS's formula). Values, dtypes and errors as measured on 2.10's CPU build
+MultilabelMarginLoss, CTCLossV2 (over ops/ctc.py), LARSUpdate (nn.LARS's formula), and, eagerly
+only (their output shapes depend on the values), ListDiff, RaggedRange,
+NonMaxSuppressionWithOverlaps and EditDistance. Values, dtypes and errors as measured on 2.10's CPU build
 (tests/test_math_more2.py); SplitV, AccumulateNV2 and TripletMarginLoss have no CPU kernel in
 2.10 and follow their documentation (LARSUpdate: its Ascend kernel's formula, as nn.LARS).
 """
@@ -11,6 +13,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..tensor import Tensor
+from . import classification_losses as CL
 from . import composite as CP
 from . import functional as F
 from . import ctc
@@ -18,6 +21,7 @@ from . import linalg_solvers as LS
 from . import regression_losses as RL
 from .dynamic_shape import _host
 from .indexing import tensor_scatter_elements
+from .sorting import cumsum
 from .op_base import Operator, check_bool, check_dtype, check_int, check_positive_int, exporter
 
 __all__ = ["accumulate_n"]
@@ -306,3 +310,118 @@ class LARSUpdate(Operator):
         return lars_gradient(w, g, F.sqrt(F.as_tensor(norm_weight)), F.sqrt(F.as_tensor(norm_gradient)),
                              F.as_tensor(weight_decay), F.as_tensor(learning_rate) if self.use_clip else None,
                              self.hyperpara, self.epsilon)
+
+
+@_export
+class MultilabelMarginLoss(Operator):
+    """(ops.multilabel_margin_loss, is_target): is_target int32 of target's shape, 1 at the
+    classes the target lists (before its first -1). No CPU kernel in 2.10: its documented outputs."""
+
+    def __init__(self, reduction="mean"):
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"For 'MultilabelMarginLoss', the 'reduction' must be str and must be in '['none', "
+                             f"'mean', 'sum']', but got '{reduction}'.")
+        super().__init__(reduction=reduction)
+
+    def __call__(self, x, target):
+        loss = CL.multilabel_margin_loss(x, target, self.reduction)
+        t = F.as_tensor(target)
+        listed = F.equal(cumsum(F.cast(F.equal(t, -1), mstype.int32), -1), 0)
+        hot = F.mul(F.one_hot(F.select(listed, t, 0), t.shape[-1], dtype=mstype.int32),
+                    F.expand_dims(F.cast(listed, mstype.int32), -1))
+        return loss, F.reduce_max(hot, -2)
+
+
+# -- value-dependent shapes: eagerly only ---------------------------------------------------------------
+
+@_export
+class RaggedRange(Operator):
+    """(rt_nested_splits [n + 1] of Tsplits, rt_dense_values): the ranges start[i], start[i] +
+    delta[i], ... below limit[i] (above, for a negative delta) laid end to end. The length depends
+    on the values: eagerly only."""
+
+    def __init__(self, Tsplits):  # noqa: N803 - MindSpore's name
+        super().__init__(Tsplits=check_dtype("RaggedRange", "Tsplits", Tsplits, (mstype.int32, mstype.int64)))
+
+    def __call__(self, starts, limits, deltas):
+        ts = [F.as_tensor(t) for t in (starts, limits, deltas)]
+        shapes = [tuple(t.shape) if t.ndim else (1,) for t in ts]
+        if len(set(shapes)) != 1:
+            raise ValueError(f"For RaggedRange, starts, limits, and deltas must have the same shape, but got starts "
+                             f"{shapes[0]}, limits {shapes[1]}, deltas {shapes[2]}.")
+        s, lim, d = (_host("ragged_range", t).reshape(-1) for t in ts)
+        if np.any(d == 0):
+            raise ValueError("For RaggedRange, requires input delta != 0.")
+        pieces = [np.arange(a, b, c, dtype=s.dtype) for a, b, c in zip(s, lim, d)]
+        splits = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(self.Tsplits.np_dtype)
+        values = np.concatenate(pieces) if pieces else np.zeros(0, s.dtype)
+        return Tensor(splits), Tensor(values.astype(s.dtype), ts[0].dtype)
+
+
+@_export
+class NonMaxSuppressionWithOverlaps(Operator):
+    """The indices (int32) of the boxes greedy non-maximum suppression keeps, by score, given
+    their pairwise `overlaps` [N, N]: at most max_output_size, each scoring above
+    score_threshold and overlapping no kept box by more than overlap_threshold. The length
+    depends on the values: eagerly only."""
+
+    def __call__(self, overlaps, scores, max_output_size, overlap_threshold, score_threshold):
+        ov = _host("non_max_suppression_with_overlaps", overlaps)
+        sc = _host("non_max_suppression_with_overlaps", scores)
+        most, ov_t, sc_t = (_host("non_max_suppression_with_overlaps", t) for t in
+                            (max_output_size, overlap_threshold, score_threshold))
+        if ov.ndim != 2 or ov.shape[0] != ov.shape[1] or sc.shape != (ov.shape[0],):
+            raise ValueError(f"For 'NonMaxSuppressionWithOverlaps', overlaps must be [N, N] and scores [N], but got "
+                             f"{list(ov.shape)} and {list(sc.shape)}.")
+        kept: list[int] = []
+        for i in sorted(range(len(sc)), key=lambda k: (-sc[k], k)):
+            if len(kept) >= int(most) or sc[i] <= float(sc_t):
+                break
+            if all(ov[i, j] <= float(ov_t) for j in kept):
+                kept.append(i)
+        return Tensor(np.array(kept, np.int32))
+
+
+@_export
+class EditDistance(Operator):
+    """The Levenshtein distance between the sparse hypothesis and truth sequences (indices
+    [K, R], values [K], dense shape [R]; the last axis the sequence), of shape the larger dense
+    shape less its last axis; with `normalize`, divided by the truth's length (an empty truth
+    gives inf, or 0 against an empty hypothesis). float32; eagerly only."""
+
+    def __init__(self, normalize=True):
+        super().__init__(normalize=check_bool("EditDistance", "normalize", normalize))
+
+    def __call__(self, hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices, truth_values,
+                 truth_shape):
+        host = [_host("edit_distance", t) for t in (hypothesis_indices, hypothesis_values, hypothesis_shape,
+                                                    truth_indices, truth_values, truth_shape)]
+        hi, hv, hs, ti, tv, ts = host
+        if len(hs) != len(ts) or hi.shape[-1] != len(hs) or ti.shape[-1] != len(ts):
+            raise ValueError("For 'EditDistance', the ranks of hypothesis and truth must be equal and match their "
+                             "indices.")
+        out_shape = tuple(int(max(a, b)) for a, b in zip(hs[:-1], ts[:-1]))
+
+        def sequences(indices, values):
+            seqs: dict = {}
+            for idx, v in sorted(zip(map(tuple, indices.tolist()), values.tolist())):
+                seqs.setdefault(idx[:-1], []).append(v)
+            return seqs
+        hyp, truth = sequences(hi, hv), sequences(ti, tv)
+        out = np.zeros(out_shape, np.float32)
+        for pos in np.ndindex(*out_shape):
+            a, b = hyp.get(pos, []), truth.get(pos, [])
+            d = _levenshtein(a, b)
+            if self.normalize:
+                d = d / len(b) if b else (np.inf if a else 0.0)
+            out[pos] = d
+        return Tensor(out)
+
+
+def _levenshtein(a, b) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]

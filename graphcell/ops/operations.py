@@ -1746,5 +1746,6 @@ __all__ += _image_ops.CLASSES
 from . import math_more2 as _math_more2  # noqa: E402
 from .math_more2 import (AccumulateNV2, CheckNumerics, CompareAndBitpack, DataFormatDimMap,  # noqa: E402,F401
                          DataFormatVecPermute, ListDiff, MatrixSolveLs, Padding, ScatterAddWithAxis, SplitV,
-                         TridiagonalMatMul, TripletMarginLoss, CTCLossV2, LARSUpdate)
+                         TridiagonalMatMul, TripletMarginLoss, CTCLossV2, LARSUpdate, MultilabelMarginLoss,
+                         RaggedRange, NonMaxSuppressionWithOverlaps, EditDistance)
 __all__ += _math_more2.CLASSES
