@@ -178,3 +178,13 @@ def test_value_dependent_ops_eagerly():
         np.testing.assert_allclose(d.asnumpy(), expected)
     with pytest.raises(Exception, match="depends on the input's values"):
         ms.jit(lambda s: ops.RaggedRange(Tsplits=ms.int32)(s, s + 3, s + 1))(Tensor(np.array([1], I32)))
+
+
+def test_sparse_makers():
+    coo = ops.make_coo_tensor(Tensor(np.array([[0, 1], [1, 2]], I32)), Tensor(np.array([1.0, 2.0], F32)), (2, 3))
+    np.testing.assert_array_equal(coo.to_dense().asnumpy(), [[0, 1, 0], [0, 0, 2]])
+    csr = ops.make_csr_tensor(Tensor(np.array([0, 1, 2], I32)), Tensor(np.array([1, 2], I32)),
+                              Tensor(np.array([1.0, 2.0], F32)), (2, 3))
+    np.testing.assert_array_equal(csr.to_dense().asnumpy(), [[0, 1, 0], [0, 0, 2]])
+    row = ops.make_row_tensor(Tensor(np.array([0, 2], I32)), Tensor(np.ones((2, 3), F32)), (4, 3))
+    assert row.dense_shape == (4, 3) and row.values.shape == (2, 3)

@@ -63,7 +63,7 @@ from .sparse_ops import *  # noqa: F401,F403,E402 - COOTensor/CSRTensor function
 from .math_more import *  # noqa: F401,F403,E402 - approximate_equal, intopk, isreal, addbmm, bidense
 from .random_more import *  # noqa: F401,F403,E402 - choice_with_mask, candidate samplers, multinomial_with_replacement
 from .image_ops import col2im  # noqa: F401,E402 - and the HSV, ResizeArea, ExtractVolumePatches classes
-from .math_more2 import accumulate_n  # noqa: F401,E402 - and CheckNumerics, SplitV, ListDiff, MatrixSolveLs, ...
+from .math_more2 import *  # noqa: F401,F403,E402 - accumulate_n, make_coo_tensor, ...; classes in operations.py
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's

@@ -24,7 +24,7 @@ from .indexing import tensor_scatter_elements
 from .sorting import cumsum
 from .op_base import Operator, check_bool, check_dtype, check_int, check_positive_int, exporter
 
-__all__ = ["accumulate_n"]
+__all__ = ["accumulate_n", "make_coo_tensor", "make_csr_tensor", "make_row_tensor"]
 CLASSES: list[str] = []
 _export = exporter(CLASSES)
 
@@ -425,3 +425,23 @@ def _levenshtein(a, b) -> int:
         for j, y in enumerate(b, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
     return row[-1]
+
+
+# -- sparse tensor makers (2.10's graph-internal primitives; no CPU kernel): the constructors ---------
+
+def make_coo_tensor(indices, values, dense_shape):
+    """COOTensor(indices, values, dense_shape)."""
+    from ..sparse_tensor import COOTensor  # the sparse classes import ops: here, at the call
+    return COOTensor(indices, values, tuple(dense_shape))
+
+
+def make_csr_tensor(indptr, indices, values, dense_shape):
+    """CSRTensor(indptr, indices, values, dense_shape)."""
+    from ..sparse_tensor import CSRTensor
+    return CSRTensor(indptr, indices, values, tuple(dense_shape))
+
+
+def make_row_tensor(indices, values, dense_shape):
+    """RowTensor(indices, values, dense_shape)."""
+    from ..sparse_tensor import RowTensor
+    return RowTensor(indices, values, tuple(dense_shape))
