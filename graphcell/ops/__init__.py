@@ -61,6 +61,9 @@ from .ctc_decode import ctc_greedy_decoder  # noqa: F401,E402 - eager only (a sp
 from .scalar_ops import scalar_cast, scalar_to_tensor  # noqa: F401,E402 - on Python numbers and a graph's numbers
 from .sparse_ops import *  # noqa: F401,F403,E402 - COOTensor/CSRTensor functions: csr_mv, coo_add, dense_to_sparse_csr, ...
 from .math_more import *  # noqa: F401,F403,E402 - approximate_equal, intopk, isreal, addbmm, bidense
+from .random_more import *  # noqa: F401,F403,E402 - choice_with_mask, candidate samplers, multinomial_with_replacement
+from .image_ops import col2im  # noqa: F401,E402 - and the HSV, ResizeArea, ExtractVolumePatches classes
+from .math_more2 import *  # noqa: F401,F403,E402 - accumulate_n, make_coo_tensor, ...; classes in operations.py
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's

@@ -20,6 +20,10 @@ from . import functional as F
 
 # The static-shape alternative to suggest in graph mode, per op.
 _INSTEAD = {
+    "list_diff": "a mask, ops.logical_not(ops.isin(x, y)), which keeps the shape",
+    "ragged_range": "ranges of a fixed padded length with a mask",
+    "non_max_suppression_with_overlaps": "a keep mask over all the boxes (static shape)",
+    "edit_distance": "distances computed before the jitted function",
     "nonzero": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
     "argwhere": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
     "masked_select": "ops.masked_fill(input, ~mask, 0) (or ops.select), which keeps the shape",

@@ -1730,3 +1730,22 @@ __all__ += _optimizer_classes.__all__
 from . import math_more as _math_more  # noqa: E402
 from .math_more import Angle, ApproximateEqual, Complex, ComplexAbs, Conj, ConjugateTranspose, Imag, InTopK, Polar, Real  # noqa: E402,F401,E501
 __all__ += _math_more.CLASSES
+
+from . import random_more as _random_more  # noqa: E402
+from .random_more import *  # noqa: F401,F403,E402
+from .random_more import (Cauchy, Gamma, LogNormalReverse, LogUniformCandidateSampler, MultinomialWithReplacement,  # noqa: E402,F401
+                          ParameterizedTruncatedNormal, RandomChoiceWithMask, RandpermV2, TruncatedNormal,
+                          UniformCandidateSampler)
+__all__ += _random_more.CLASSES
+
+from . import image_ops as _image_ops  # noqa: E402
+from .image_ops import (AdjustHue, AdjustSaturation, ExtractVolumePatches, HSVToRGB, ResizeArea,  # noqa: E402,F401
+                        RGBToHSV)
+__all__ += _image_ops.CLASSES
+
+from . import math_more2 as _math_more2  # noqa: E402
+from .math_more2 import (AccumulateNV2, CheckNumerics, CompareAndBitpack, DataFormatDimMap,  # noqa: E402,F401
+                         DataFormatVecPermute, ListDiff, MatrixSolveLs, Padding, ScatterAddWithAxis, SplitV,
+                         TridiagonalMatMul, TripletMarginLoss, CTCLossV2, LARSUpdate, MultilabelMarginLoss,
+                         RaggedRange, NonMaxSuppressionWithOverlaps, EditDistance)
+__all__ += _math_more2.CLASSES

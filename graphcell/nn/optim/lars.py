@@ -101,12 +101,17 @@ class LARS(Optimizer):
     def _lars_gradient(self, p, g, decay, lr):
         w_norm = F.sqrt(F.reduce_sum(F.square(p)))
         g_norm = F.sqrt(F.reduce_sum(F.square(g)))
-        no_decay = isinstance(decay, float) and decay == 0.0
-        denominator = F.add(g_norm, self.epsilon) if no_decay else F.add(F.add(g_norm, F.mul(w_norm, decay)),
-                                                                            self.epsilon)
-        coeff = F.div(F.mul(w_norm, self.coefficient), denominator)
-        if lr is not None:
-            coeff = F.clamp(F.div(coeff, lr), 0.0, 1.0)
-        if not no_decay:
-            g = F.add(g, F.mul(p, decay))
-        return F.mul(g, coeff)
+        return lars_gradient(p, g, w_norm, g_norm, decay, lr, self.coefficient, self.epsilon)
+
+
+def lars_gradient(p, g, w_norm, g_norm, decay, lr, coefficient, epsilon):
+    """coeff * (g + decay * p), coeff = coefficient * ||w|| / (||g|| + decay * ||w|| + epsilon),
+    divided by lr and clipped to [0, 1] when lr is given (LARS's step; ops.LARSUpdate's formula)."""
+    no_decay = isinstance(decay, float) and decay == 0.0
+    denominator = F.add(g_norm, epsilon) if no_decay else F.add(F.add(g_norm, F.mul(w_norm, decay)), epsilon)
+    coeff = F.div(F.mul(w_norm, coefficient), denominator)
+    if lr is not None:
+        coeff = F.clamp(F.div(coeff, lr), 0.0, 1.0)
+    if not no_decay:
+        g = F.add(g, F.mul(p, decay))
+    return F.mul(g, coeff)
