@@ -291,3 +291,46 @@ def test_add_param_group_as_torch():
 
 def test_reached_from_the_package():
     assert ms.experimental.optim.lr_scheduler.StepLR is lr_scheduler.StepLR   # as mindspore.experimental
+
+
+# constructor signatures measured on MindSpore 2.10 (inspect.signature of __init__)
+SIGNATURES = {
+    "ASGD": "(self, params, lr=0.01, lambd=0.0001, alpha=0.75, t0=1000000.0, weight_decay=0.0, maximize=False)",
+    "Adadelta": "(self, params, lr=1.0, rho=0.9, eps=1e-06, weight_decay=0.0, *, maximize=False)",
+    "Adagrad": "(self, params, lr=0.01, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, "
+               "eps=1e-10, *, maximize=False)",
+    "Adam": "(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.0, amsgrad=False, *, "
+            "maximize=False)",
+    "AdamW": "(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.01, amsgrad=False, *, "
+             "maximize=False)",
+    "Adamax": "(self, params, lr=0.002, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.0, *, maximize=False)",
+    "ConstantLR": "(self, optimizer, factor=0.3333333333333333, total_iters=5, last_epoch=-1)",
+    "CosineAnnealingLR": "(self, optimizer, T_max, eta_min=0.0, last_epoch=-1)",
+    "CosineAnnealingWarmRestarts": "(self, optimizer, T_0, T_mult=1, eta_min=0, last_epoch=-1)",
+    "CyclicLR": "(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode='triangular', "
+                "gamma=1.0, scale_fn=None, scale_mode='cycle', last_epoch=-1)",
+    "ExponentialLR": "(self, optimizer, gamma, last_epoch=-1)",
+    "LRScheduler": "(self, optimizer, last_epoch=-1)",
+    "LambdaLR": "(self, optimizer, lr_lambda, last_epoch=-1)",
+    "LinearLR": "(self, optimizer, start_factor=0.3333333333333333, end_factor=1.0, total_iters=5, last_epoch=-1)",
+    "MultiStepLR": "(self, optimizer, milestones, gamma=0.1, last_epoch=-1)",
+    "MultiplicativeLR": "(self, optimizer, lr_lambda, last_epoch=-1)",
+    "NAdam": "(self, params, lr=0.002, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.0, momentum_decay=0.004)",
+    "PolynomialLR": "(self, optimizer, total_iters=5, power=1.0, last_epoch=-1)",
+    "RAdam": "(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.0)",
+    "RMSprop": "(self, params, lr=0.01, alpha=0.99, eps=1e-08, weight_decay=0.0, momentum=0.0, centered=False, "
+               "maximize=False)",
+    "ReduceLROnPlateau": "(self, optimizer, mode='min', factor=0.1, patience=10, threshold=0.0001, "
+                         "threshold_mode='rel', cooldown=0, min_lr=0, eps=1e-08)",
+    "Rprop": "(self, params, lr=0.01, etas=(0.5, 1.2), step_sizes=(1e-06, 50), *, maximize=False)",
+    "SGD": "(self, params, lr, momentum=0, dampening=0, weight_decay=0.0, nesterov=False, *, maximize=False)",
+    "SequentialLR": "(self, optimizer, schedulers, milestones, last_epoch=-1)",
+    "StepLR": "(self, optimizer, step_size, gamma=0.1, last_epoch=-1)",
+}
+
+
+def test_constructor_signatures_as_measured():
+    import inspect
+    for name, signature in SIGNATURES.items():
+        cls = getattr(optim, name, None) or getattr(lr_scheduler, name)
+        assert str(inspect.signature(cls.__init__)) == signature, name

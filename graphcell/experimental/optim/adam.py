@@ -29,6 +29,10 @@ class Adam(mint_adam.Adam):
     tensor_lr = True
     step_counter = staticmethod(step_counter)
 
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
     def state_changed(self):
         if not self.__dict__.get("_amsgrad_state", False):
             self.max_exp_avg_sq = self.parameters.clone(prefix="max_exp_avg_sq", init="zeros")
