@@ -86,7 +86,7 @@ _LAZY = {
         "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
         "names")},
 }
-_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx"}
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx", "experimental"}
 
 
 def __getattr__(name):

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ... import dtype as mstype
 from ...ops import functional as F
 from ...tensor import Parameter, Tensor
 from .optimizer import Optimizer, check_betas, check_range
@@ -20,20 +21,22 @@ class Adam(Optimizer):
     `max_exp_avg_sq.<p>` (2.10 keeps those outside its checkpoint; graphcell saves them)."""
 
     decoupled = False
+    tensor_lr = False   # mint's Adam refuses a Tensor rate; experimental.optim's takes a scalar one (2.10)
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=None, amsgrad=False, *,
                  maximize=False):
         if weight_decay is None:
             weight_decay = 0.01 if self.decoupled else 0.0
-        if isinstance(lr, Tensor):   # 2.10's check (torch takes one; a group's 'lr' may be one in both)
+        if isinstance(lr, Tensor) and not self.tensor_lr:   # 2.10's check (a group's 'lr' may be one)
             raise TypeError(f"For '{type(self).__name__}', the type of 'lr' should be 'float', but got type 'Tensor'.")
-        check_range(lr, "lr", what="learning rate")
+        if not isinstance(lr, Tensor):
+            check_range(lr, "lr", what="learning rate")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
         self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
         self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
         self.state_changed()
-        self.state_step = Parameter(np.zeros([1], np.float32), name="state_step", requires_grad=False)
+        self.state_step = self.step_counter("state_step")
         self.register_rates()
 
     @property
@@ -61,13 +64,18 @@ class Adam(Optimizer):
         torch counts steps per parameter: its bias corrections start from its first step."""
         super().add_param_group(param_group)
         name = f"state_step_group_{len(self.param_groups) - 1}"
-        setattr(self, name, Parameter(np.zeros([1], np.float32), name=name, requires_grad=False))
+        setattr(self, name, self.step_counter(name))
+
+    @staticmethod
+    def step_counter(name: str) -> Parameter:
+        """A step count: 2.10's mint.optim keeps it as float32 [1] (experimental.optim: int32 0-d)."""
+        return Parameter(np.zeros([1], np.float32), name=name, requires_grad=False)
 
     @staticmethod
     def _count(counter):
-        step = F.add(counter, 1.0)
+        step = F.add(counter, 1)
         F.assign(counter, step)
-        return F.reshape(step, ())
+        return F.reshape(F.cast(step, mstype.float32), ())
 
     def construct(self, gradients):
         shared_step = self._count(self.state_step)
