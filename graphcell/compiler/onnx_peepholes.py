@@ -31,7 +31,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
     _bias_into_conv(b, keep, shapes)
     onnx_fusions.fuse(b, keep, constants, shapes, types)
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
-    group_wide_convs(b, keep, shapes)
+    group_wide_convs(b, keep, constants(), shapes)
 
 
 # Elementwise ops that commute with a Reshape (a binary one when its other operand broadcasts
@@ -371,13 +371,13 @@ _PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "Hard
                 "MaxPool", "AveragePool", "LpPool"}
 
 
-def group_wide_convs(b: OnnxBuilder, keep: set, shapes: dict) -> None:
-    """A Conv over a shared input whose output channels a Split hands to N members, through
-    per-channel ops (activation, pool), becomes one such chain per group of members, each
-    ending in its own Split (see WIDE_GROUP_CHANNELS). Runs last: the graph's other rewrites
-    (bias fusion, the members' Split) have shaped the pattern."""
+def group_wide_convs(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
+    """A Conv (a vmapped ensemble's wide one over the shared input) whose output channels a
+    Split hands to N members, through per-channel ops (activation, pool), becomes one such
+    chain per group of members, each ending in its own Split (see WIDE_GROUP_CHANNELS). Runs
+    last: the graph's other rewrites (bias fusion, the members' Split) have shaped the pattern."""
     nodes = b.nodes
-    flow = Dataflow(nodes, keep, {}, shapes)
+    flow = Dataflow(nodes, keep, constants, shapes)
     replaced, dead = {}, set()
     for split in nodes:
         found = _wide_conv_chain(split, flow, shapes)
