@@ -333,3 +333,13 @@ class Rotate:
         fill = np.asarray(self.fill_value, hwc.dtype).ravel()[::-1][:hwc.shape[2]]
         out = warp.warp_affine(hwc, matrix, th, tw, self.resample is Inter.BILINEAR, fill)
         return out if img.ndim == 3 else out[:, :, 0]
+
+
+# the other transforms live in modules by job; mindspore.dataset.vision.transforms holds them all
+from .color_transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation,  # noqa: E402,F401
+                               AdjustSharpness, AutoContrast, Equalize, GaussianBlur, HsvToRgb, Invert, Posterize,
+                               RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomColorAdjust, RandomEqualize,
+                               RandomInvert, RandomPosterize, RandomSharpness, RandomSolarize, RgbToHsv, Solarize)
+from .geometry_transforms import (Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch,  # noqa: E402,F401
+                                  NormalizePad, PadToSize, RandomErasing, RandomResize, RandomRotation, ResizedCrop,
+                                  ToNumpy, ToType, get_image_num_channels, get_image_size)
