@@ -270,3 +270,42 @@ def test_mixup_and_cutmix_batches():
         V.MixUpBatch()(images, np.arange(4))
     with pytest.raises(RuntimeError, match="CutMixBatch: input label is not in shape of <Batch,Class>"):
         V.CutMixBatch(V.ImageBatchFormat.NHWC)(images, np.arange(4))
+
+
+def test_read_and_write_file(tmp_path):
+    path = tmp_path / "f.bin"
+    V.write_file(str(path), np.array([97, 98, 99], np.uint8))
+    got = V.read_file(str(path))
+    assert got.dtype == np.uint8 and got.tolist() == [97, 98, 99] and path.read_bytes() == b"abc"
+    with pytest.raises(RuntimeError, match="WriteFile: The data has invalid dimensions. It should have only one "
+                                           "dimension, but got 2 dimensions."):
+        V.write_file(str(path), np.array([[1, 2]], np.uint8))
+    with pytest.raises(RuntimeError, match="ReadFile: Invalid file path, .*nope does not exist."):
+        V.read_file(str(tmp_path / "nope"))
+    with pytest.raises(RuntimeError, match="EncodePng: The type of the image data should be UINT8, but got float32."):
+        V.encode_png(XF)
+    with pytest.raises(RuntimeError, match=r"EncodePng: Invalid compression_level 10, should be in range of \[0, 9\]."):
+        V.encode_png(X, 10)
+
+
+def test_png_and_pil_only_transforms():
+    image = pytest.importorskip("PIL.Image")
+    import io
+    png = V.encode_png(X)
+    assert png.dtype == np.uint8 and png.ndim == 1 and png[:8].tobytes() == b"\x89PNG\r\n\x1a\n"
+    np.testing.assert_array_equal(np.asarray(image.open(io.BytesIO(png.tobytes()))), X)
+    pil = image.fromarray(X)
+    # measured on 2.10 (channel 0 of each crop): top-left, top-right, bottom-left, bottom-right, centre
+    five = V.FiveCrop(2)(pil)
+    assert [np.asarray(c)[..., 0].tolist() for c in five] == [
+        [[13, 48], [188, 223]], [[118, 153], [37, 72]], [[107, 142], [26, 61]], [[212, 247], [131, 166]],
+        [[2, 37], [177, 212]]]
+    ten = V.TenCrop(2, True)(pil)
+    assert len(ten) == 10 and [np.asarray(c)[..., 0].tolist() for c in ten[5:]] == [
+        [[26, 61], [107, 142]], [[131, 166], [212, 247]], [[188, 223], [13, 48]], [[37, 72], [118, 153]],
+        [[177, 212], [2, 37]]]
+    gray = V.Grayscale()(pil)
+    assert gray.mode == "L" and np.asarray(gray).tolist()[0] == [92, 127, 133, 168, 203]
+    assert V.Grayscale(3)(pil).mode == "RGB" and V.RandomGrayscale(1.0)(pil).mode == "RGB"
+    with pytest.raises(TypeError, match="img should be PIL image. Got <class 'numpy.ndarray'>."):
+        V.FiveCrop(2)(X)

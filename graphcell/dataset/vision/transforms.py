@@ -343,3 +343,4 @@ from .color_transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, Ad
 from .geometry_transforms import (Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch,  # noqa: E402,F401
                                   NormalizePad, PadToSize, RandomErasing, RandomResize, RandomRotation, ResizedCrop,
                                   ToNumpy, ToType, get_image_num_channels, get_image_size)
+from .pil_transforms import FiveCrop, Grayscale, RandomGrayscale, TenCrop  # noqa: E402,F401
