@@ -6,9 +6,9 @@ from .transforms import (CenterCrop, ConvertColor, HorizontalFlip, HWC2CHW, Norm
                          RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Rescale, Resize, Rotate, ToTensor,
                          VerticalFlip)
 from .transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation,  # noqa: F401
-                         AdjustSharpness, AutoContrast, Crop, CutMixBatch, CutOut, Equalize, Erase, FiveCrop,
+                         AdjustSharpness, Affine, AutoContrast, Crop, CutMixBatch, CutOut, Equalize, Erase, FiveCrop,
                          GaussianBlur, Grayscale, HsvToRgb, Invert, LinearTransformation, MixUpBatch, NormalizePad,
-                         PadToSize, Posterize, RandomAdjustSharpness, RandomAutoContrast, RandomColor,
+                         PadToSize, Posterize, RandomAdjustSharpness, RandomAffine, RandomAutoContrast, RandomColor,
                          RandomColorAdjust, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
                          RandomPosterize, RandomResize, RandomRotation, RandomSharpness, RandomSolarize, ResizedCrop,
                          RgbToHsv, Solarize, TenCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)

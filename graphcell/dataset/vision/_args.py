@@ -22,7 +22,8 @@ def number(value, arg: str, low, high, types=(float, int), name: str | None = No
     if not low <= value <= high or right_open and value == high:
         label = arg if name is None else name
         label = f" {label}" if label else ""
-        raise ValueError(f"Input{label} is not within the required interval of [{low}, {high}{')' if right_open else ']'}.")
+        close = ")" if right_open else "]"
+        raise ValueError(f"Input{label} is not within the required interval of [{low}, {high}{close}.")
     return value
 
 

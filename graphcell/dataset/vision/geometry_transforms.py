@@ -5,11 +5,12 @@ messages, measured). Random forms draw from 2.10's ranges with the transform's o
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-from . import _args
+from . import _args, warp
 from .transforms import Resize, Rotate, _pad, _Random
 from .utils import Border, Inter
 
@@ -209,6 +210,118 @@ class RandomRotation(_Random):
         return Rotate(angle, self.resample, self.expand, self.center, self.fill_value)(img)
 
 
+def affine_matrix(degrees, translate, scale, shear, h, w) -> np.ndarray:
+    """The forward 2 x 3 matrix of Affine: rotate (clockwise) by `degrees`, shear by (x, y) degrees
+    and scale about the centre ((w - 1) / 2, (h - 1) / 2), then shift by translate * (w, h) pixels
+    (torchvision's composition; 2.10's, measured)."""
+    rot, sx, sy = (math.radians(v) for v in (degrees, *shear))
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    cx, cy = (w - 1) * 0.5, (h - 1) * 0.5
+    m = np.array([[a * scale, b * scale, 0.0], [c * scale, d * scale, 0.0]])
+    m[0, 2] = cx + translate[0] * w - (m[0, 0] * cx + m[0, 1] * cy)
+    m[1, 2] = cy + translate[1] * h - (m[1, 0] * cx + m[1, 1] * cy)
+    return m
+
+
+def _warp_resample(resample, op):
+    resample = Inter(resample)
+    if resample not in (Inter.NEAREST, Inter.BILINEAR):
+        raise NotImplementedError(f"{op}: resample {resample.name} is not supported (NEAREST and BILINEAR are)")
+    return resample
+
+
+def _shear_pair(shear):
+    if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
+        return (float(shear), 0.0)
+    shear = tuple(shear)
+    if len(shear) != 2:
+        raise TypeError("The length of shear should be 2.")
+    return tuple(float(_args.number(v, "shear", -180, 180)) for v in shear)
+
+
+class Affine:
+    """Rotation (clockwise `degrees`), translation (fractions of the width and height), scale and
+    shear (x, y degrees; a number is x) about the image centre, by OpenCV's warpAffine (warp.py);
+    uncovered pixels are `fill_value` (one value or R, G, B)."""
+
+    def __init__(self, degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0):
+        self.degrees = float(_args.number(degrees, "degrees", -180, 180))
+        translate = tuple(translate)
+        if len(translate) != 2:
+            raise TypeError("The length of translate should be 2.")
+        for i, t in enumerate(translate):
+            _args.number(t, f"translate[{i}]", -1.0, 1.0)
+        if _args.number(scale, "scale", -_args.UINT24, _args.UINT24) <= 0:
+            raise ValueError("Input scale must be greater than 0.")
+        self.translate, self.scale, self.shear = translate, float(scale), _shear_pair(shear)
+        self.resample, self.fill_value = _warp_resample(resample, "Affine"), fill_value
+
+    def __call__(self, img):
+        return _affine(img, self.degrees, self.translate, self.scale, self.shear, self.resample, self.fill_value)
+
+
+def _affine(img, degrees, translate, scale, shear, resample, fill_value):
+    img = _args.image(img, "Affine")
+    hwc = img if img.ndim == 3 else img[:, :, None]
+    h, w = hwc.shape[:2]
+    fill = np.asarray(fill_value, hwc.dtype).ravel()             # R, G, B order (measured; Rotate's is reversed)
+    fill = np.broadcast_to(fill, (hwc.shape[2],)) if fill.size == 1 else fill[:hwc.shape[2]]
+    matrix = affine_matrix(degrees, translate, scale, shear, h, w)
+    out = warp.warp_affine(hwc, matrix, h, w, resample is Inter.BILINEAR, fill)
+    return out if img.ndim == 3 else out[:, :, 0]
+
+
+class RandomAffine(_Random):
+    """Affine with parameters drawn uniformly: degrees (a number d means (-d, d)), translate
+    (x_min, x_max[, y_min, y_max]) fractions, scale (min, max), shear (a number s means x in
+    (-s, s); two values an x range; four, x and y ranges)."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST, fill_value=0):
+        super().__init__()
+        if isinstance(degrees, numbers.Real) and not isinstance(degrees, bool):
+            _args.number(degrees, "degrees", 0, _args.UINT24)
+            degrees = (-degrees, degrees)
+        self.degrees = _args.min_max(degrees, "degrees", -_args.UINT24, _args.UINT24)
+        self.translate = (0.0, 0.0, 0.0, 0.0)
+        if translate is not None:
+            translate = tuple(translate)
+            if len(translate) not in (2, 4):
+                raise TypeError("translate should be a list or tuple of length 2 or 4.")
+            for t in translate:
+                _args.number(t, "translate", -1.0, 1.0, name="")
+            self.translate = translate if len(translate) == 4 else translate + (0.0, 0.0)
+        self.scale = (1.0, 1.0)
+        if scale is not None:
+            scale = tuple(scale)
+            if len(scale) != 2 or scale[1] < scale[0]:
+                raise ValueError("Input scale[1] must be equal to or greater than scale[0].")
+            if scale[0] <= 0:
+                raise ValueError("Input scale[0] must be greater than 0.")
+            self.scale = scale
+        self.shear = (0.0, 0.0, 0.0, 0.0)
+        if shear is not None:
+            if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
+                _args.number(shear, "shear", 0, _args.UINT24)
+                shear = (-shear, shear)
+            shear = tuple(shear)
+            if len(shear) not in (2, 4):
+                raise TypeError("shear must be of length 2 or 4.")
+            self.shear = shear if len(shear) == 4 else shear + (0.0, 0.0)
+        self.resample, self.fill_value = _warp_resample(resample, "RandomAffine"), fill_value
+
+    def _draw(self, low, high):
+        return low + (high - low) * self._uniform()
+
+    def __call__(self, img):
+        t, sh = self.translate, self.shear
+        return _affine(img, self._draw(*self.degrees), (self._draw(t[0], t[1]), self._draw(t[2], t[3])),
+                       self._draw(*self.scale), (self._draw(sh[0], sh[1]), self._draw(sh[2], sh[3])),
+                       self.resample, self.fill_value)
+
+
 # --- whole-image helpers -----------------------------------------------------------------------
 
 def get_image_num_channels(image) -> int:
@@ -322,7 +435,8 @@ class MixUpBatch(_Random):
         mixed = images.astype(np.float32) * np.float32(lam) + images[order].astype(np.float32) * np.float32(1 - lam)
         if images.dtype.kind in "iu":
             mixed = np.rint(mixed)
-        mixed_labels = labels.astype(np.float32) * np.float32(lam) + labels[order].astype(np.float32) * np.float32(1 - lam)
+        labels32 = labels.astype(np.float32)
+        mixed_labels = labels32 * np.float32(lam) + labels32[order] * np.float32(1 - lam)
         return mixed.astype(images.dtype), mixed_labels
 
 

@@ -336,11 +336,11 @@ class Rotate:
 
 
 # the other transforms live in modules by job; mindspore.dataset.vision.transforms holds them all
-from .color_transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation,  # noqa: E402,F401
-                               AdjustSharpness, AutoContrast, Equalize, GaussianBlur, HsvToRgb, Invert, Posterize,
-                               RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomColorAdjust, RandomEqualize,
-                               RandomInvert, RandomPosterize, RandomSharpness, RandomSolarize, RgbToHsv, Solarize)
-from .geometry_transforms import (Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch,  # noqa: E402,F401
-                                  NormalizePad, PadToSize, RandomErasing, RandomResize, RandomRotation, ResizedCrop,
-                                  ToNumpy, ToType, get_image_num_channels, get_image_size)
+from .color_transforms import (  # noqa: E402,F401
+    AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation, AdjustSharpness, AutoContrast, Equalize,
+    GaussianBlur, HsvToRgb, Invert, Posterize, RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomColorAdjust,
+    RandomEqualize, RandomInvert, RandomPosterize, RandomSharpness, RandomSolarize, RgbToHsv, Solarize)
+from .geometry_transforms import (  # noqa: E402,F401
+    Affine, Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch, NormalizePad, PadToSize, RandomAffine,
+    RandomErasing, RandomResize, RandomRotation, ResizedCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
 from .pil_transforms import FiveCrop, Grayscale, RandomGrayscale, TenCrop  # noqa: E402,F401
