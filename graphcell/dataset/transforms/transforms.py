@@ -73,3 +73,8 @@ class Compose:
         for transform in self.transforms:
             args = _row(transform(*args))
         return args[0] if len(args) == 1 else args
+
+
+# the array transforms and the random combinators live in modules by job; this module holds them all
+from .array_ops import Concatenate, Duplicate, Fill, Mask, PadEnd, Relational, Slice, Unique  # noqa: E402,F401
+from .choice import RandomApply, RandomChoice, RandomOrder  # noqa: E402,F401

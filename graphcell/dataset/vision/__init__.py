@@ -5,5 +5,13 @@ from . import transforms, utils  # noqa: F401 - mindspore.dataset.vision.transfo
 from .transforms import (CenterCrop, ConvertColor, HorizontalFlip, HWC2CHW, Normalize, Pad, RandomCrop,  # noqa: F401
                          RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Rescale, Resize, Rotate, ToTensor,
                          VerticalFlip)
-from .utils import Border, ConvertMode, Inter  # noqa: F401
+from .transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation,  # noqa: F401
+                         AdjustSharpness, Affine, AutoContrast, Crop, CutMixBatch, CutOut, Equalize, Erase, FiveCrop,
+                         GaussianBlur, Grayscale, HsvToRgb, Invert, LinearTransformation, MixUpBatch, NormalizePad,
+                         PadToSize, Posterize, RandomAdjustSharpness, RandomAffine, RandomAutoContrast, RandomColor,
+                         RandomColorAdjust, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
+                         RandomPosterize, RandomResize, RandomRotation, RandomSharpness, RandomSolarize, ResizedCrop,
+                         RgbToHsv, Solarize, TenCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
+from .utils import Border, ConvertMode, ImageBatchFormat, Inter  # noqa: F401
 from .decode import Decode  # noqa: F401 - imports Pillow only when a Decode is made
+from .image_io import encode_png, read_file, write_file, write_png  # noqa: F401 - Pillow only when encoding

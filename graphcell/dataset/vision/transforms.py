@@ -333,3 +333,14 @@ class Rotate:
         fill = np.asarray(self.fill_value, hwc.dtype).ravel()[::-1][:hwc.shape[2]]
         out = warp.warp_affine(hwc, matrix, th, tw, self.resample is Inter.BILINEAR, fill)
         return out if img.ndim == 3 else out[:, :, 0]
+
+
+# the other transforms live in modules by job; mindspore.dataset.vision.transforms holds them all
+from .color_transforms import (  # noqa: E402,F401
+    AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue, AdjustSaturation, AdjustSharpness, AutoContrast, Equalize,
+    GaussianBlur, HsvToRgb, Invert, Posterize, RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomColorAdjust,
+    RandomEqualize, RandomInvert, RandomPosterize, RandomSharpness, RandomSolarize, RgbToHsv, Solarize)
+from .geometry_transforms import (  # noqa: E402,F401
+    Affine, Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch, NormalizePad, PadToSize, RandomAffine,
+    RandomErasing, RandomResize, RandomRotation, ResizedCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
+from .pil_transforms import FiveCrop, Grayscale, RandomGrayscale, TenCrop  # noqa: E402,F401

@@ -44,3 +44,9 @@ class ConvertMode(enum.IntEnum):
     COLOR_GRAY2RGBA = 9
     COLOR_BGRA2GRAY = 10
     COLOR_RGBA2GRAY = 11
+
+
+class ImageBatchFormat(enum.IntEnum):
+    """The layout of CutMixBatch's image batches (2.10's values)."""
+    NHWC = 0
+    NCHW = 1
