@@ -24,6 +24,11 @@ from .sync import SyncWaitDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401
+from .mnist_variants import EMnistDataset, QMnistDataset  # noqa: F401
+from .fake_image import FakeImageDataset  # noqa: F401
+from .stl10 import STL10Dataset  # noqa: F401
+from .svhn import SVHNDataset  # noqa: F401
+from .usps import USPSDataset  # noqa: F401
 from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                        SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
