@@ -29,8 +29,8 @@ from .fake_image import FakeImageDataset  # noqa: F401
 from .stl10 import STL10Dataset  # noqa: F401
 from .svhn import SVHNDataset  # noqa: F401
 from .usps import USPSDataset  # noqa: F401
-from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
+                       SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 

@@ -22,7 +22,8 @@ def _load(path: str):
         raise RuntimeError(f"SVHNDataset: {path} does not exist")
     mat = scipy.io.loadmat(path)
     if "X" not in mat or "y" not in mat:
-        raise RuntimeError(f"SVHNDataset: {path} needs variables X and y, it has {sorted(k for k in mat if k[0] != '_')}")
+        found = sorted(k for k in mat if not k.startswith("_"))
+        raise RuntimeError(f"SVHNDataset: {path} needs variables X and y, it has {found}")
     images = np.ascontiguousarray(np.moveaxis(mat["X"], -1, 0)).astype(np.uint8)
     labels = mat["y"].reshape(-1).astype(np.uint32)
     labels[labels == 10] = 0
