@@ -15,14 +15,22 @@ from ._parallel import DatasetError  # noqa: F401
 from .engine import (BatchDataset, BatchInfo, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
                      SkipDataset, TakeDataset)
 from .combine import ConcatDataset, FilterDataset, ProjectDataset, RenameDataset, ZipDataset  # noqa: F401
-from .callbacks import DSCallback  # noqa: F401
+from .callbacks import DSCallback, WaitedDSCallback  # noqa: F401
 from .iterators import DatasetIterator  # noqa: F401
 from .padding import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: F401
+from .padded import PaddedDataset  # noqa: F401
+from .random_data import RandomDataset, Schema  # noqa: F401
+from .sync import SyncWaitDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mnist import FashionMnistDataset, KMnistDataset, MnistDataset  # noqa: F401
-from .samplers import (DistributedSampler, IterSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .mnist_variants import EMnistDataset, QMnistDataset  # noqa: F401
+from .fake_image import FakeImageDataset  # noqa: F401
+from .stl10 import STL10Dataset  # noqa: F401
+from .svhn import SVHNDataset  # noqa: F401
+from .usps import USPSDataset  # noqa: F401
+from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
+                       SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 

@@ -10,6 +10,7 @@ as in 2.10.
 from __future__ import annotations
 
 import numbers
+import threading
 
 
 class CallbackParam:
@@ -80,3 +81,61 @@ class CallbackRunner:
     def end(self, steps: int):
         for cb in self.callbacks:
             cb.ds_epoch_end(self._param(steps))
+
+
+def _train_callback_base():
+    from ..train.callback import Callback   # graphcell.train imports graphcell.dataset
+    return Callback
+
+
+class WaitedDSCallback(_train_callback_base(), DSCallback):
+    """A dataset callback that waits for training: pass it both to `map(..., callbacks=[cb])`
+    and to `Model.train(..., callbacks=[cb])`. The map's hook for step k (k > step_size)
+    waits until the training step before it has ended, then calls
+    `sync_step_begin(train_run_context, ds_run_context)`; the hook for epoch e > 1 waits for
+    training epoch e-1 to end and calls `sync_epoch_begin`. So a transform can read what the
+    last step learnt (a curriculum, a schedule). Set step_size to the batch size, so that
+    one training step is one map step. Iterated without Model.train it waits forever,
+    as in 2.10; training's end releases it."""
+
+    def __init__(self, step_size=1):
+        DSCallback.__init__(self, step_size)
+        self._step_done, self._epoch_done = threading.Event(), threading.Event()
+        self._finished = False
+        self._step_context = self._epoch_context = None
+
+    def sync_epoch_begin(self, train_run_context, ds_run_context):
+        """Called before dataset epoch e > 1, after training epoch e-1 ended."""
+
+    def sync_step_begin(self, train_run_context, ds_run_context):
+        """Called before map step k > step_size, after the training step before it ended."""
+
+    # training's side (graphcell.train.Callback hooks)
+    def step_end(self, run_context):
+        self._step_context = run_context
+        self._step_done.set()
+
+    def epoch_end(self, run_context):
+        self._epoch_context = run_context
+        self._epoch_done.set()
+
+    def end(self, run_context):
+        self._finished = True   # nothing more to wait for
+        self._step_done.set()
+        self._epoch_done.set()
+
+    # the dataset's side
+    def ds_epoch_begin(self, ds_run_context):
+        if ds_run_context.cur_epoch_num > 1:
+            self._wait(self._epoch_done)
+            self.sync_epoch_begin(self._epoch_context, ds_run_context)
+
+    def ds_step_begin(self, ds_run_context):
+        if ds_run_context.cur_step_num > self.step_size:
+            self._wait(self._step_done)
+            self.sync_step_begin(self._step_context, ds_run_context)
+
+    def _wait(self, event: threading.Event):
+        event.wait()
+        if not self._finished:
+            event.clear()

@@ -9,6 +9,8 @@ same depth of different children draw different orders.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ._parallel import DatasetError, call_user, ordered_map
@@ -152,13 +154,39 @@ class ConcatDataset(Dataset):
                 raise ValueError(f"concat: datasets need the same columns in the same order; datasets[0] has "
                                  f"{names}, datasets[{i}] has {d.get_col_names()}")
 
+    _shard = None   # (num_shards, shard_id) set by use_sampler
+
+    def use_sampler(self, sampler) -> None:
+        """Shards the concatenated rows: with DistributedSampler(S, k, shuffle=False) this
+        dataset reads rows k, k + S, k + 2S, ... of the concatenation (2.10's layout,
+        measured). Other samplers are not supported here."""
+        from .samplers import DistributedSampler
+        if not isinstance(sampler, DistributedSampler):
+            raise NotImplementedError("concat use_sampler: only DistributedSampler is supported (shard the "
+                                      "concatenated rows); give other samplers to the source datasets")
+        if sampler.shuffle:
+            raise ValueError("The parameter shuffle of DistributedSampler must be False!")
+        self._shard = (sampler.num_shards, sampler.shard_id)
+        self._size_cache = None
+
     def _size(self):
         sizes = [d._size() for d in self.children]
         if any(s is None for s in sizes):
             return None
-        return -1 if any(s < 0 for s in sizes) else sum(sizes)
+        if any(s < 0 for s in sizes):
+            return -1
+        if self._shard is None:
+            return sum(sizes)
+        shards, shard_id = self._shard
+        return len(range(shard_id, sum(sizes), shards))
 
     def _rows(self, run):
+        rows = self._concatenated(run)
+        if self._shard is not None:
+            rows = itertools.islice(rows, self._shard[1], None, self._shard[0])
+        yield from rows
+
+    def _concatenated(self, run):
         dtypes = None
         for i, d in enumerate(self.children):
             for row in d._rows(run.child(i)):

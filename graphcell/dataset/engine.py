@@ -175,6 +175,43 @@ class Dataset:
         from .split import split_dataset
         return split_dataset(self, sizes, randomize)
 
+    def apply(self, apply_func) -> "Dataset":
+        """`apply_func(self)`, which must return a dataset (a reusable piece of pipeline)."""
+        if not callable(apply_func):
+            raise TypeError("apply_func must be a function.")
+        result = apply_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError("apply_func must return a dataset.")
+        return result
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None) -> "Dataset":
+        """A gate that lets `num_batch` rows through, then waits for `sync_update` (sync.py)."""
+        from .sync import SyncWaitDataset
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None) -> None:
+        """Opens the sync_wait gate `condition_name` for `num_batch` more rows (default its
+        own) and calls its callback with `data`."""
+        from .sync import find_gate
+        find_gate(self, condition_name).release(num_batch, data)
+
+    def num_classes(self):
+        """The class count of a classification source (ImageFolderDataset, ManifestDataset)
+        under this pipeline; None for other sources (as 2.10)."""
+        indexing = self.get_class_indexing()
+        return len(indexing) if indexing else None
+
+    def get_class_indexing(self) -> dict:
+        """{class name: label} of the classification source under this pipeline; {} when
+        it has none."""
+        return self.children[0].get_class_indexing() if self.children else {}
+
+    def device_que(self, send_epoch_end=True, create_data_info_queue=False, queue_name=""):
+        """MindSpore's device queue feeds dataset sink mode on Ascend/GPU; graphcell has none."""
+        raise NotImplementedError("device_que: graphcell has no device queue (dataset sink mode); iterate the "
+                                  "dataset with create_tuple_iterator()/create_dict_iterator(), or pass it to "
+                                  "Model.train(..., dataset_sink_mode=False)")
+
     def __add__(self, datasets) -> "Dataset":
         return self.concat(datasets)
 

@@ -80,6 +80,11 @@ class ImageFolderDataset(GeneratorDataset):
                          sampler=sampler, num_shards=num_shards, shard_id=shard_id)
         self._name = f"{name}({dataset_dir!r})"
 
+    def _class_labels(self, column):
+        if column != "label":
+            raise ValueError(f"{self._name}: PKSampler's class_column {column!r} is not a column ['image', 'label']")
+        return np.array([label for _, label in self.source.items])
+
     def get_class_indexing(self) -> dict:
         """{class folder name: label}."""
         return dict(self.class_indexing)

@@ -17,8 +17,9 @@ _ALL_ORDER = ("test", "train")
 _IMAGES_MAGIC, _LABELS_MAGIC = 2051, 2049
 
 
-def _read_idx(name: str, path: str, magic: int, ndim: int) -> np.ndarray:
-    """An idx file: big-endian int32 magic, ndim int32 sizes, then uint8 data."""
+def _read_idx(name: str, path: str, magic: int, ndim: int, dtype=np.uint8) -> np.ndarray:
+    """An idx file: big-endian int32 magic, ndim int32 sizes, then the data (uint8, or
+    big-endian int32 for QMNIST's labels)."""
     if not os.path.isfile(path):
         raise ValueError(f"{name}: {path} does not exist")
     with open(path, "rb") as f:
@@ -30,11 +31,12 @@ def _read_idx(name: str, path: str, magic: int, ndim: int) -> np.ndarray:
     if words[0] != magic:
         raise ValueError(f"{name}: {path} has magic number {int(words[0])}, expected {magic}")
     shape = tuple(int(w) for w in words[1:])
-    expected = int(np.prod(shape))
+    itemsize = np.dtype(dtype).itemsize
+    expected = int(np.prod(shape)) * itemsize
     if len(raw) - header != expected:
         raise ValueError(f"{name}: {path} holds {len(raw) - header} data bytes, its header "
                          f"{list(shape)} needs {expected}")
-    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(shape)
+    return np.frombuffer(raw, dtype=dtype, offset=header).reshape(shape)
 
 
 class MnistDataset(GeneratorDataset):

@@ -18,7 +18,7 @@ import numpy as np
 from ..dtype import to_dtype
 from ._parallel import DatasetError, call_user, ordered_map
 from .engine import Dataset, _check_count, _names
-from .samplers import DistributedSampler, RandomSampler, Sampler, SequentialSampler, SubsetSampler
+from .samplers import DistributedSampler, PKSampler, RandomSampler, Sampler, SequentialSampler, SubsetSampler
 
 
 def _is_random_access(source) -> bool:
@@ -79,6 +79,8 @@ class GeneratorDataset(Dataset):
         self.random_access = _is_random_access(source)
         if self.random_access:
             self.sampler = _resolve_sampler(self._name, sampler, shuffle, num_shards, shard_id)
+            if isinstance(self.sampler, PKSampler):
+                self.sampler = self.sampler.bound(self._class_labels(self.sampler.class_column))
         else:
             if not (callable(source) or hasattr(source, "__iter__")):
                 raise TypeError(f"{self._name}: source must be random-access (__getitem__ and __len__), "
@@ -87,6 +89,16 @@ class GeneratorDataset(Dataset):
                 raise ValueError(f"{self._name}: shuffle, sampler and num_shards need a random-access source "
                                  "(__getitem__ and __len__); this source can only be iterated in order")
             self.sampler = None
+
+    def _class_labels(self, column: str):
+        """Every row's label in `column`, for PKSampler: the file datasets' labels are in
+        memory; 2.10 refuses PKSampler for a GeneratorDataset (its rows are unknown)."""
+        if not isinstance(self.source, _Columns) or type(self) in (GeneratorDataset, NumpySlicesDataset):
+            raise ValueError("GeneratorDataset doesn't support PKSampler.")
+        if column not in self.column_names:
+            raise ValueError(f"{self._name}: PKSampler's class_column {column!r} is not a column "
+                             f"{self.column_names}")
+        return self.source.arrays[self.column_names.index(column)]
 
     @staticmethod
     def _name_for(source) -> str:
