@@ -73,3 +73,33 @@ class Compose:
         for transform in self.transforms:
             args = _row(transform(*args))
         return args[0] if len(args) == 1 else args
+
+
+class PadEnd:
+    """Pads each axis at its end to `pad_shape` with `pad_value` (cast to the input's dtype; 0, or
+    '' for strings, by default); a longer axis is cut (as 2.10)."""
+
+    def __init__(self, pad_shape, pad_value=None):
+        if not isinstance(pad_shape, (list, tuple)) or not all(
+                isinstance(d, numbers.Integral) and not isinstance(d, bool) and d > 0 for d in pad_shape):
+            raise TypeError(f"PadEnd: pad_shape must be a list of positive ints, got {pad_shape!r}.")
+        self.pad_shape, self.pad_value = [int(d) for d in pad_shape], pad_value
+
+    def __call__(self, data):
+        data = np.asarray(data)
+        if data.ndim == 0:        # 2.10 returns a scalar as it is (measured)
+            return data
+        if len(self.pad_shape) != data.ndim:
+            raise RuntimeError(f"PadEnd: invalid pad shape, as rank of input is: {data.ndim}, and rank of pad value: "
+                               f"{len(self.pad_shape)}")
+        text = data.dtype.kind in "US"
+        fill = self.pad_value if self.pad_value is not None else ("" if text else 0)
+        if isinstance(fill, str) != text:
+            raise RuntimeError("PadEnd: can not pad numeric and string tensors together, but got: "
+                               f"{'string' if isinstance(fill, str) else type(fill).__name__} and "
+                               f"{'string' if text else data.dtype}.")
+        dtype = np.result_type(data, np.asarray(fill)) if text else data.dtype
+        out = np.full(self.pad_shape, np.asarray(fill).astype(dtype), dtype)
+        part = data[tuple(slice(0, n) for n in self.pad_shape)]
+        out[tuple(slice(0, n) for n in part.shape)] = part
+        return out
