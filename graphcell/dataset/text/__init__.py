@@ -15,3 +15,4 @@ from .transforms import (AddToken, BasicTokenizer, BertTokenizer, CaseFold, Jieb
                          Truncate, TruncateSequencePair, UnicodeCharTokenizer, UnicodeScriptTokenizer,
                          WhitespaceTokenizer, WordpieceTokenizer)
 from .utils import JiebaMode, NormalizeForm, Vocab, to_bytes, to_str  # noqa: F401
+from .vectors import ToVectors, Vectors  # noqa: F401

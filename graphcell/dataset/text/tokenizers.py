@@ -143,7 +143,8 @@ class BasicTokenizer(_Tokenizer):
     def _input(self, text) -> str:
         array = np.asarray(text)
         if array.ndim != 0:
-            raise RuntimeError(f"BasicTokenizer: the input should be a scalar, but got a tensor with rank: {array.ndim}")
+            raise RuntimeError("BasicTokenizer: the input should be a scalar, but got a tensor with rank: "
+                               f"{array.ndim}")
         if array.dtype.kind != "U":
             raise RuntimeError("BasicTokenizer: the input should be a string tensor.")
         return str(array)

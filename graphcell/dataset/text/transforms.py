@@ -23,6 +23,7 @@ from .tokenizers import (BasicTokenizer, BertTokenizer, JiebaTokenizer, PythonTo
                          RegexTokenizer, UnicodeCharTokenizer, UnicodeScriptTokenizer, WhitespaceTokenizer,
                          WordpieceTokenizer, _check_vocab)
 from .utils import NormalizeForm
+from .vectors import ToVectors  # noqa: F401 - 2.10's transforms module holds it
 
 
 def _positive(value, name):
