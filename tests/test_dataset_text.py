@@ -390,6 +390,13 @@ def test_wordpiece_tokenizer_measured():
         text.WordpieceTokenizer(vocab)(np.array([["unwanted"]]))
 
 
+def test_unicode_script_tokenizer_scripts_measured():
+    script = text.UnicodeScriptTokenizer()
+    assert script("Привет мир, hello").tolist() == ["Привет", "мир", ",", "hello"]
+    assert script("カタカナーひらがな漢字").tolist() == ["カタカナ", "ー", "ひらがな", "漢字"]
+    assert script("ｈｅｌｌｏ，世界！").tolist() == ["ｈｅｌｌｏ", "，", "世界", "！"]
+
+
 def test_python_tokenizer():
     assert text.PythonTokenizer(lambda s: s.split("-"))(np.array("a-b-c")).tolist() == ["a", "b", "c"]
     assert text.PythonTokenizer(lambda s: s.split())(np.array(["a b"])).tolist() == [["a", "b"]]

@@ -71,7 +71,7 @@ def script(ch: str) -> str:
             return words[1] if cat[0] in "LM" and len(words) > 1 else "Common"
         return mapped
     if cat[0] in "LM" or (cat == "Nd" and first not in ("DIGIT", "MATHEMATICAL", "FULLWIDTH")):
-        if first in ("MODIFIER", "SUPERSCRIPT", "SUBSCRIPT"):
+        if first in ("MODIFIER", "SUPERSCRIPT", "SUBSCRIPT", "KATAKANA-HIRAGANA"):   # shared by scripts
             return "Common"
         return first.split("-")[0]       # ARABIC-INDIC DIGIT: Arabic
     return "Common"
