@@ -123,11 +123,17 @@ class PadEnd:
 
     def __call__(self, data):
         data = np.asarray(data)
-        if len(self.pad_shape) != data.ndim:
-            raise RuntimeError(f"PadEnd: invalid pad shape, as rank of input is {data.ndim} but pad_shape has "
-                               f"{len(self.pad_shape)} dimensions.")
+        if data.ndim == 0:        # 2.10 returns a scalar as it is (measured)
+            return data
+        if len(self.pad_shape) != data.ndim:   # 2.10's messages
+            raise RuntimeError(f"PadEnd: invalid pad shape, as rank of input is: {data.ndim}, and rank of pad value: "
+                               f"{len(self.pad_shape)}")
         text = data.dtype.kind in "US"
         value = self.pad_value if self.pad_value is not None else ("" if text else 0)
+        if isinstance(value, str) != text:
+            raise RuntimeError("PadEnd: can not pad numeric and string tensors together, but got: "
+                               f"{'string' if isinstance(value, str) else type(value).__name__} and "
+                               f"{'string' if text else data.dtype}.")
         dtype = np.result_type(data.dtype, np.asarray(value).dtype) if text else data.dtype
         out = np.full(self.pad_shape, value if text else np.asarray(value).astype(dtype), dtype=dtype)
         kept = tuple(slice(0, min(n, m)) for n, m in zip(data.shape, self.pad_shape))
