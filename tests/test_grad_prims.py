@@ -79,6 +79,7 @@ for op in sorted(n for n in PRIMITIVES if n.startswith("bessel_")):
     add(op, [np.array([[0.3, 1.7, 4.5, 8.6], [2.2, 5.5, 9.0, 14.0]], np.float32)], 1e-4)
 add("igamma", [pos(3, 1) + 1.0, pos(4)], 1e-4, upper=True)
 add("zeta", [pos(3, 1) + 1.0, pos(4)], 1e-4)
+add("betainc", [pos(3, 1) + 0.5, pos(4) + 0.5, np.array([0.1, 0.4, 0.6, 0.95], np.float32)], 1e-4)
 # svd: the singular values' gradient u diag(gs) v^T (test_svd_vjp_through_u_and_v has u's and v's)
 add("svd", [f32(4, 3).astype(np.float64)], 1e-9, full_matrices=False, compute_uv=False)
 add("svd", [f32(2, 3, 5).astype(np.float64)], 1e-9, full_matrices=True, compute_uv=True)
@@ -179,6 +180,8 @@ REFERENCE = {"stop_gradient": lambda x: jax.lax.stop_gradient(x),
              "conv": lambda x, w, **attrs: nn_prims._xla_conv(x, w, **attrs),
              # MindSpore 2.10's zeta has a zero gradient for s (jax has none)
              "zeta": lambda s, q: PRIMITIVES["zeta"].impl(jax.lax.stop_gradient(s), q),
+             # and its Betainc a zero gradient for a and b (jax has none)
+             "betainc": lambda a, b, x: PRIMITIVES["betainc"].impl(*map(jax.lax.stop_gradient, (a, b)), x),
              # the singular values alone: jax has no jvp for a full_matrices decomposition at all
              "svd": lambda x, full_matrices, compute_uv: (jax.numpy.linalg.svd(x, compute_uv=False),),
              # |x|' = sign(x), 0 at 0, as MindSpore's AbsGrad and torch (jax.grad of abs gives 1)

@@ -21,6 +21,7 @@ from graphcell.ops.custom_bprop import BpropSite
 from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.ops.primitive import canonical_attrs
 from tests.igamma_zeta_grids import IGAMMA_A, IGAMMA_X, ZETA_Q, ZETA_X
+from tests.test_betainc import BETAINC_ABX
 
 RNG = np.random.default_rng(4)
 F32, F64, I32, I64 = np.float32, np.float64, np.int32, np.int64
@@ -134,6 +135,9 @@ RECORDS = [
                                 ("igamma_grad_a", "igamma_grad_a", IGAMMA_A, IGAMMA_X, {}),
                                 ("zeta", "zeta", ZETA_X, ZETA_Q, {})]
       for dt, tol in ((F32, 1e-6), (F64, 1e-9))],
+    # betainc: jax's continued fraction in float64 (compiler/onnx_betainc.py), edges included
+    *[rec("betainc", [v.astype(dt) for v in BETAINC_ABX], tol, id=f"betainc-{np.dtype(dt).name}")
+      for dt, tol in ((F32, 1e-6), (F64, 1e-12))],
     rec("atan2", [r(3, 4), r(4)]), rec("atan2", [r(3, dtype=F64), r(3, dtype=F64)], id="atan2-f64"),
     rec("atan2", [np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.inf, np.nan], F32),
                   np.array([0.0, 0.0, -0.0, -0.0, -np.inf, -np.inf, np.inf, np.inf, -np.inf, 1.0], F32)],

@@ -390,6 +390,7 @@ def test_every_primitive_is_covered_here():
         "det", "slogdet", "matrix_inverse", "cholesky", "triangular_solve", "qr", "matrix_exp",
         "geqrf", "householder_product",  # against LAPACK and MindSpore's numbers in test_householder_qr.py
         *BESSEL, "igamma", "igamma_grad_a", "zeta",  # against references in test_special_more.py
+        "betainc",  # against scipy and MindSpore's numbers in test_betainc.py
         "random_gamma_draw", "random_poisson_draw",  # distributions in test_random_more.py
         "shift_left", "shift_right", "nextafter",  # against numpy and MindSpore's numbers in test_ops_array_wave2.py
         "cond", "while_loop",  # control flow: values tested against jax.lax in test_control_flow.py

@@ -36,7 +36,7 @@ class _HookOwner:   # the Cell a backward hook's markers name (ops/hooks.py)
 _HOOK_OWNER = _HookOwner()
 HOOK_SITE = HookSite(_HOOK_OWNER)
 BPROP_SITE = BpropSite(_HOOK_OWNER, None, None)   # a Cell.bprop's marker (ops/custom_bprop.py)
-POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh", "igamma", "igamma_grad_a"}
+POSITIVE = {"log", "sqrt", "rsqrt", "log1p", "acosh", "igamma", "igamma_grad_a", "betainc"}
 # name -> (operand (shape, dtype) list, attrs)
 RECORDS = {}
 for _name in ew.UNARY:
@@ -100,6 +100,7 @@ RECORDS.update({
     "top_k": ([((4, 3), F32)], {"k": 2, "axis": 0, "largest": True, "index_dtype": ms.int32}),
     "polygamma": ([((2, 3), F32)], {"n": 2}),
     "igamma": ([((2, 1, 3), F32), ((4, 3), F32)], {"upper": False}),
+    "betainc": ([((2, 1, 3), F32), ((4, 3), F32), ((3,), F32)], {}),
     "svd": ([((3, 4, 2), F32)], {"full_matrices": False, "compute_uv": True}),
     # matrices (ops/linalg_prims.py), float64 so that ill-conditioned draws agree; cholesky's
     # non-positive-definite draws are NaN on both sides (tests/test_linalg_more.py vmaps real ones)

@@ -942,6 +942,7 @@ def eigh(ctx, x):
 
 from . import onnx_bessel, onnx_linalg, onnx_random, onnx_special  # noqa: E402 - they use the helpers above
 from . import onnx_igamma_zeta  # noqa: E402 - uses onnx_special
+from . import onnx_betainc  # noqa: E402 - uses onnx_igamma_zeta's loop
 from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours, onnx_nan_rules  # noqa: E402
 from . import onnx_expm, onnx_householder, onnx_random_draws, onnx_svd  # noqa: E402
@@ -1012,6 +1013,7 @@ RULES = {
     "eigh": eigh,          # eig's shifted QR algorithm, symmetric
     **onnx_bessel.RULES,   # the Bessel functions, in float64
     **onnx_igamma_zeta.RULES,   # igamma (P and Q), igamma_grad_a, zeta: jax's algorithms, in float64
+    **onnx_betainc.RULES,  # betainc: jax's continued fraction, in float64
 }
 
 for _name, _rule in RULES.items():

@@ -101,6 +101,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     check_reduction(reduction, "ctc_loss")
     if not isinstance(zero_infinity, bool):
         raise TypeError(f"For 'ctc_loss', 'zero_infinity' must be a bool, but got {type(zero_infinity).__name__}.")
+    loss, log_alpha = ctc_forward(log_probs, targets, input_lengths, target_lengths, blank)
+    if zero_infinity:
+        loss = F.select(F.equal(loss, float("inf")), F.zeros_like(loss), loss)
+    if reduction == "mean":
+        loss = F.mean(F.div(loss, F.cast(F.maximum(F.cast(target_lengths, mstype.int32), 1), log_probs.dtype)))
+    elif reduction == "sum":
+        loss = F.reduce_sum(loss)
+    return loss, log_alpha
+
+
+def ctc_forward(log_probs, targets, input_lengths, target_lengths, blank: int, merge_repeated: bool = True):
+    """(each sample's loss [N], log_alpha [N, T, 2S+1]) on checked operands. With
+    `merge_repeated=False` (CTCLoss v1's ctc_merge_repeated, TensorFlow's rule) a label state
+    cannot repeat from one frame to the next (each frame of a label is its own output symbol;
+    blanks still can), and two equal labels need no blank between them."""
     steps, n, _ = log_probs.shape
     s = targets.shape[1]
     states = 2 * s + 1
@@ -114,7 +129,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     two_back = F.concat([F.full((n, 2), blank, mstype.int32), F.slice_axis(ext, 1, 0, states - 2)], 1) \
         if states > 2 else F.full((n, states), blank, mstype.int32)
     label_state = Tensor((np.arange(states) % 2 == 1) & (np.arange(states) >= 2))
-    may_skip = F.logical_and(label_state, F.not_equal(ext, two_back))
+    # without merging, a repeated label is its own symbol: it may follow its twin directly
+    may_skip = F.logical_and(label_state, F.not_equal(ext, two_back)) if merge_repeated else label_state
+    may_stay = Tensor(np.arange(states) % 2 == 0)   # the blanks' states
     # the log-probability of each state's symbol at every frame: [T, N, 2S+1]
     emit = F.gather_elements(log_probs, 2, F.broadcast_to(F.expand_dims(ext, 0), (steps, n, states)))
     live_state = F.less(Tensor(np.arange(states, dtype=np.int32)), F.expand_dims(F.add(F.mul(target_lengths, 2), 1), 1))
@@ -122,7 +139,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     def step(alpha, frame):
         emit_t, t = frame
         skip = F.select(may_skip, _shift_right(alpha, 2), _NEG_INF)
-        new = F.add(_logsumexp(alpha, _shift_right(alpha, 1), skip), emit_t)
+        stay = alpha if merge_repeated else F.select(may_stay, alpha, _NEG_INF)
+        new = F.add(_logsumexp(stay, _shift_right(alpha, 1), skip), emit_t)
         running = F.expand_dims(F.less(t, input_lengths), 1)
         shown = F.select(F.logical_and(running, live_state), new, _NEG_INF)
         return F.select(running, new, alpha), shown
@@ -141,10 +159,4 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     frames = F.cast(F.less(Tensor(np.arange(steps, dtype=np.int32).reshape(steps, 1)),
                            F.expand_dims(input_lengths, 0)), dtype)
     loss = F.add(loss, F.reduce_sum(F.mul(F.sub(probs, F.stop_gradient(probs)), F.expand_dims(frames, 2)), (0, 2)))
-    if zero_infinity:
-        loss = F.select(F.equal(loss, float("inf")), F.zeros_like(loss), loss)
-    if reduction == "mean":
-        loss = F.mean(F.div(loss, F.cast(F.maximum(target_lengths, 1), dtype)))
-    elif reduction == "sum":
-        loss = F.reduce_sum(loss)
     return loss, log_alpha

@@ -1749,3 +1749,11 @@ from .math_more2 import (AccumulateNV2, CheckNumerics, CompareAndBitpack, DataFo
                          TridiagonalMatMul, TripletMarginLoss, CTCLossV2, LARSUpdate, MultilabelMarginLoss,
                          RaggedRange, NonMaxSuppressionWithOverlaps, EditDistance)
 __all__ += _math_more2.CLASSES
+
+from . import betainc as _betainc  # noqa: E402
+from .betainc import Betainc  # noqa: E402,F401
+__all__ += _betainc.CLASSES
+
+from . import ctc_sparse as _ctc_sparse  # noqa: E402
+from .ctc_sparse import CTCLoss  # noqa: E402,F401
+__all__ += _ctc_sparse.CLASSES
