@@ -41,7 +41,7 @@ class CelebADataset(GeneratorDataset):
             raise NotImplementedError(f"{_NAME}: decrypt is not supported")
         attr_file = os.path.join(dataset_dir, "list_attr_celeba.txt")
         if not os.path.isfile(attr_file):
-            raise RuntimeError(f"{_NAME}: Invalid file, get real path failed, path={attr_file}")
+            raise RuntimeError(f"{_NAME}: Invalid file path, {attr_file} does not exist.")
         rows = _lines(attr_file)[2:]             # the count line and the attribute names
         if usage != "all":
             partition_file = os.path.join(dataset_dir, "list_eval_partition.txt")

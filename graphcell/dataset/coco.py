@@ -152,6 +152,8 @@ class CocoDataset(GeneratorDataset):
         for entry in images:
             files.setdefault(entry.get("id"), ann.field(entry, "file_name"))
         categories = ann.node("categories") if task in ("Detection", "Panoptic") else ann.data.get("categories", [])
+        if not categories and task in ("Detection", "Panoptic"):
+            ann.fail(f"the 'categories' node is missing in annotation file: {annotation_file}.")
         self._categories = [(c.get("name"), c.get("id"), c.get("isthing")) for c in categories]
         per_image = _rows_per_image(ann, task, set(files), {c[1]: c for c in self._categories})
         rows = [entry for entry in images if entry.get("id") in per_image]
