@@ -29,6 +29,10 @@ from .fake_image import FakeImageDataset  # noqa: F401
 from .stl10 import STL10Dataset  # noqa: F401
 from .svhn import SVHNDataset  # noqa: F401
 from .usps import USPSDataset  # noqa: F401
+from .voc import VOCDataset  # noqa: F401
+from .coco import CocoDataset  # noqa: F401
+from .celeba import CelebADataset  # noqa: F401
+from .manifest import ManifestDataset  # noqa: F401
 from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
                        SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401

@@ -39,3 +39,37 @@ def default_workers() -> int:
     """config.get_num_parallel_workers(): by default 8, or fewer CPUs (measured 2 on a 2-CPU machine)."""
     from . import config
     return config.get_num_parallel_workers()
+
+
+def check_file(name: str, path) -> str:
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ValueError(f"{name}: The file {path} does not exist or permission denied!")
+    return os.fspath(path)
+
+
+def check_type(name: str, arg: str, value, kind: type):
+    """MindSpore's type message for `arg`: str, dict, list, ..."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: Argument {arg} with value {value!r} is not of type [{kind}], "
+                        f"but got {type(value)}.")
+    return value
+
+
+def check_workers(name: str, num_parallel_workers) -> int:
+    """None -> the configured default; otherwise 1..CPUs, with 2.10's message (measured)."""
+    if num_parallel_workers is None:
+        return default_workers()
+    cpus = os.cpu_count() or 1
+    if isinstance(num_parallel_workers, bool) or not isinstance(num_parallel_workers, int):
+        check_type(name, "num_parallel_workers", num_parallel_workers, int)
+    if not 1 <= num_parallel_workers <= cpus:
+        raise ValueError(f"{name}: num_parallel_workers exceeds the boundary between 1 and {cpus}!")
+    return num_parallel_workers
+
+
+def check_class_indexing(name: str, class_indexing) -> dict:
+    check_type(name, "class_indexing", class_indexing, dict)
+    for key, value in class_indexing.items():
+        if not isinstance(key, str) or isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name}: class_indexing maps class names (str) to labels (int), got {key!r}: {value!r}")
+    return class_indexing
