@@ -347,3 +347,9 @@ from .geometry_transforms import (  # noqa: E402,F401
     RandomErasing, RandomResize, RandomRotation, ResizedCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
 from .pil_transforms import FiveCrop, Grayscale, RandomGrayscale, TenCrop  # noqa: E402,F401
 from .perspective import Perspective, RandomPerspective  # noqa: E402,F401
+from .augment_policies import (AutoAugment, RandAugment, RandomSelectSubpolicy, TrivialAugmentWide,  # noqa: E402,F401
+                               UniformAugment)
+from .bbox_transforms import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402,F401
+                              RandomResizedCropWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,
+                              ResizeWithBBox)
+from .extra_transforms import MixUp, RandomCropDecodeResize, RandomLighting, SlicePatches  # noqa: E402,F401
