@@ -153,7 +153,8 @@ def _rgb(img, op, interpolation):
     """The <H, W, 3> uint8 image (2.10's messages), after 2.10's interpolation check."""
     if interpolation not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC, Inter.AREA):
         raise RuntimeError(f"{op}: Invalid InterpolationMode. Use InterpolationMode::kLinear, "
-                           "InterpolationMode::kNearestNeighbour, InterpolationMode::kCubic or InterpolationMode::kArea.")
+                           "InterpolationMode::kNearestNeighbour, InterpolationMode::kCubic or "
+                           "InterpolationMode::kArea.")
     img = np.asarray(img)
     if img.ndim != 3:
         raise RuntimeError(f"{op}: input tensor is not in shape of <H,W,C>, but got rank: {img.ndim}")
