@@ -12,6 +12,11 @@ from .transforms import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHu
                          RandomColorAdjust, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
                          RandomPosterize, RandomResize, RandomRotation, RandomSharpness, RandomSolarize, ResizedCrop,
                          RgbToHsv, Solarize, TenCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
-from .utils import Border, ConvertMode, ImageBatchFormat, Inter  # noqa: F401
+from .transforms import (AutoAugment, BoundingBoxAugment, MixUp, Perspective, RandAugment,  # noqa: F401
+                         RandomCropDecodeResize, RandomCropWithBBox, RandomHorizontalFlipWithBBox, RandomLighting,
+                         RandomPerspective, RandomResizedCropWithBBox, RandomResizeWithBBox, RandomSelectSubpolicy,
+                         RandomVerticalFlipWithBBox, ResizeWithBBox, SlicePatches, TrivialAugmentWide, UniformAugment)
+from .augment_policies import AutoAugmentPolicy  # noqa: F401
+from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
 from .decode import Decode  # noqa: F401 - imports Pillow only when a Decode is made
 from .image_io import encode_png, read_file, write_file, write_png  # noqa: F401 - Pillow only when encoding

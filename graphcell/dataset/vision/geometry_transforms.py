@@ -228,8 +228,8 @@ def affine_matrix(degrees, translate, scale, shear, h, w) -> np.ndarray:
 
 def _warp_resample(resample, op):
     resample = Inter(resample)
-    if resample not in (Inter.NEAREST, Inter.BILINEAR):
-        raise NotImplementedError(f"{op}: resample {resample.name} is not supported (NEAREST and BILINEAR are)")
+    if resample is Inter.ANTIALIAS:
+        raise RuntimeError("Unsupported interpolation, only support NEAREST, LINEAR, CUBIC, AREA and PILCUBIC.")
     return resample
 
 
@@ -265,12 +265,14 @@ class Affine:
 
 def _affine(img, degrees, translate, scale, shear, resample, fill_value):
     img = _args.image(img, "Affine")
+    if resample not in warp.MODES:
+        raise RuntimeError("Affine: Invalid InterpolationMode, only support Linear, Nearest, Cubic and Area.")
     hwc = img if img.ndim == 3 else img[:, :, None]
     h, w = hwc.shape[:2]
     fill = np.asarray(fill_value, hwc.dtype).ravel()             # R, G, B order (measured; Rotate's is reversed)
     fill = np.broadcast_to(fill, (hwc.shape[2],)) if fill.size == 1 else fill[:hwc.shape[2]]
     matrix = affine_matrix(degrees, translate, scale, shear, h, w)
-    out = warp.warp_affine(hwc, matrix, h, w, resample is Inter.BILINEAR, fill)
+    out = warp.warp_affine(hwc, matrix, h, w, warp.MODES[resample], fill)
     return out if img.ndim == 3 else out[:, :, 0]
 
 

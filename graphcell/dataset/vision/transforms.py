@@ -307,17 +307,19 @@ class RandomResizedCrop(_Random):
 class Rotate:
     """Rotates by `degrees` counter-clockwise about `center` ((x, y); the image centre by default),
     keeping the size or, with `expand`, growing to hold the whole rotated image; uncovered pixels
-    are `fill_value`. OpenCV's warpAffine (see warp.py), as 2.10."""
+    are `fill_value`. OpenCV's warpAffine (see warp.py), as 2.10: NEAREST, BILINEAR, BICUBIC or AREA
+    (which warps as BILINEAR)."""
 
     def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0):
-        if Inter(resample) not in (Inter.NEAREST, Inter.BILINEAR):
-            raise NotImplementedError(f"Rotate: resample {Inter(resample).name} is not supported (NEAREST and "
-                                      "BILINEAR are)")
+        if Inter(resample) is Inter.ANTIALIAS:
+            raise RuntimeError("Unsupported interpolation, only support NEAREST, LINEAR, CUBIC, AREA and PILCUBIC.")
         self.degrees, self.resample, self.expand = float(degrees), Inter(resample), bool(expand)
         self.center, self.fill_value = center, fill_value
 
     def __call__(self, img):
         img = _image(img, "Rotate")
+        if self.resample not in warp.MODES:
+            raise RuntimeError("Rotate: Invalid InterpolationMode, check input value of enum.")
         hwc = img if img.ndim == 3 else img[:, :, None]
         h, w = hwc.shape[:2]
         cx, cy = self.center if self.center is not None else ((w - 1) / 2, (h - 1) / 2)
@@ -331,7 +333,7 @@ class Rotate:
             matrix[1, 2] += (box_h - h) / 2
         # 2.10 fills with an (R, G, B) fill_value reversed, a 1-channel image with its last value
         fill = np.asarray(self.fill_value, hwc.dtype).ravel()[::-1][:hwc.shape[2]]
-        out = warp.warp_affine(hwc, matrix, th, tw, self.resample is Inter.BILINEAR, fill)
+        out = warp.warp_affine(hwc, matrix, th, tw, warp.MODES[self.resample], fill)
         return out if img.ndim == 3 else out[:, :, 0]
 
 
@@ -344,3 +346,10 @@ from .geometry_transforms import (  # noqa: E402,F401
     Affine, Crop, CutMixBatch, CutOut, Erase, LinearTransformation, MixUpBatch, NormalizePad, PadToSize, RandomAffine,
     RandomErasing, RandomResize, RandomRotation, ResizedCrop, ToNumpy, ToType, get_image_num_channels, get_image_size)
 from .pil_transforms import FiveCrop, Grayscale, RandomGrayscale, TenCrop  # noqa: E402,F401
+from .perspective import Perspective, RandomPerspective  # noqa: E402,F401
+from .augment_policies import (AutoAugment, RandAugment, RandomSelectSubpolicy, TrivialAugmentWide,  # noqa: E402,F401
+                               UniformAugment)
+from .bbox_transforms import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402,F401
+                              RandomResizedCropWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,
+                              ResizeWithBBox)
+from .extra_transforms import MixUp, RandomCropDecodeResize, RandomLighting, SlicePatches  # noqa: E402,F401

@@ -50,3 +50,9 @@ class ImageBatchFormat(enum.IntEnum):
     """The layout of CutMixBatch's image batches (2.10's values)."""
     NHWC = 0
     NCHW = 1
+
+
+class SliceMode(enum.IntEnum):
+    """How SlicePatches treats a remainder: PAD pads the image up to whole patches, DROP drops it."""
+    PAD = 0
+    DROP = 1
