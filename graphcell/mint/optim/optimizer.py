@@ -15,10 +15,10 @@ import numbers
 import numpy as np
 
 from ...frontend.tracer import current_tracer
-from ...ops import functional as F
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ...nn.cell import Cell
 from ...nn.optim.groups import check_parameter_list, is_grouped
+from ...nn.optim.optimizer import checked_gradients
 
 
 def check_range(value, name: str, low: float = 0.0, what: str | None = None):
@@ -149,18 +149,7 @@ class Optimizer(Cell):
             yield group, group["lr"], rows
 
     def _check_gradients(self, gradients) -> tuple:
-        name, params = type(self).__name__, self.parameters
-        if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{name}', the gradients should be a tuple with one Tensor per parameter "
-                            f"({len(params)}), but got {type(gradients).__name__}")
-        if len(gradients) != len(params):
-            raise ValueError(f"For '{name}', got {len(gradients)} gradients for {len(params)} parameters "
-                             f"({', '.join(p.name for p in params)})")
-        for g, p in zip(gradients, params):
-            if not isinstance(g, Tensor) or tuple(g.shape) != tuple(p.shape):
-                raise ValueError(f"For '{name}', the gradient of parameter '{p.name}' should be a Tensor of shape "
-                                 f"{list(p.shape)}, but got {getattr(g, 'shape', type(g).__name__)}")
-        return tuple(F.cast(g, p.dtype) for g, p in zip(gradients, params))
+        return checked_gradients(type(self).__name__, gradients, self.parameters)
 
     def _hyper_key(self) -> tuple:
         """What the compiled update depends on besides Parameter values: each group's plain

@@ -184,6 +184,27 @@ def _build_lr(spec, name: str, as_cell: bool):
     return _FixedLR(p) if kind == "fixed" else _TableLR(p)
 
 
+
+def checked_gradients(name: str, gradients, params) -> tuple:
+    """`gradients`, one Tensor per parameter of `params` with its shape, each cast to its
+    parameter's dtype; else an error naming the optimizer `name` and the parameter."""
+    if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
+        raise TypeError(f"For '{name}', the gradients should be a tuple with one Tensor per parameter "
+                        f"({len(params)}), but got {type(gradients).__name__}")
+    if len(gradients) != len(params):
+        raise ValueError(f"For '{name}', got {len(gradients)} gradients for {len(params)} parameters "
+                         f"({', '.join(p.name for p in params)})")
+    out = []
+    for g, p in zip(gradients, params):
+        if not isinstance(g, Tensor):
+            raise TypeError(f"For '{name}', the gradient of parameter '{p.name}' should be a Tensor, "
+                            f"but got {type(g).__name__}")
+        if tuple(g.shape) != tuple(p.shape):
+            raise ValueError(f"For '{name}', the gradient of parameter '{p.name}' has shape "
+                             f"{list(g.shape)}, but the parameter has shape {list(p.shape)}")
+        out.append(F.cast(g, p.dtype))
+    return tuple(out)
+
 class Optimizer(Cell):
     """Base class: holds `parameters` (a ParameterTuple), `learning_rate` and `global_step`."""
 
@@ -414,23 +435,7 @@ class Optimizer(Cell):
         return tuple(out)
 
     def _check_gradients(self, gradients) -> tuple:
-        name, params = type(self).__name__, self.parameters
-        if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{name}', the gradients should be a tuple with one Tensor per parameter "
-                            f"({len(params)}), but got {type(gradients).__name__}")
-        if len(gradients) != len(params):
-            raise ValueError(f"For '{name}', got {len(gradients)} gradients for {len(params)} parameters "
-                             f"({', '.join(p.name for p in params)})")
-        out = []
-        for g, p in zip(gradients, params):
-            if not isinstance(g, Tensor):
-                raise TypeError(f"For '{name}', the gradient of parameter '{p.name}' should be a Tensor, "
-                                f"but got {type(g).__name__}")
-            if tuple(g.shape) != tuple(p.shape):
-                raise ValueError(f"For '{name}', the gradient of parameter '{p.name}' has shape "
-                                 f"{list(g.shape)}, but the parameter has shape {list(p.shape)}")
-            out.append(F.cast(g, p.dtype))
-        return tuple(out)
+        return checked_gradients(type(self).__name__, gradients, self.parameters)
 
     def get_lr(self):
         """This step's learning rate (a scalar; with group learning rates a tuple, one per
