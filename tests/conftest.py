@@ -28,9 +28,14 @@ def golden():
 
 @pytest.fixture(autouse=True)
 def _reset_context():
+    """Each test starts from the default context and dataset settings, whatever the last one set."""
     import graphcell as ms
+    from graphcell.dataset import config
+    saved = dict(config._settings)
     yield
     ms.set_context(mode=ms.PYNATIVE_MODE, backend="xla")
+    config._settings.clear()
+    config._settings.update(saved)
 
 
 def load_lenet(i: int = 0, trained: bool = False):

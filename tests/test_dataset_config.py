@@ -12,14 +12,6 @@ import graphcell.dataset as ds
 from graphcell.dataset import config
 
 
-@pytest.fixture(autouse=True)
-def _restore_settings():
-    saved = dict(config._settings)
-    yield
-    config._settings.clear()
-    config._settings.update(saved)
-
-
 def test_defaults_and_dataset_level_names():
     assert config.get_num_parallel_workers() == max(1, min(8, os.cpu_count()))   # 2 on a 2-CPU machine
     assert (config.get_debug_mode(), config.get_error_samples_mode()) == (False, ds.ErrorSamplesMode.RETURN)

@@ -5,15 +5,6 @@ import numpy as np
 import pytest
 
 import graphcell.dataset as ds
-from graphcell.dataset import config
-
-
-@pytest.fixture(autouse=True)
-def _restore_settings():
-    saved = dict(config._settings)
-    yield
-    config._settings.clear()
-    config._settings.update(saved)
 
 
 def _ids(sampler, n=10, epochs=1):
