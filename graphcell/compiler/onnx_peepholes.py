@@ -362,9 +362,10 @@ def _merge_reshape_chains(nodes: list, keep: set, constants: dict, shapes: dict)
 # three of onnxruntime's 16-channel NCHWc blocks. One Conv over all N members' channels
 # (LeNet5's conv1 at N=64: 384) writes an output far larger than the caches, which its
 # activation, its pool, the reorder out of the blocked layout and the members' Split each read
-# again; a group's output is N/G times smaller. Median ms of the N=64 LeNet5 ensemble in
-# onnxruntime, groups of 8 members (48 channels) against one Conv: batch 64 40.8 vs 50.0,
-# batch 256 106 vs 122 (16 members: 113; 4 members, 24 channels: 1.15x slower).
+# again; a group's output is N/G times smaller. LeNet5 ensembles in onnxruntime, groups of 8
+# members (48 channels) against one Conv, ratio of medians (bench/RESULTS.md): N=64 batch 32
+# 0.93-0.95, batch 64 0.84, batch 256 0.93-0.96; N=16 batch 32 0.80-0.99, batch 256 0.97-1.05.
+# Hand-built files put groups of 16 members behind 8 and groups of 4 (24 channels) at 1.15x.
 WIDE_GROUP_CHANNELS = 48
 # Ops that act on each channel alone, so they commute with splitting the channels.
 _PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSigmoid", "HardSwish",
