@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+import graphcell as ms
 import graphcell.ops as ops
 from graphcell import Tensor
+from tests.modes import as_numpy, run_table
 
 # -- CombinedNonMaxSuppression ------------------------------------------------------------------------
 BOXES = np.array([[[[200, 100, 150, 100]], [[220, 120, 150, 100]], [[190, 110, 150, 100]],
@@ -26,29 +28,36 @@ CNMS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("kw,per_class,total,iou,thr,length,scores,classes,valid,first", CNMS_CASES)
-def test_combined_nms_measured(kw, per_class, total, iou, thr, length, scores, classes, valid, first):
-    b, s, c, v = ops.CombinedNonMaxSuppression(**kw)(
-        Tensor(BOXES), Tensor(SCORES), Tensor(np.int32(per_class)), Tensor(np.int32(total)),
-        Tensor(np.float32(iou)), Tensor(np.float32(thr)))
-    assert b.shape == (1, length, 4) and s.shape == (1, length) and str(v.dtype) == "Int32"
-    want = np.zeros(length, np.float32)
-    want[:len(scores)] = scores
-    np.testing.assert_allclose(s.asnumpy()[0], want, rtol=1e-6)
-    want[:] = 0
-    want[:len(classes)] = classes
-    np.testing.assert_array_equal(c.asnumpy()[0], want)
-    assert v.asnumpy().tolist() == [valid]
-    np.testing.assert_array_equal(b.asnumpy()[0, 0], first)
-    assert not b.asnumpy()[0, valid:].any()
+def test_combined_nms_measured():
+    # the whole table in one jitted function (eager NMS runs its loop step by step: slow)
+    cases = {}
+    for i, (kw, per_class, total, iou, thr, *_) in enumerate(CNMS_CASES):
+        op = ops.CombinedNonMaxSuppression(**kw)
+        cases[i] = (lambda b, s, op=op, m=per_class, t=total, u=iou, r=thr: op(
+            b, s, Tensor(np.int32(m)), Tensor(np.int32(t)), Tensor(np.float32(u)), Tensor(np.float32(r))),
+            [BOXES, SCORES])
+    got = run_table(cases, cases, "jit")
+    for i, (_, _, _, _, _, length, scores, classes, valid, first) in enumerate(CNMS_CASES):
+        b, s, c, v = got[i]
+        assert b.shape == (1, length, 4) and s.shape == (1, length) and v.dtype == np.int32
+        want = np.zeros(length, np.float32)
+        want[:len(scores)] = scores
+        np.testing.assert_allclose(s[0], want, rtol=1e-6)
+        want[:] = 0
+        want[:len(classes)] = classes
+        np.testing.assert_array_equal(c[0], want)
+        assert v.tolist() == [valid]
+        np.testing.assert_array_equal(b[0, 0], first)
+        assert not b[0, valid:].any()
 
 
 def test_combined_nms_per_class_boxes_and_threshold_error():
     rng = np.random.RandomState(1)
     boxes = rng.rand(1, 6, 3, 4).astype(np.float32) * 1.4 - 0.2
     scores = rng.rand(1, 6, 3).astype(np.float32)
-    b, s, c, v = ops.CombinedNonMaxSuppression()(Tensor(boxes), Tensor(scores), Tensor(np.int32(3)),
-                                                Tensor(np.int32(4)), Tensor(np.float32(0.5)), Tensor(np.float32(0.1)))
+    b, s, c, v = ms.jit(lambda x, y: ops.CombinedNonMaxSuppression()(
+        x, y, Tensor(np.int32(3)), Tensor(np.int32(4)), Tensor(np.float32(0.5)), Tensor(np.float32(0.1))))(
+        Tensor(boxes), Tensor(scores))
     # independent reference: TensorFlow's algorithm in plain numpy
     def iou(p, q):
         (a0, a1), (b0, b1) = np.sort(p.reshape(2, 2), 0), np.sort(q.reshape(2, 2), 0)
@@ -61,7 +70,8 @@ def test_combined_nms_per_class_boxes_and_threshold_error():
     for k in range(3):
         kept = []
         for i in sorted(range(6), key=lambda i: -scores[0, i, k]):
-            if scores[0, i, k] > 0.1 and len(kept) < 3 and all(iou(boxes[0, i, k], boxes[0, j, k]) <= 0.5 for j in kept):
+            clear = all(iou(boxes[0, i, k], boxes[0, j, k]) <= 0.5 for j in kept)
+            if scores[0, i, k] > 0.1 and len(kept) < 3 and clear:
                 kept.append(i)
         picked += [(scores[0, i, k], k, i) for i in kept]
     picked = sorted(picked, key=lambda t: -t[0])[:4]
@@ -133,7 +143,7 @@ def test_extract_glimpse_uniform_noise_range_and_errors():
     np.testing.assert_array_equal(out[0, :2, 1:, 0], [[5, 6, 7], [11, 12, 0]])
     noise = out[0, 2]
     assert (noise >= -1).all() and (noise < 1).all() and len(np.unique(noise)) > 1   # 2.10 draws in [-1, 1)
-    with pytest.raises(ValueError, match="the value of 'noise' must be uniform when uniform_noise is True, but got zero"):
+    with pytest.raises(ValueError, match="'noise' must be uniform when uniform_noise is True, but got zero"):
         ops.ExtractGlimpse(uniform_noise=True, noise="zero")
     with pytest.raises(ValueError, match="'noise' must be str and must be in"):
         ops.ExtractGlimpse(noise="bad")
@@ -167,3 +177,44 @@ def test_matrix_logarithm_errors():
     with pytest.raises(TypeError, match=r"must be a type of \{Tensor\[Complex128\], Tensor\[Complex64\]\}, but got "
                                         r"Tensor\[Float32\]"):
         ops.MatrixLogarithm()(Tensor(np.eye(2, dtype=np.float32)))
+
+
+# -- under jit (XLA) and through ONNX: one table per backend ------------------------------------------
+def _table():
+    size = Tensor(np.array([3, 4], np.int32))
+
+    def cnms(b, s, iou, thr):
+        return ops.CombinedNonMaxSuppression()(b, s, Tensor(np.int32(4)), Tensor(np.int32(6)), iou, thr)
+
+    def sat(x):
+        return ops.ScaleAndTranslate("lanczos3", True)(x, size, Tensor(np.array([0.6, 0.7], np.float32)),
+                                                       Tensor(np.array([0.1, -0.2], np.float32)))
+
+    def glimpse(x, offsets):
+        return ops.ExtractGlimpse(True, True, False, "zero")(x, size, offsets)
+
+    return {"cnms": (cnms, [BOXES, SCORES, np.float32(0.5), np.float32(0.1)]), "sat": (sat, [IMG]),
+            "glimpse": (glimpse, [GX, np.array([[0.9, -0.9], [-0.5, 0.95]], np.float32)])}
+
+
+def test_jit_and_onnx_match_eager():
+    cases = _table()
+    for mode in ("jit", "onnx"):
+        got = run_table(cases, cases, mode)
+        for name, (fn, arrays) in cases.items():
+            want = as_numpy(fn(*(Tensor(a) for a in arrays)))
+            for g, w in zip(got[name] if isinstance(want, tuple) else (got[name],),
+                            want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_allclose(g, w, atol=1e-5, err_msg=f"{name} {mode}")
+
+
+def test_matrix_logarithm_jit_vmap_no_grad_no_onnx():
+    a = _logm_cases()[0]
+    want = ops.MatrixLogarithm()(Tensor(a)).asnumpy()
+    log = ops.MatrixLogarithm()
+    np.testing.assert_allclose(ms.jit(lambda t: log(t))(Tensor(a)).asnumpy(), want, atol=1e-12)
+    np.testing.assert_allclose(ms.vmap(lambda t: log(t))(Tensor(a)).asnumpy(), want, atol=1e-12)
+    with pytest.raises(RuntimeError, match="Illegal primitive MatrixLogarithm's bprop not defined"):
+        ms.grad(lambda t: ops.real(log(t)).sum())(Tensor(a))
+    with pytest.raises(Exception, match="matrix_logarithm"):
+        ms.jit(lambda t: log(t), backend="onnx")(Tensor(a))
