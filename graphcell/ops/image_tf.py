@@ -5,7 +5,10 @@ ScaleAndTranslate is TensorFlow's scale_and_translate: output pixel o samples th
 (o + 0.5) / scale - translate / scale, weighting input pixels within the kernel's radius (times
 1 / scale when antialiasing a downscale), the weights normalised to sum to 1 and none for a
 sample outside [0, size]. Separable, so it is two products with [out, in] weight matrices
-(as ResizeArea); scale and translation must be constant Tensors (they set the weights).
+(as ResizeArea); scale and translation must be constant Tensors (they set the weights). The
+weights are computed in float32 as TensorFlow's kernel does (a sample at exactly 4.0 rather than
+3.99999984 drops a gaussian tap, as 2.10 does); at an exact box-kernel tie (|x| == 0.5) 2.10's
+rounding can differ (measured: at one tie 2.10 gives the tap weight 0.5 where this gives 0).
 
 ExtractGlimpse is TensorFlow's ExtractGlimpse (version 1): offsets (y, x) are un-normalised
 (times the image size), un-centred (halved, plus half the image), less half the glimpse, then
@@ -80,18 +83,22 @@ _KERNELS = {"lanczos1": _lanczos(1), "lanczos3": _lanczos(3), "lanczos5": _lancz
 
 def scale_weights(size_in: int, size_out: int, scale: float, translate: float, kernel_type: str,
                   antialias: bool) -> np.ndarray:
-    """[out, in] float32 weights of TensorFlow's scale_and_translate along one axis."""
+    """[out, in] float32 weights of TensorFlow's scale_and_translate along one axis, in float32
+    arithmetic as its kernel: a sample landing a rounding error inside the kernel's radius counts."""
     kernel, radius = _KERNELS[kernel_type]
-    inv_scale = 1.0 / scale
-    kernel_scale = max(inv_scale, 1.0) if antialias else 1.0
+    f32 = np.float32
+    inv_scale = f32(1.0) / f32(scale)
+    inv_translate = -inv_scale * f32(translate)
+    kernel_scale = max(inv_scale, f32(1.0)) if antialias else f32(1.0)
+    reach = f32(radius) * kernel_scale
     w = np.zeros((size_out, size_in), np.float64)
     for o in range(size_out):
-        sample = (o + 0.5) * inv_scale - translate * inv_scale
+        sample = (f32(o) + f32(0.5)) * inv_scale + inv_translate
         if sample < 0 or sample > size_in:
             continue
-        start = min(max(math.ceil(sample - radius * kernel_scale - 0.5), 0), size_in - 1)
-        stop = min(max(math.floor(sample + radius * kernel_scale - 0.5), 0), size_in - 1) + 1
-        row = [kernel((i + 0.5 - sample) / kernel_scale) for i in range(start, stop)]
+        start = min(max(math.ceil(sample - reach - f32(0.5)), 0), size_in - 1)
+        stop = min(max(math.floor(sample + reach - f32(0.5)), 0), size_in - 1) + 1
+        row = [kernel(float((f32(i) + f32(0.5) - sample) * (f32(1.0) / kernel_scale))) for i in range(start, stop)]
         total = sum(row)
         if abs(total) >= 1000 * np.finfo(np.float32).tiny:
             row = [v / total for v in row]
