@@ -227,6 +227,21 @@ def test_a_training_step_keeps_its_mode_and_a_network_infers(capsys):
     assert "random" not in capsys.readouterr().out
 
 
+def test_export_verifies_a_training_step_at_the_state_it_wrote(tmp_path, capsys):
+    """Verifying a dynamic batch calls the XLA step twice: the first call trained the
+    Parameters (and advanced Dropout's key), so the second compared the file with a later
+    step: 'TOO LARGE', exit 1. Each XLA call now starts from the exported state."""
+    from tests.models.cli_models import dropout_train_step
+    ms.save_checkpoint(dropout_train_step(), str(tmp_path / "step.ckpt"))
+    assert main(["export", f"{TINY}:dropout_train_step", "--input-shape", "batch,4", "--checkpoint",
+                 str(tmp_path / "step.ckpt"), "-o", str(tmp_path / "step.onnx"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["ok"] and [v["shapes"] for v in summary["verified"]] == [[[2, 4]], [[1, 4]]]
+    # the file is the step, Dropout on: it returns the new weights and the advanced random key
+    names = [o["name"] for o in summary["outputs"]]
+    assert {"output", "global_rng_key.new", "opt.net.fc.weight.new"} <= set(names), names
+
+
 def test_bench_times_every_pair():
     result = json.loads(cli("bench", f"{TINY}:TinyNet", "--input-shape", "batch,4", "--members", "1,3",
                             "--batch", "1,5", "--repeat", 2, "--json").stdout)

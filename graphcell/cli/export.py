@@ -3,6 +3,7 @@ stacked into one ONNX ensemble (one checkpoint: a single model), verified in onn
 against the XLA path on a random batch, with a summary of what was written."""
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -103,7 +104,8 @@ def run(args, out) -> int:
     for k, batch in enumerate(batches):
         check_inputs = loader.random_inputs(specs, batch, args.seed + 1 + k, lead)
         onnx_outs = session.run(*[t.asnumpy() for t in check_inputs])
-        xla = xla_fn(*check_inputs)
+        with _state_kept(fn):   # a training step trains when called: each round from the exported state
+            xla = xla_fn(*check_inputs)
         xla_outs = [np.asarray(t.asnumpy()) for t in (xla if isinstance(xla, (tuple, list)) else [xla])]
         diff = max(float(np.max(np.abs(o.astype(np.float64) - x.astype(np.float64)), initial=0.0))
                    for o, x in zip(onnx_outs, xla_outs))
@@ -138,6 +140,23 @@ def run(args, out) -> int:
         out.line(f"verified in onnxruntime ({session.provider}) against XLA on random inputs {shapes}: "
                  f"max |difference| {max_diff:.3g} ({'ok' if summary['ok'] else 'TOO LARGE'}, atol {atol:g})")
     return 0 if summary["ok"] else 1
+
+
+@contextlib.contextmanager
+def _state_kept(fn):
+    """The values of `fn`'s Parameters (and the global random key) are restored on exit: the
+    file holds the state at export, and a training step's XLA call writes new values."""
+    from ..nn.cell import Cell
+    from ..ops.random_state import global_key
+    from ..tensor import Tensor
+    root = fn if isinstance(fn, Cell) else getattr(fn, "fn", None)
+    params = (list(root.get_parameters()) if isinstance(root, Cell) else []) + [global_key()]
+    saved = [(p, p._payload) for p in params]
+    try:
+        yield
+    finally:
+        for p, payload in saved:
+            p.set_data(Tensor._wrap(payload))
 
 
 # --atol's default by the lowest float precision in the file: onnxruntime and XLA round a
