@@ -289,6 +289,9 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", "/dev/null"],
      "checkpoint /dev/null is not a regular file"),
     (["run", os.path.dirname(TINY), "--input", "x.npy"], f"ONNX file {os.path.dirname(TINY)} is a folder, not a file"),
+    # A text dump named .onnx: `graphcell run` then called the file truncated or corrupt.
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--format", "onnx", "-o", "t.onnx"],
+     "--format onnx writes ONNX's text syntax, without weights, not a model file: name it t.onnx.txt"),
     # Found by fuzzing the command: an internal error after the work was done.
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "-o", "no_such_folder/out.txt"],
      "no_such_folder/out.txt: folder"),
