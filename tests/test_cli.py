@@ -192,6 +192,56 @@ def test_check_of_an_ensemble_vmaps_the_checkpoints_as_export_does():
     assert report["outputs"][0]["onnx"] < 1e-5
 
 
+def test_half_precision_networks_check_and_export_at_half_precision_tolerances(tmp_path, capsys):
+    """An amp O1 network computes its conv in float16, where onnxruntime and XLA round one
+    ulp apart (9.8e-4 at 1..2): check reported a MISMATCH and export 'TOO LARGE' (exit 1)
+    at float32's 1e-5/1e-4. The defaults follow the graph's precision; explicit ones hold."""
+    from tests.models.cli_models import SmallConv
+    model, shape = f"{TINY}:amp_o1_conv", ["--input-shape", "batch,1,6,6"]
+    assert main(["check", model, *shape]) == 0
+    assert "first divergence: none (rtol=0.002, atol=0.001)" in capsys.readouterr().out
+    main(["check", model, *shape, "--rtol", "1e-7", "--atol", "1e-7"])
+    assert "(rtol=1e-07, atol=1e-07)" in capsys.readouterr().out
+    ms.set_seed(3)
+    float32_net = SmallConv().set_train(False)
+    ms.save_checkpoint(float32_net, str(tmp_path / "net.ckpt"))
+    assert main(["export", model, *shape, "--checkpoint", str(tmp_path / "net.ckpt"),
+                 "-o", str(tmp_path / "o1.onnx")]) == 0
+    assert "(ok, atol 0.005)" in capsys.readouterr().out
+    # the file: the float32 network's outputs to float16's precision
+    x = np.random.default_rng(0).standard_normal((3, 1, 6, 6)).astype(np.float32)
+    got = Session(str(tmp_path / "o1.onnx")).run(x)[0]
+    want = float32_net(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2)
+    assert np.abs(got - want).max() > 1e-6   # it did compute in float16
+
+
+def test_a_training_step_keeps_its_mode_and_a_network_infers(capsys):
+    """The command put every model in inference mode, a training step too (its Dropout off,
+    its BatchNorm on moving statistics): graphcell.export keeps a step's modes, and so does
+    the command now. A plain network left training by its factory still infers."""
+    assert main(["dump", f"{TINY}:dropout_train_step", "--input-shape", "2,4"]) == 0
+    step = capsys.readouterr().out
+    assert re.search(r"random_uniform\(.*# net\.drop cli_models\.py:\d+$", step, re.M), step
+    assert main(["dump", f"{TINY}:dropout_net_training", "--input-shape", "2,4"]) == 0
+    assert "random" not in capsys.readouterr().out
+
+
+def test_export_verifies_a_training_step_at_the_state_it_wrote(tmp_path, capsys):
+    """Verifying a dynamic batch calls the XLA step twice: the first call trained the
+    Parameters (and advanced Dropout's key), so the second compared the file with a later
+    step: 'TOO LARGE', exit 1. Each XLA call now starts from the exported state."""
+    from tests.models.cli_models import dropout_train_step
+    ms.save_checkpoint(dropout_train_step(), str(tmp_path / "step.ckpt"))
+    assert main(["export", f"{TINY}:dropout_train_step", "--input-shape", "batch,4", "--checkpoint",
+                 str(tmp_path / "step.ckpt"), "-o", str(tmp_path / "step.onnx"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["ok"] and [v["shapes"] for v in summary["verified"]] == [[[2, 4]], [[1, 4]]]
+    # the file is the step, Dropout on: it returns the new weights and the advanced random key
+    names = [o["name"] for o in summary["outputs"]]
+    assert {"output", "global_rng_key.new", "opt.net.fc.weight.new"} <= set(names), names
+
+
 def test_bench_times_every_pair():
     result = json.loads(cli("bench", f"{TINY}:TinyNet", "--input-shape", "batch,4", "--members", "1,3",
                             "--batch", "1,5", "--repeat", 2, "--json").stdout)
@@ -214,7 +264,7 @@ def test_user_error_exits_2_with_one_line():
 
 @pytest.mark.parametrize("argv, message", [
     (["dump", f"{TINY}:Nope", "--input-shape", "2,4"],
-     "has no 'Nope'; it defines ComplexInside, TinyNet, not_a_cell, tiny_net"),
+     "has no 'Nope'; it defines ComplexInside, DropoutNet, DropoutTrainStep, SmallConv, TinyNet, amp_o1_conv, dropout_net_training, dropout_train_step, not_a_cell, tiny_net"),
     (["dump", f"{TINY}:not_a_cell", "--input-shape", "2,4"], "returned int 42, not a graphcell nn.Cell"),
     (["dump", "tests.models.no_such_module:Net", "--input-shape", "2,4"], "no module named"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,x4"], "bad --input-shape '2,x4'"),
@@ -239,6 +289,9 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--checkpoint", "/dev/null"],
      "checkpoint /dev/null is not a regular file"),
     (["run", os.path.dirname(TINY), "--input", "x.npy"], f"ONNX file {os.path.dirname(TINY)} is a folder, not a file"),
+    # A text dump named .onnx: `graphcell run` then called the file truncated or corrupt.
+    (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--format", "onnx", "-o", "t.onnx"],
+     "--format onnx writes ONNX's text syntax, without weights, not a model file: name it t.onnx.txt"),
     # Found by fuzzing the command: an internal error after the work was done.
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "-o", "no_such_folder/out.txt"],
      "no_such_folder/out.txt: folder"),

@@ -227,6 +227,9 @@ def run(args, out) -> int:
                                           or (args.passes and not os.path.splitext(args.output)[1]))
     if args.output is not None and not folder:
         check_output_folder(args.output)
+        if args.format == "onnx" and args.output.endswith(".onnx"):   # `graphcell run` would call it corrupt
+            raise UserError(f"--format onnx writes ONNX's text syntax, without weights, not a model file: "
+                            f"name it {args.output}.txt, or write a runnable {args.output} with graphcell export")
     if folder:   # made (or refused) before the work
         os.makedirs(args.output, exist_ok=True)
     stages = build_stages(args)

@@ -258,7 +258,9 @@ def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = Non
                   inputs: list | None = None) -> list:
     """`n` fresh models (default: one per checkpoint, else one), each loaded from its checkpoint;
     a single checkpoint loads into every member. `inputs` (InputSpecs) must fit construct's
-    arguments."""
+    arguments. Each is put in inference mode, as graphcell.export does, unless it is a
+    training step: that one keeps the modes its factory gave (Dropout on after set_train())."""
+    from ..compiler.export import is_training_step
     checkpoints = list(checkpoints or [])
     if n is None:
         n = max(1, len(checkpoints))
@@ -270,7 +272,8 @@ def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = Non
     for i, net in enumerate(nets):
         if checkpoints:
             load_checkpoint_into(net, checkpoints[i if len(checkpoints) > 1 else 0], spec.text)
-        net.set_train(False)
+        if not is_training_step(net):
+            net.set_train(False)
     return nets
 
 

@@ -104,12 +104,31 @@ def _leaves_like(structure, value) -> list:
     return [leaf for s, v in zip(structure[1], parts) for leaf in _leaves_like(s, v)]
 
 
-def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",), opset=None) -> CheckReport:
+# Default (rtol, atol) by the lowest float precision the graph computes in: 1e-5 for float32,
+# and about two units in the last place for half precision (an amp O1/O2 network), where
+# onnxruntime and XLA round a float16 convolution's or matmul's result one ulp apart.
+TOLERANCES = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+DEFAULT_TOLERANCE = (1e-5, 1e-5)
+
+
+def default_tolerances(graph) -> tuple[float, float]:
+    """(rtol, atol) for `graph`: float32's, or half precision's when a node computes in it."""
+    names = {v.dtype.name for node in graph.nodes for v in node.outputs if v.dtype.is_floating}
+    for name in ("bfloat16", "float16"):
+        if name in names:
+            return TOLERANCES[name]
+    return DEFAULT_TOLERANCE
+
+
+def check(fn, *inputs, rtol: float | None = None, atol: float | None = None, providers=("cpu",),
+          opset=None) -> CheckReport:
     """Runs `fn(*inputs)` eagerly, through XLA and through ONNX (onnxruntime) and compares.
 
     Returns a `CheckReport`: per output the largest |difference| of XLA and ONNX from eager,
     and the first graph node whose ONNX value differs from jax's beyond rtol/atol. Parameter
     writes made by the eager run are undone, so checking a training step leaves it unchanged.
+    rtol and atol default to 1e-5, or to `TOLERANCES`' when the graph computes in float16 or
+    bfloat16 (the report says which were used).
     """
     import onnx
     from ..compiler.jit import compiled_fn
@@ -118,6 +137,9 @@ def check(fn, *inputs, rtol: float = 1e-5, atol: float = 1e-5, providers=("cpu",
 
     traced = trace(fn, *inputs)
     graph = traced.graph
+    default_rtol, default_atol = default_tolerances(graph)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
     leaves = pytree.flatten((inputs, {}))[0]
     arrays = [t._payload for t in traced.input_tensors([t for t in leaves if isinstance(t, Tensor)])]
 

@@ -580,6 +580,12 @@ def _name_of(fn) -> str:
 
 # -- building the model -----------------------------------------------------------------------------
 
+def is_training_step(cell) -> bool:
+    """Whether the Cell tree holds an optimizer or a gradient wrapper (TrainOneStepCell, ...):
+    a step that trains, exported (and run by the `graphcell` command) in its own modes."""
+    return any(getattr(c, "is_training_step", False) for _, c in cell.cells_and_names())
+
+
 @contextlib.contextmanager
 def inference_mode(net):
     """As mindspore.export: a Cell (or the CellList of a vmapped ensemble) is exported in
@@ -589,7 +595,7 @@ def inference_mode(net):
     from ..nn.cell import Cell
     root = net if isinstance(net, Cell) else getattr(net, "fn", None)
     cells = [cell for _, cell in root.cells_and_names()] if isinstance(root, Cell) else []
-    if not cells or any(getattr(cell, "is_training_step", False) for cell in cells):
+    if not cells or is_training_step(root):
         yield
         return
     modes = [cell.training for cell in cells]
