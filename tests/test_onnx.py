@@ -743,7 +743,9 @@ def test_check_reports_agreement():
 
 
 def test_check_names_the_first_diverging_node(monkeypatch):
-    # A deliberately wrong rule for the ReLU after fc2 only: check must point at it.
+    # A deliberately wrong rule for the ReLU after fc2 only: check must point at it. The rules
+    # are filled when compiler.onnx_rules is first imported: import it before patching one.
+    import graphcell.compiler.onnx_rules  # noqa: F401
     rule = PRIMITIVES["neg"].onnx_rule
     good = PRIMITIVES["relu"].onnx_rule
     monkeypatch.setattr(PRIMITIVES["relu"], "onnx_rule",
