@@ -14,6 +14,7 @@ from graphcell.ops.custom_bprop import BpropSite
 from graphcell.ops.hooks import HookSite
 from graphcell.ops.tensor_hooks import TensorHookSite
 from graphcell.tensor import Tensor
+from tests.registry import every_primitive
 
 N = 3
 F32, I32, BOOL, U32 = np.float32, np.int32, np.bool_, np.uint32
@@ -135,14 +136,15 @@ RECORDS["conv_batch_groups"] = ([((4, 3, 5, 5), F32), ((4, 3, 3, 3), F32)],
 
 
 def test_every_primitive_has_a_batch_rule_and_a_record():
-    missing = [name for name, p in PRIMITIVES.items() if p.batch_rule is None and not p.lowering_only]
+    registry = every_primitive()
+    missing = [name for name, p in registry.items() if p.batch_rule is None and not p.lowering_only]
     assert not missing, f"primitives without a batch rule: {missing}"
     # constant has no operands; cond/while_loop hold subgraphs (tests/test_control_flow.py), and
     # so does scan (tests/test_rnn.py); tile_rows is made by the XLA pipeline's last pass only
     # (tests/test_tile_rows.py); backward_hook calls Python on the host, which jax.vmap, the
     # reference here, refuses (tests/test_backward_hooks.py vmaps it); the gamma and Poisson draws
     # fold the member index into an unbatched key, which jax.vmap does not (tests/test_random_more.py)
-    untested = sorted(set(PRIMITIVES) - set(RECORDS) - {"constant", "cond", "while_loop", "scan", "tile_rows",
+    untested = sorted(set(registry) - set(RECORDS) - {"constant", "cond", "while_loop", "scan", "tile_rows",
                                                         "backward_hook", "random_gamma_draw", "random_poisson_draw"})
     assert not untested, f"primitives without a vmap test record: {untested}"
 
