@@ -6,7 +6,7 @@ import math
 
 from .... import dtype as mstype
 from .... import ops as F
-from .distribution import FLOAT_TYPES, Distribution, check_dtype, positive
+from .distribution import FLOAT_TYPES, Distribution
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -29,11 +29,11 @@ def _open_uniform(dist, shape):
 class Normal(Distribution):
     """Normal(mean, sd)."""
     _PARAMS, _TYPE = ("mean", "sd"), "Normal"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"sd": "Standard deviation must be greater than zero."}
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Normal"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, mean=mean, sd=sd)
-        positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("mean", "standard deviation"))
@@ -71,9 +71,9 @@ class Normal(Distribution):
 class Uniform(Distribution):
     """Uniform(low, high)."""
     _PARAMS, _TYPE = ("low", "high"), "Uniform"
+    _DTYPES = FLOAT_TYPES
 
     def __init__(self, low=None, high=None, seed=None, dtype=mstype.float32, name="Uniform"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, low=low, high=high)
         lo, hi = self._host["low"], self._host["high"]
         if lo is not None and hi is not None and not (lo < hi).all():
@@ -110,11 +110,11 @@ class Uniform(Distribution):
 class Exponential(Distribution):
     """Exponential(rate): mean 1 / rate."""
     _PARAMS, _TYPE = ("rate",), "Exponential"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"rate": "rate must be greater than zero."}
 
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Exponential"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, rate=rate)
-        positive(self._host["rate"], "rate must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("rate",))
@@ -150,11 +150,11 @@ class Exponential(Distribution):
 class Cauchy(Distribution):
     """Cauchy(loc, scale): mean, sd and var are undefined (2.10 raises ValueError)."""
     _PARAMS, _TYPE = ("loc", "scale"), "Cauchy"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"scale": "scale must be greater than zero."}
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Cauchy"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, loc=loc, scale=scale)
-        positive(self._host["scale"], "scale must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("location", "scale"))
@@ -195,11 +195,11 @@ class Cauchy(Distribution):
 class Logistic(Distribution):
     """Logistic(loc, scale); 2.10 has no kl_loss or cross_entropy for it."""
     _PARAMS, _TYPE = ("loc", "scale"), "Logistic"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"scale": "scale must be greater than zero."}
 
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Logistic"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, loc=loc, scale=scale)
-        positive(self._host["scale"], "scale must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("location", "scale"))
@@ -247,11 +247,11 @@ class _DensityOnly(Distribution):
 class Laplace(_DensityOnly):
     """Laplace(mean, sd), sd the scale b: density exp(-|x - mean| / b) / (2b)."""
     _PARAMS = ("mean", "sd")
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"sd": "Standard deviation must be greater than zero."}
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Laplace"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, mean=mean, sd=sd)
-        positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def _log_prob(self, v, m, s):
         return -F.abs(v - m) / s - F.log(2.0 * s)
@@ -260,11 +260,11 @@ class Laplace(_DensityOnly):
 class HalfNormal(_DensityOnly):
     """HalfNormal(mean, sd): twice Normal(mean, sd)'s density (2.10 does not mask x < mean)."""
     _PARAMS = ("mean", "sd")
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"sd": "Standard deviation must be greater than zero."}
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="HalfNormal"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, mean=mean, sd=sd)
-        positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def _log_prob(self, v, m, s):
         z = (v - m) / s
@@ -274,12 +274,12 @@ class HalfNormal(_DensityOnly):
 class StudentT(_DensityOnly):
     """StudentT(df, mean, sd)."""
     _PARAMS = ("df", "mean", "sd")
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"df": "Degrees of freedom must be greater than zero.",
+                 "sd": "Standard deviation must be greater than zero."}
 
     def __init__(self, df=None, mean=None, sd=None, seed=None, dtype=mstype.float32, name="StudentT"):
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, df=df, mean=mean, sd=sd)
-        positive(self._host["df"], "Degrees of freedom must be greater than zero.")
-        positive(self._host["sd"], "Standard deviation must be greater than zero.")
 
     def _log_prob(self, v, df, m, s):
         z = (v - m) / s

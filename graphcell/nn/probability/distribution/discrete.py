@@ -7,7 +7,7 @@ import numpy as np
 
 from .... import dtype as mstype
 from .... import ops as F
-from .distribution import FLOAT_TYPES, INT_TYPES, Distribution, check_dtype, probabilities, shown
+from .distribution import FLOAT_TYPES, INT_TYPES, Distribution, probabilities, shown
 
 _DISCRETE_TYPES = INT_TYPES + FLOAT_TYPES
 
@@ -32,9 +32,9 @@ class Bernoulli(_Discrete):
     """Bernoulli(probs): 1 with probability probs. log_prob is v log p + (1 - v) log(1 - p) for any
     value (2.10's, so non-integer values give numbers, not zero)."""
     _PARAMS, _TYPE = ("probs",), "Bernoulli"
+    _DTYPES = _DISCRETE_TYPES
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Bernoulli"):
-        check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
         super().__init__(seed, dtype, name, probs=probs)
         probabilities(self._host["probs"])
 
@@ -70,9 +70,9 @@ class Geometric(_Discrete):
     """Geometric(probs): the number of failures before the first success, probs the success
     probability; values are floored."""
     _PARAMS, _TYPE = ("probs",), "Geometric"
+    _DTYPES = _DISCRETE_TYPES
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Geometric"):
-        check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
         super().__init__(seed, dtype, name, probs=probs)
         probabilities(self._host["probs"])
 
@@ -114,9 +114,9 @@ class Categorical(Distribution):
     before it are the batch. Out-of-range values give NaN probabilities, as 2.10's do; mean, sd
     and var keep a trailing axis of 1 (2.10's shapes, measured)."""
     _PARAMS, _TYPE = ("probs",), "Categorical"
+    _DTYPES = _DISCRETE_TYPES
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Categorical"):
-        check_dtype(type(self).__name__, dtype, _DISCRETE_TYPES)
         super().__init__(seed, dtype, name, probs=probs)
         p = self._host["probs"]
         if p is not None:

@@ -32,12 +32,16 @@ class Distribution(Cell):
     the private formulas (`_log_prob(value, *params)`, `_mean(*params)`, ...) they support."""
 
     _PARAMS: tuple = ()
+    _DTYPES: tuple | None = None   # a built-in family's accepted dtypes, checked before anything is stored
+    _POSITIVE: dict = {}           # parameter -> 2.10's message when a value given for it is not > 0
     _TYPE: str | None = None           # get_dist_type's answer; None: 2.10 raises for it
 
     def __init__(self, seed, dtype, name, param=None, **params):
         """`param`: 2.10's record of the constructor's arguments (`parameters`). A built-in
         family passes its own parameters by keyword instead: they are stored as the defaults
         and recorded as 2.10 does (the arguments, then the parameters again as param_dict)."""
+        if self._DTYPES is not None:
+            check_dtype(type(self).__name__, dtype, self._DTYPES)
         super().__init__()
         self._name = name
         self._dtype = dtype
@@ -49,6 +53,8 @@ class Distribution(Cell):
         self._host = {}                # parameter name -> float32 numpy value given at construction
         self._defaults = {}            # parameter name -> float32 Tensor
         self._store(**params)
+        for key, message in self._POSITIVE.items():
+            positive(self._host[key], message)
 
     def _store(self, **values):
         for key, value in values.items():

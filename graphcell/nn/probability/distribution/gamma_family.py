@@ -6,7 +6,7 @@ from __future__ import annotations
 from .... import dtype as mstype
 from .... import ops as F
 from ....ops import random_draws
-from .distribution import FLOAT_TYPES, INT_TYPES, Distribution, check_dtype, not_scalar, positive
+from .distribution import FLOAT_TYPES, INT_TYPES, Distribution, not_scalar
 
 
 def _lbeta(a, b):
@@ -22,14 +22,14 @@ def _gamma_draw(dist, shape, alpha):
 class Gamma(Distribution):
     """Gamma(concentration, rate): mean concentration / rate."""
     _PARAMS, _TYPE = ("concentration", "rate"), "Gamma"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"concentration": "concentration must be greater than zero.",
+                 "rate": "rate must be greater than zero."}
 
     def __init__(self, concentration=None, rate=None, seed=None, dtype=mstype.float32, name="Gamma"):
         not_scalar(concentration, "concentration")
         not_scalar(rate, "rate")
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, concentration=concentration, rate=rate)
-        positive(self._host["concentration"], "concentration must be greater than zero.")
-        positive(self._host["rate"], "rate must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("concentration", "rate"))
@@ -65,14 +65,14 @@ class Beta(Distribution):
     """Beta(concentration1, concentration0): density x^(c1-1) (1-x)^(c0-1) / B(c1, c0). 2.10 has
     no cdf for it."""
     _PARAMS, _TYPE = ("concentration1", "concentration0"), "Beta"
+    _DTYPES = FLOAT_TYPES
+    _POSITIVE = {"concentration1": "concentration1 must be greater than zero.",
+                 "concentration0": "concentration0 must be greater than zero."}
 
     def __init__(self, concentration1=None, concentration0=None, seed=None, dtype=mstype.float32, name="Beta"):
         not_scalar(concentration0, "concentration0")   # 2.10 checks concentration0 first (measured)
         not_scalar(concentration1, "concentration1")
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES)
         super().__init__(seed, dtype, name, concentration1=concentration1, concentration0=concentration0)
-        positive(self._host["concentration1"], "concentration1 must be greater than zero.")
-        positive(self._host["concentration0"], "concentration0 must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("concentration1", "concentration0"))
@@ -109,12 +109,12 @@ class Beta(Distribution):
 class Poisson(Distribution):
     """Poisson(rate); 2.10 has no entropy, kl_loss or cross_entropy for it."""
     _PARAMS, _TYPE = ("rate",), "Poisson"
+    _DTYPES = FLOAT_TYPES + INT_TYPES
+    _POSITIVE = {"rate": "rate must be greater than zero."}
 
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Poisson"):
         not_scalar(rate, "rate")
-        check_dtype(type(self).__name__, dtype, FLOAT_TYPES + INT_TYPES)
         super().__init__(seed, dtype, name, rate=rate)
-        positive(self._host["rate"], "rate must be greater than zero.")
 
     def extend_repr(self):
         return self._repr_params(("rate",))
