@@ -206,6 +206,11 @@ class Dataset:
         it has none."""
         return self.children[0].get_class_indexing() if self.children else {}
 
+    def save(self, file_name, num_files=1, file_type="mindrecord") -> None:
+        """Writes one epoch of rows to `num_files` MindRecord files (mindrecord_dataset.py)."""
+        from .mindrecord_dataset import save
+        save(self, file_name, num_files, file_type)
+
     def device_que(self, send_epoch_end=True, create_data_info_queue=False, queue_name=""):
         """MindSpore's device queue feeds dataset sink mode on Ascend/GPU; graphcell has none."""
         raise NotImplementedError("device_que: graphcell has no device queue (dataset sink mode); iterate the "
