@@ -1761,3 +1761,15 @@ __all__ += _ctc_sparse.CLASSES
 from .detection_tf import CombinedNonMaxSuppression  # noqa: E402,F401
 from .image_tf import ExtractGlimpse, ScaleAndTranslate  # noqa: E402,F401
 __all__ += ["CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
+
+from . import rnn_classes as _rnn_classes  # noqa: E402
+from .rnn_classes import BasicLSTMCell, DynamicGRUV2, DynamicRNN, LSTM  # noqa: E402,F401
+__all__ += _rnn_classes.CLASSES
+
+from . import rnnt_loss as _rnnt_loss  # noqa: E402
+from .rnnt_loss import RNNTLoss  # noqa: E402,F401
+__all__ += _rnnt_loss.CLASSES
+
+from . import misc_op_classes as _misc_op_classes  # noqa: E402
+from .misc_op_classes import *  # noqa: F401,F403,E402 - Eps, Fills, NoRepeatNGram, the sparse classes, ...
+__all__ += _misc_op_classes.CLASSES
