@@ -70,8 +70,16 @@ _LAZY = {
     "mutable": "graphcell.frontend.mutable",
     "get_grad": "graphcell.api.grad_ids",
     **dict.fromkeys(["from_dlpack", "to_dlpack"], "graphcell.tensor_storage"),
-    **dict.fromkeys(["set_device", "get_current_device", "synchronize", "set_recursion_limit", "set_dump"],
+    **dict.fromkeys(["set_device", "get_current_device", "set_recursion_limit", "set_dump"],
                     "graphcell.device_manager"),
+    # mindspore.runtime's names at the top level, as 2.10 has them (mindspore.synchronize among them)
+    **dict.fromkeys(["Stream", "Event", "StreamCtx", "synchronize", "current_stream", "default_stream",
+                     "communication_stream", "set_cur_stream"], "graphcell.runtime.streams"),
+    **dict.fromkeys(["memory_stats", "memory_summary", "memory_allocated", "max_memory_allocated", "memory_reserved",
+                     "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+                     "reset_max_memory_reserved", "empty_cache", "set_memory"], "graphcell.runtime.memory"),
+    **dict.fromkeys(["launch_blocking", "dispatch_threads_num", "set_cpu_affinity"], "graphcell.runtime.executor"),
+    "Profiler": "graphcell.profiler",
     **dict.fromkeys(["jit_class", "constexpr", "lazy_inline", "no_inline", "recompute", "JitConfig",
                      "set_deterministic", "STRICT", "COMPATIBLE", "LAX"], "graphcell.compiler.hints"),
     "run_check": "graphcell.common.run_check",
@@ -86,7 +94,8 @@ _LAZY = {
         "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
         "names")},
 }
-_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx", "experimental"}
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx", "experimental",
+                 "hal", "utils", "device_context", "profiler"}
 
 
 def __getattr__(name):
