@@ -55,15 +55,20 @@ def test_schedule_saves_each_cycle_through_the_handler(tmp_path):
     net = nn.Dense(3, 2)
     x = ms.Tensor(np.ones((4, 3), np.float32))
     ready = []
-    handler = p.tensorboard_trace_handler(str(tmp_path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sched = p.schedule(wait=1, warmup=1, active=2, repeat=2)
-    with p.profile(schedule=sched, on_trace_ready=lambda prof: (ready.append(prof.step_num), handler(prof))) as prof:
+    prof = ms.Profiler(output_path=str(tmp_path / "own"), schedule=sched,
+                       on_trace_ready=lambda prof: (ready.append(prof.step_num), prof.analyse()))
+    for _ in range(10):
+        net(x)
+        prof.step()
+    assert ready == [4, 8]           # after steps 3 and 7, as 2.10 calls it
+    with p.profile(schedule=sched, on_trace_ready=p.tensorboard_trace_handler(str(tmp_path / "tb"))) as prof:
         for _ in range(10):
             net(x)
             prof.step()
-    assert ready == [4, 8]           # after steps 3 and 7, as 2.10 calls it
-    runs = sorted(glob.glob(str(tmp_path / "*_ascend_ms")))
-    assert len(runs) == 2 and all(os.path.isfile(os.path.join(r, "ASCEND_PROFILER_OUTPUT", "trace_view.json"))
-                                  for r in runs)
+    for folder in ("own", "tb"):
+        runs = sorted(glob.glob(str(tmp_path / folder / "*_ascend_ms")))
+        assert len(runs) == 2 and all(os.path.isfile(os.path.join(r, "ASCEND_PROFILER_OUTPUT", "trace_view.json"))
+                                      for r in runs)
