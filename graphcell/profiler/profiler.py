@@ -266,5 +266,5 @@ class profile(Profiler):
         super().__init__(**kwargs)
 
 
-__all__ = ["Profiler", "profile", "schedule", "Schedule", "ProfilerAction", "ProfilerActivity", "ProfilerLevel",
+__all__ = ["Profiler", "profile", "Schedule", "ProfilerAction", "ProfilerActivity", "ProfilerLevel",
            "ExportType", "AicoreMetrics", "HostSystem", "tensorboard_trace_handler", "_ExperimentalConfig"]
