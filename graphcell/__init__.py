@@ -60,7 +60,9 @@ _LAZY = {
     "load": "graphcell.compiler.export",
     "check": "graphcell.compiler.check",
     "Model": "graphcell.train.model",
-    **dict.fromkeys(["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"],
+    **dict.fromkeys(["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network",
+                     "data_sink", "DatasetHelper", "connect_network_with_dataset", "BackupAndRestore", "OnRequestExit",
+                     "FlopsUtilizationCollector", "build_searched_strategy", "load_distributed_checkpoint"],
                     "graphcell.train"),
     **dict.fromkeys(["ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "merge_sliced_parameter"],
                     "graphcell.train.ckpt_convert"),
@@ -70,8 +72,21 @@ _LAZY = {
     "mutable": "graphcell.frontend.mutable",
     "get_grad": "graphcell.api.grad_ids",
     **dict.fromkeys(["from_dlpack", "to_dlpack"], "graphcell.tensor_storage"),
-    **dict.fromkeys(["set_device", "get_current_device", "synchronize", "set_recursion_limit", "set_dump"],
+    **dict.fromkeys(["set_device", "get_current_device", "set_recursion_limit", "set_dump"],
                     "graphcell.device_manager"),
+    # mindspore.runtime's names at the top level, as 2.10 has them (mindspore.synchronize among them)
+    **dict.fromkeys(["Stream", "Event", "StreamCtx", "synchronize", "current_stream", "default_stream",
+                     "communication_stream", "set_cur_stream"], "graphcell.runtime.streams"),
+    **dict.fromkeys(["memory_stats", "memory_summary", "memory_allocated", "max_memory_allocated", "memory_reserved",
+                     "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+                     "reset_max_memory_reserved", "empty_cache", "set_memory"], "graphcell.runtime.memory"),
+    **dict.fromkeys(["launch_blocking", "dispatch_threads_num", "set_cpu_affinity"], "graphcell.runtime.executor"),
+    "Profiler": "graphcell.profiler",
+    **dict.fromkeys(["Symbol", "enable_dynamic"], "graphcell.common.symbol"),
+    **dict.fromkeys(["get_py_obj_dtype", "get_level", "get_log_config"], "graphcell.common.introspection"),
+    "swap_tensors": "graphcell.common.tensor_swap",
+    **dict.fromkeys(["saved_tensors_hooks", "register_saved_tensors_hooks"], "graphcell.common.saved_tensors_hooks"),
+    "parameter_broadcast": "graphcell.common.parameter_broadcast",
     **dict.fromkeys(["jit_class", "constexpr", "lazy_inline", "no_inline", "recompute", "JitConfig",
                      "set_deterministic", "STRICT", "COMPATIBLE", "LAX"], "graphcell.compiler.hints"),
     "run_check": "graphcell.common.run_check",
@@ -86,7 +101,8 @@ _LAZY = {
         "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity", "get_metric_fn",
         "names")},
 }
-_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx", "experimental"}
+_LAZY_MODULES = {"amp", "dataset", "train", "communication", "runtime", "passes", "ir", "mint", "onnx", "experimental",
+                 "hal", "utils", "device_context", "profiler"}
 
 
 def __getattr__(name):

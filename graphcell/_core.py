@@ -11,6 +11,7 @@ from .dtype import (DType, bfloat16, bool_, complex64, complex128, float16, floa
                     int32, int64, int_, uint8, uint16, uint32, uint64, dtype_to_nptype, dtype_to_pytype,
                     pytype_to_dtype)
 from .dtype import Int, TensorType, Type, list_, number, string, tensor_type, tuple_, type_none, uint  # noqa: E402,F401
+from .dtype import float8_e4m3fn, float8_e5m2  # noqa: E402,F401
 from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
 from .sparse_tensor import COOTensor, CSRTensor, RowTensor  # noqa: E402,F401
 from . import ops  # noqa: E402

@@ -46,7 +46,9 @@ def get_current_device() -> DeviceInfo:
 
 
 def synchronize() -> None:
-    """Waits for the device's work: graphcell's results are read on the host, which waits already."""
+    """Waits for every computation jax has dispatched (runtime.synchronize)."""
+    from .runtime.streams import synchronize as wait_all
+    wait_all()
 
 
 def set_recursion_limit(recursion_limit=1000) -> None:

@@ -41,7 +41,7 @@ class DType(Type):
 
     @property
     def is_floating(self) -> bool:
-        return self.np_dtype.kind == "f" or self is bfloat16
+        return self.np_dtype.kind == "f" or self in _ML_FLOATS
 
     @property
     def is_complex(self) -> bool:
@@ -50,7 +50,7 @@ class DType(Type):
     @property
     def is_inexact(self) -> bool:
         """Floating or complex: the dtypes that carry gradients and that float functions take as they are."""
-        return self.np_dtype.kind in "fc" or self is bfloat16
+        return self.np_dtype.kind in "fc" or self in _ML_FLOATS
 
     @property
     def real_dtype(self) -> "DType":
@@ -82,16 +82,23 @@ bool_ = DType("bool_", np.bool_, "Bool", "bool")
 complex64 = DType("complex64", np.complex64, "Complex64", "c64")
 complex128 = DType("complex128", np.complex128, "Complex128", "c128")
 
+# 8-bit floats (MindSpore 2.10: str Float8E4M3FN / Float8E5M2, itemsize 1; its CPU build cannot
+# cast to them). Casts round as ml_dtypes does (XLA's conversions); no ONNX rule takes them.
+float8_e4m3fn = DType("float8_e4m3fn", ml_dtypes.float8_e4m3fn, "Float8E4M3FN", "f8e4m3fn")
+float8_e5m2 = DType("float8_e5m2", ml_dtypes.float8_e5m2, "Float8E5M2", "f8e5m2")
+_ML_FLOATS = (bfloat16, float8_e4m3fn, float8_e5m2)
+
 ALL_DTYPES = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               bool_, complex64, complex128)
 float_ = float32
 int_ = int64
 
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({d.ms_name.lower(): d for d in ALL_DTYPES})
-_BY_NAME.update({d.short: d for d in ALL_DTYPES})
+_FLOAT8 = (float8_e4m3fn, float8_e5m2)   # kept out of ALL_DTYPES: the checkpoint formats and tables
+_BY_NAME = {d.name: d for d in ALL_DTYPES + _FLOAT8}
+_BY_NAME.update({d.ms_name.lower(): d for d in ALL_DTYPES + _FLOAT8})
+_BY_NAME.update({d.short: d for d in ALL_DTYPES + _FLOAT8})
 _BY_NAME.update({"bool": bool_, "float": float32, "int": int64, "half": float16, "double": float64})
-_BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
+_BY_NP = {d.np_dtype: d for d in ALL_DTYPES + _FLOAT8}
 
 
 def to_dtype(x) -> DType:
@@ -149,7 +156,8 @@ def result_dtype(*dtypes: DType) -> DType:
     numpy); with uint64 there is none, which is an error (MindSpore refuses such mixes).
     Complex is above every real dtype, and a complex64 meeting a float64 is complex128
     (MindSpore 2.10, measured: complex64 + float64 -> Complex128, complex64 + int32 -> Complex64)."""
-    order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, bfloat16, float16, float32, float64,
+    order = [bool_, uint8, int8, uint16, int16, int32, uint32, int64, uint64, float8_e5m2, float8_e4m3fn, bfloat16,
+             float16, float32, float64,
              complex64, complex128]
     best = dtypes[0]
     for d in dtypes[1:]:

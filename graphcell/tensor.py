@@ -100,11 +100,13 @@ class SignatureOnly:
     """The payload of `Tensor(shape=[None, 3], dtype=...)`: MindSpore's dynamic-shape input
     signature for `set_inputs` / `jit(input_signature=...)`. It has a shape (-1 for each
     dynamic dimension, as MindSpore reports it) and a dtype, but no values."""
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "symbols")
 
     def __init__(self, shape, dtype: DType):
-        self.shape = tuple(-1 if d is None else int(d) for d in shape)
+        from .common.symbol import Symbol
+        self.shape = tuple(-1 if d is None or isinstance(d, Symbol) else int(d) for d in shape)
         self.dtype = dtype.np_dtype
+        self.symbols = [d if isinstance(d, Symbol) else None for d in shape]   # MindSpore's dimension hints
 
     def __array__(self, *args, **kwargs):
         raise ValueError(f"a Tensor of dynamic shape {list(self.shape)} is an input signature "
@@ -112,7 +114,9 @@ class SignatureOnly:
 
 
 def _is_dynamic_shape(shape) -> bool:
-    return shape is not None and not isinstance(shape, int) and any(d is None or d == -1 for d in shape)
+    from .common.symbol import Symbol
+    return shape is not None and not isinstance(shape, int) and any(
+        d is None or isinstance(d, Symbol) or d == -1 for d in shape)
 
 
 class Tensor(TensorMethods, TensorStorageMethods):

@@ -17,6 +17,7 @@ from ..graph_scalar import GraphScalar
 from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
+from ..runtime.executor import _SETTINGS
 from ..tensor import SignatureOnly, Tensor
 
 _CONFIG_EPOCH = [0]
@@ -61,6 +62,8 @@ def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
             from ..ops.hooks import raise_hook_error
             jax.block_until_ready(outs)
             raise_hook_error()
+    if _SETTINGS["launch_blocking"]:   # runtime.launch_blocking(): the call waits for its results
+        jax.block_until_ready(outs)
     from ..context import _CONTEXT  # lazy: context imports this module
     if _CONTEXT["check_finite"]:    # off: one dict lookup per call
         from .check_finite import check_outputs

@@ -23,6 +23,11 @@ from .metrics_registry import get_metric_fn, get_metrics, names
 from .model import Model
 from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .amp_train import build_train_network
+from .data_sink import DatasetHelper, connect_network_with_dataset, data_sink
+from .callback_resilience import BackupAndRestore, OnRequestExit
+from .flops_collector import FlopsUtilizationCollector
+from .ckpt_convert import ckpt_to_safetensors, load_checkpoint_async, merge_sliced_parameter, safetensors_to_ckpt
+from .distributed_ckpt import build_searched_strategy, load_distributed_checkpoint
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
            "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError",
@@ -33,4 +38,15 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_c
            "ConfusionMatrix", "ConfusionMatrixMetric", "ROC", "auc", "BleuScore", "Perplexity", "OcclusionSensitivity",
            "Dice", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "CosineSimilarity",
            "get_metric_fn", "get_metrics", "names",
-           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network",
+           "data_sink", "DatasetHelper", "connect_network_with_dataset", "BackupAndRestore", "OnRequestExit",
+           "FlopsUtilizationCollector", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async",
+           "merge_sliced_parameter", "build_searched_strategy", "load_distributed_checkpoint", "export", "load"]
+
+
+def __getattr__(name):
+    """export/load (2.10's mindspore.train.export/load) load the ONNX exporter on first use."""
+    if name in ("export", "load"):
+        from ..compiler import export as exporter
+        return getattr(exporter, name)
+    raise AttributeError(f"module 'graphcell.train' has no attribute {name!r}")
