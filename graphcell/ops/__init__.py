@@ -66,6 +66,7 @@ from .image_ops import col2im  # noqa: F401,E402 - and the HSV, ResizeArea, Extr
 from .math_more2 import *  # noqa: F401,F403,E402 - accumulate_n, make_coo_tensor, ...; classes in operations.py
 from .misc_op_classes import coalesce  # noqa: F401,E402 - ops.Coalesce and the small classes are in operations.py
 from . import betainc as _betainc  # noqa: F401,E402 - the betainc primitive (ops.Betainc is in operations.py)
+from .graph_functions import *  # noqa: F401,F403,E402 - 2.10's tensor_*/scalar_*/tuple_* helpers, make_tuple, typeof, ...
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's
@@ -80,7 +81,8 @@ del _name
 # MindSpore's ops.grad / value_and_grad / vmap / vjp / jvp / jacfwd / jacrev: the transforms, loaded on first use
 # (they import the tracer and the passes, which import this package).
 _TRANSFORMS = {"grad": "graphcell.api.grad", "value_and_grad": "graphcell.api.grad", "vmap": "graphcell.api.vmap",
-               **dict.fromkeys(["vjp", "jvp", "jacfwd", "jacrev"], "graphcell.api.jacobian")}
+               **dict.fromkeys(["vjp", "jvp", "jacfwd", "jacrev"], "graphcell.api.jacobian"),
+               **dict.fromkeys(["jet", "derivative", "linearize"], "graphcell.api.taylor"), "get_grad": "graphcell.api.grad_ids"}
 
 
 def __getattr__(name):
@@ -89,12 +91,21 @@ def __getattr__(name):
     import importlib
     if name in _TRANSFORMS:
         value = getattr(importlib.import_module(_TRANSFORMS[name]), name)
-    elif name == "operations" or name[:1].isupper():
+    elif name in ("operations", "P") or name[:1].isupper():
         operations = importlib.import_module("graphcell.ops.operations")
-        if name != "operations" and name not in operations.__all__:
+        if name in ("operations", "P"):   # 2.10's ops.P is the operations module
+            value = operations
+        elif name not in operations.__all__:
             raise AttributeError(f"module 'graphcell.ops' has no attribute {name!r}")
-        value = operations if name == "operations" else getattr(operations, name)
+        else:
+            value = getattr(operations, name)
     else:
         raise AttributeError(f"module 'graphcell.ops' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+# `from mindspore.ops import functional as F`: the internal functional module answers 2.10's F names too.
+from . import composite as _composite, functional as _functional, functional_names as _functional_names  # noqa: E402
+_functional_names.install(_functional, __import__("sys").modules[__name__])
+_functional_names.install(_composite, __import__("sys").modules[__name__], _functional_names.MINDSPORE_COMPOSITE)
