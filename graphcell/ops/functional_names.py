@@ -131,7 +131,6 @@ SKIPPED = {
     "stop_gradient_": "2.10's CPU build has no InplaceStopGradient kernel: under grad it raises (measured); "
                       "use ops.stop_gradient",
     "inplace_sigmoid": "2.10's CPU build: 'The kernel InplaceSigmoid unregistered.' (measured)",
-    "coalesce": "COOTensor coalescing: graphcell's COOTensor keeps no duplicate-index form to coalesce",
     "deformable_conv2d": "deformable convolution (DeformableOffsets) is not in graphcell",
     "move_to": "moves a Tensor between devices; graphcell has one device",
     "reshard": "a parallel layout annotation (graphcell's parallel API runs on one device)",
