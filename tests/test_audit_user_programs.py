@@ -36,3 +36,30 @@ def test_an_integer_index_out_of_range_gives_2_10s_message():
         x[5]
     with pytest.raises(IndexError, match="^index 5 is out of bounds for dimension with size 3$"):
         x[0, 5]
+
+
+class _Frozen(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor([2.0, 3.0]), name="w")
+        self.f = ms.Parameter(Tensor([5.0, 7.0]), name="f", requires_grad=False)
+
+    def construct(self, x):
+        return (x * self.w * self.f).sum()
+
+
+def test_an_eager_gradient_of_a_frozen_parameter_is_zeros_and_a_compiled_one_is_not():
+    """Measured on MindSpore 2.10 (PYNATIVE): grad, value_and_grad and GradOperation called
+    eagerly give zeros for a Parameter whose requires_grad is False when called (so a layer frozen
+    after its optimizer was built stays put); inside ms.jit the real gradient."""
+    import numpy as np
+    n, x = _Frozen(), Tensor([1.0, 2.0])
+    g = ms.grad(n, None, [n.w, n.f])(x)
+    assert np.array_equal(g[0].asnumpy(), [5.0, 14.0]) and np.array_equal(g[1].asnumpy(), [0.0, 0.0])
+    assert np.array_equal(ms.ops.GradOperation(get_by_list=True)(n, ms.ParameterTuple([n.w, n.f]))(x)[1].asnumpy(),
+                          [0.0, 0.0])
+    vg = ms.value_and_grad(n, None, [n.w, n.f])
+    assert np.array_equal(ms.jit(lambda t: vg(t))(x)[1][1].asnumpy(), [2.0, 6.0])
+    n.w.requires_grad, n.f.requires_grad = False, True   # read at each call
+    g = vg(x)[1]
+    assert np.array_equal(g[0].asnumpy(), [0.0, 0.0]) and np.array_equal(g[1].asnumpy(), [2.0, 6.0])
