@@ -124,7 +124,8 @@ class _GradFunction:
             args, sens = args[:-1], args[-1]
         positions = self._normalized_positions(args)
         leaves, structure = pytree.flatten(args)
-        if current_tracer() is None:
+        eager = current_tracer() is None
+        if eager:
             # PYNATIVE: fn is traced on every call, as MindSpore runs it on every call, so
             # Python values it reads (a closure's float, a list, an array turned into a
             # Tensor) are today's; the backward graph and its compiled program are reused
@@ -148,7 +149,7 @@ class _GradFunction:
         outs = inline(gtraced, leaves + [_mindspore_convention(s) for s in sens_leaves])
         n_out = len(forward.graph.user_outputs)
         value = pytree.unflatten(forward.out_tree, list(outs[:n_out]))
-        return self._assemble(value, [_mindspore_convention(g) for g in outs[n_out:]], layout, args)
+        return self._assemble(value, [_mindspore_convention(g) for g in outs[n_out:]], layout, args, eager)
 
     # -- building ----------------------------------------------------------------------
     def _build(self, args, positions, forward=None):
@@ -226,7 +227,7 @@ class _GradFunction:
         return [F.broadcast_to(F.cast(s, o.dtype), o.shape) for s, o in zip(leaves, outs)]
 
     # -- results ------------------------------------------------------------------------
-    def _assemble(self, value, grads, layout, args):
+    def _assemble(self, value, grads, layout, args, eager=False):
         result = []
         if self.positions is not None:
             per_input = []
@@ -241,7 +242,9 @@ class _GradFunction:
         if self.weights is not None:
             per_weight = []
             for w, slot in zip(self.weights, layout["weights"]):
-                if slot is None:
+                # Called eagerly, MindSpore 2.10 gives a Parameter with requires_grad=False (at the
+                # call) zeros, so a frozen layer stays put under SGD; inside jit, its gradient.
+                if slot is None or (eager and not w.requires_grad):
                     g = F.zeros_like(w)
                 elif isinstance(slot, tuple):
                     g = grads[slot[0]][slot[1]]

@@ -57,8 +57,8 @@ def run(args, out) -> int:
     from ..nn import CellList
     members, batches = _ints(args.members, "--members"), _ints(args.batch, "--batch")
     ms.set_seed(args.seed)
+    specs = loader.parse_inputs(args.input_shape, args.input_dtype)   # first: loading a script runs it
     spec = loader.load_model(args.model, args.args)
-    specs = loader.parse_inputs(args.input_shape, args.input_dtype)
     if not any(s.batch_axes for s in specs):   # the first dimension is the batch
         specs = [loader.InputSpec((loader.BATCH,) + s.shape[1:], s.dtype) for s in specs]
     nets = loader.build_members(spec, None, max(members), inputs=specs)

@@ -32,8 +32,8 @@ def add_parser(sub, common):
 def run(args, out) -> int:
     import graphcell as ms
     ms.set_seed(args.seed)
+    specs = loader.parse_inputs(args.input_shape, args.input_dtype)   # first: loading a script runs it
     spec = loader.load_model(args.model, args.args)
-    specs = loader.parse_inputs(args.input_shape, args.input_dtype)
     nets = loader.build_members(spec, args.checkpoint, inputs=specs)
     if len(nets) == 1:
         if args.in_axes != "none":

@@ -78,8 +78,8 @@ def build_stages(args) -> list[Stage]:
     import graphcell as ms
     from ..frontend.trace import trace
     ms.set_seed(args.seed)
+    inputs = loader.parse_inputs(args.input_shape, args.input_dtype)   # first: loading a script runs it
     spec = loader.load_model(args.model, args.args)
-    inputs = loader.parse_inputs(args.input_shape, args.input_dtype)
     if args.vmap is not None and args.vmap < 1:
         raise UserError(f"--vmap must be at least 1, got {args.vmap}")
     n = args.vmap or (len(args.checkpoint) if args.checkpoint and len(args.checkpoint) > 1 else None)

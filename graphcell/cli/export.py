@@ -47,8 +47,8 @@ def build_exportable(args):
     from ..frontend.trace import _arg_names
     from ..nn import CellList
     ms.set_seed(args.seed)
+    specs = loader.parse_inputs(args.input_shape, args.input_dtype)   # first: loading a script runs it
     spec = loader.load_model(args.model, args.args)
-    specs = loader.parse_inputs(args.input_shape, args.input_dtype)
     nets = loader.build_members(spec, args.checkpoint, inputs=specs)
     n = len(nets)
     per_member = args.in_axes == "0" and n > 1

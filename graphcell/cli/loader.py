@@ -109,7 +109,10 @@ def _load_file(path: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module   # dataclasses and pickling look modules up by name
     try:
-        spec.loader.exec_module(module)
+        # A training script prints as it runs: on stderr, so the command's stdout holds only
+        # its own output (`dump > net.ir`, `export --json | jq`).
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except Exception as e:
         del sys.modules[mod_name]
         where = ""

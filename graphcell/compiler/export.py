@@ -722,6 +722,9 @@ def export(net, *inputs, file_name: str, file_format: str = "ONNX", dynamic_axes
     if kwargs:
         raise TypeError(f"export: unexpected arguments {sorted(kwargs)}")
     if str(file_format).upper() != "ONNX":
+        if file_format not in ("AIR", "MINDIR"):   # 2.10's message for a format it does not know
+            raise ValueError(f"For 'export', 'file_format' must be one of ['AIR', 'ONNX', 'MINDIR'], "
+                             f"but got {file_format}.")
         raise ValueError(f"export: graphcell writes file_format='ONNX' only, got {file_format!r}")
     path = os.fspath(file_name)
     if not path.lower().endswith(".onnx"):

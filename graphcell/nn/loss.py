@@ -91,6 +91,13 @@ class CrossEntropyLoss(LossBase):
                 raise TypeError(f"For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
                                 f"'mindspore.{labels.dtype.name}'.")
             self.check_indices(labels, logits.shape[CL.class_axis(logits)], "labels", ignore=self.ignore_index)
+        elif labels.ndim != logits.ndim:   # float class indices: 2.10 asks for int32
+            raise TypeError(f"For 'CrossEntropyLoss', the 'labels' should be Int32, but got "
+                            f"'mindspore.{labels.dtype.name}'.")
+        elif labels.shape != logits.shape:
+            raise ValueError(f"For 'CrossEntropyLoss', the shape of 'logits' should be (N, C, d_0, d_1, ...), and the "
+                             f"shape of 'labels' should be (N, C, d_0, d_1, ...), but get 'logits' shape: "
+                             f"{tuple(logits.shape)} and 'labels' shape: {tuple(labels.shape)}.")
         return CL.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
 
 

@@ -804,7 +804,7 @@ def getitem(x: Tensor, index) -> Tensor:
         else:
             i = int(item)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+                raise IndexError(f"index {i} is out of bounds for dimension with size {size}")   # 2.10's words
             i %= size
             starts.append(i), limits.append(i + 1), strides.append(1)
         axis += 1
