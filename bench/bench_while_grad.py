@@ -37,8 +37,10 @@ def jax_loss(x, n):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="*", help="trip counts (default 10 100 1000 10000)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed calls at least, per contender")
     args = parser.parse_args()
-    sizes = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+    sizes = args.sizes or ([10, 100, 1000] if args.quick else [10, 100, 1000, 10000])
     x = np.linspace(-1, 1, 64).astype(np.float32)
     grad = ms.jit(ops.grad(loss))
     print(f"{'n':>6} {'graphcell ms':>13} {'jax fori_loop ms':>17} {'ratio':>6}")
@@ -46,7 +48,7 @@ def main():
         jax_grad = jax.jit(jax.grad(lambda x, n=n: jax_loss(x, n)))
         np.testing.assert_allclose(grad(Tensor(x), Tensor(np.int32(n))).asnumpy(), jax_grad(x), rtol=1e-4, atol=1e-6)
         t = medians_ms({"gc": lambda: grad(Tensor(x), Tensor(np.int32(n))), "jax": lambda: jax_grad(x)},
-                       budget_s=2.0)
+                       budget_s=2.0, min_rounds=args.rounds)
         print(f"{n:>6} {t['gc']:>13.3f} {t['jax']:>17.3f} {t['gc'] / t['jax']:>6.2f}", flush=True)
 
 

@@ -235,12 +235,13 @@ def test_vmap_of_the_gradient_and_gradient_of_vmap_match_each_member():
 
 
 def test_the_vjp_is_loops_not_an_unrolling():
-    """`sine`'s vjp: the forward loop, counting, level 0's fill and segment loop, and inside it
-    level 1's fill, iteration loop and replay. A linear body's vjp reads no carry, so
-    `doubling`'s is one loop after the counting (no snapshots)."""
+    """`sine`'s vjp: the forward loop and counting, then a cond: for n <= C a fill and a loop
+    reading every carry (`stored`); else level 0's fill and segment loop, and inside it level
+    1's fill, iteration loop and replay. A linear body's vjp reads no carry, so `doubling`'s is
+    one loop after the counting (no snapshots)."""
     text = str(ms.trace(ops.grad(sine), Tensor(INPUTS["xs"]), Tensor(INPUTS["ws"])).graph)
-    assert text.count("while_loop(") == 7
-    for loop in ("count", "fill", "vjp0", "vjp1", "replay"):
+    assert text.count("while_loop(") == 9 and text.count(" = cond(") == 1
+    for loop in ("count", "fill", "vjp", "vjp0", "vjp1", "replay"):
         assert f"_{loop}_body" in text
     text = str(ms.trace(ops.grad(doubling), Tensor(INPUTS["x1"])).graph)
     assert text.count("while_loop(") == 3 and "write_rows" not in text

@@ -3,31 +3,37 @@ under jit, or a known count above the unrolling limit), by checkpointing, with s
 only, so it lowers to XLA and to nested ONNX Loops, and differentiates and vmaps again:
 
 1. a counting loop: the forward loop again, with an int32 counter carried along, gives the
-   trip count n;
-2. level 0: a loop fills a buffer of C snapshots, the carry before every s-th iteration,
-   s = max(1, ceil(n / C)) (a run-time value); then a loop over the segments, last first,
-   hands each segment's snapshot and length L (at most s) to level 1;
-3. level 1: the same over the segment, with stride s' = max(1, ceil(L / C)) (1 for n <= C^2),
+   trip count n; a `cond` on n <= C then takes one of two forms:
+2. n <= C (`stored`): a loop stores every carry in a buffer of C rows, and a loop over the
+   iterations, last first, applies the body's vjp to each (2n body runs, 3 loops: levels' inner
+   loops would run once per iteration, which at n = 100 took about twice as long). Otherwise
+   (`checkpointed`), level 0: a loop fills a buffer of C snapshots, the carry before every
+   s-th iteration, s = max(1, ceil(n / C)) (a run-time value); then a loop over the segments,
+   last first, hands each segment's snapshot and length L (at most s) to level 1;
+   level 1: the same over the segment, with stride s' = max(1, ceil(L / C)) (1 for n <= C^2),
    into a second buffer; then a loop over the segment's iterations k, last first, rebuilds the
    carry before iteration k from its snapshot (k mod s' body runs: none for n <= C^2) and
    applies the body's vjp: the carry's cotangent moves one iteration back and the cotangents
    of the loop's constants (closed-over Tensors, Parameters) are summed over the iterations.
 
     %n = while_loop(%x..., 0, %consts...)                    # body_graph + `i + 1`, cond_graph
+    cond(n <= C): stored: fill (stride 1), then while_loop(n - 1, %ct..., zeros...): take, vjp_body
+    else, checkpointed:
     %snaps... = while_loop(1, %x..., write_row(zeros[C], 0, %x)..., %consts...)   # fill, stride s
     %ct_x..., %ct_consts... = while_loop(m - 1, %ct..., zeros..., %snaps..., %consts...)
         body: fill the segment's buffer (stride s'), then
               while_loop(L - 1, %ct..., %sums...):  %x_k = replay(take(%snaps', k // s'), k % s')
                                                     %ct..., %g... = vjp_body(%x_k..., %ct..., %consts...)
 
-Cost for a loop of n iterations: about 3n body runs (counting, and each level's fill) plus
-n body vjps while n <= C^2, and n * (ceil(n / C^2) - 1) / 2 more replays beyond (O(n^2 / C^2)).
+Cost for a loop of n iterations: 2n body runs (n <= C), about 3n (counting, and each level's
+fill) while n <= C^2, plus n body vjps, and n * (ceil(n / C^2) - 1) / 2 more replays beyond (O(n^2 / C^2)).
 Memory: two buffers of C carries. C is a power of two, at most `MAX_SNAPSHOTS`, such that the
 two buffers hold at most `SNAPSHOT_BUDGET_BYTES` (a carry of 256 KiB or less gets C = 128, so
 up to 16384 iterations run with no replay; a carry of 16 MiB gets C = 2). Under vmap every
 member has its own buffers (the budget is per member). The old scheme, kept as the innermost
-replay, rebuilt each iteration's carry from the start: n(n+1)/2 body runs (146 ms at n = 1000
-for an elementwise body on 64 floats, where this takes under 1 ms).
+replay, rebuilt each iteration's carry from the start: n(n+1)/2 body runs
+(bench/bench_while_grad.py: an elementwise body on 64 floats at n = 1000, 208-304 -> 11-19 ms
+on a loaded 2-core machine; at n = 10000, 17.9 s -> 0.1 s).
 
 Known trip counts (`fori_loop` with int bounds) up to `MAX_UNROLLED_VJP` keep the unrolled vjp
 in `control_flow.py`. The recomputation is exact: random draws in the body read keys carried
@@ -90,9 +96,7 @@ class _Reverse:
         from ..passes.grad import prune
         from .control_flow import while_p
         nc, ne = len(carry), len(extras)
-        template = ([_template(TensorType(tuple(c.shape), c.dtype), f"c{i}", "arg") for i, c in enumerate(carry)]
-                    + [_template(TensorType(tuple(e.shape), e.dtype), f"e{i}", "capture") for i, e in enumerate(extras)]
-                    + self.const_templates)
+        template = self.template(carry, extras)
 
         def split(xs):
             return xs[:nc], xs[nc:nc + ne], xs[nc + ne:]
@@ -100,6 +104,25 @@ class _Reverse:
         # pruned: a snapshot or replay is dead where the body's vjp does not read the carry
         body = prune(build_graph(f"{self.name}_{tag}_body", template, lambda xs: list(step(*split(xs)))))
         return list(while_p.bind(*carry, *extras, *consts, cond_graph=cond, body_graph=body, n_carry=nc))
+
+    def template(self, args, extras=()) -> list:
+        """Subgraph inputs: `args` (kind "arg"), `extras` ("capture"), the loop's constants."""
+        return ([_template(TensorType(tuple(a.shape), a.dtype), f"c{i}", "arg") for i, a in enumerate(args)]
+                + [_template(TensorType(tuple(e.shape), e.dtype), f"e{i}", "capture") for i, e in enumerate(extras)]
+                + self.const_templates)
+
+    def either(self, pred, args, consts, then_fn, else_fn) -> list:
+        """`then_fn(args, consts)` if pred else `else_fn(args, consts)`, as one cond node."""
+        from .control_flow import cond_p
+        template, na = self.template(args), len(args)
+        branches = [build_graph(f"{self.name}_{fn.__name__}", template, lambda xs, fn=fn: fn(xs[:na], xs[na:]))
+                    for fn in (then_fn, else_fn)]
+        return list(cond_p.bind(pred, *args, *consts, then_branch=branches[0], else_branch=branches[1]))
+
+    def vjp_step(self, x, ct, sums, consts):
+        """One iteration back: the body's vjp at carry x; the constants' cotangents summed."""
+        grads = inline_graph(self.vjp_body, list(x) + list(ct) + list(consts))
+        return grads[:self.n_ct], [F.add(s, g) for s, g in zip(sums, grads[self.n_ct:])]
 
     def step_body(self, carry, consts) -> list:
         return inline_graph(self.body_graph, list(carry) + list(consts))
@@ -149,9 +172,7 @@ class _Reverse:
             if innermost:   # i counts iterations: replay from the nearest snapshot before it
                 row = F.floor_div(i, stride)
                 snapshot = [F.take_in_range(b, row, 0) for b in bufs]
-                x = self.replay(snapshot, F.sub(i, F.mul(row, stride)), k)
-                grads = inline_graph(self.vjp_body, x + ct + k)
-                ct, sums = grads[:n_ct], [F.add(s, g) for s, g in zip(sums, grads[n_ct:])]
+                ct, sums = self.vjp_step(self.replay(snapshot, F.sub(i, F.mul(row, stride)), k), ct, sums, k)
             else:           # i counts segments
                 snapshot = [F.take_in_range(b, i, 0) for b in bufs]
                 seg = F.minimum(stride, F.sub(length, F.mul(i, stride)))
@@ -159,6 +180,19 @@ class _Reverse:
             return [i - 1] + list(ct) + list(sums)
         first = F.sub(length if innermost else _ceil_div(length, stride), 1)
         outs = self.loop(f"vjp{level}", [first] + list(ct) + list(sums), [length, stride] + buffers, consts,
+                         lambda c, e, k: c[0] >= 0, step)
+        return outs[1:1 + n_ct], outs[1 + n_ct:]
+
+    def direct(self, start, length, ct, sums, consts):
+        """For length <= C: every carry in one buffer, read by the vjps (no level 1, no replay)."""
+        n_ct = self.n_ct
+        buffers = self.fill(start, length, F.as_tensor(1, int32), consts)
+
+        def step(c, e, k):
+            i = c[0]
+            ct, sums = self.vjp_step([F.take_in_range(b, i, 0) for b in e], c[1:1 + n_ct], c[1 + n_ct:], k)
+            return [i - 1] + list(ct) + list(sums)
+        outs = self.loop("vjp", [F.sub(length, 1)] + list(ct) + list(sums), buffers, consts,
                          lambda c, e, k: c[0] >= 0, step)
         return outs[1:1 + n_ct], outs[1 + n_ct:]
 
@@ -185,6 +219,17 @@ def recomputed_while_vjp(cond_graph: Graph, body_graph: Graph, vjp_body: Graph, 
     carry, consts = list(carry), list(consts)
     n = reverse.count(carry, consts)
     sums = [F.zeros_like(consts[j]) for j in float_consts]
+    ct = list(ct)
     if not any(v.users for v in vjp_body.inputs[:n_carry]):
-        return reverse.linear_backward(n, list(ct), sums, consts)
-    return reverse.backward(0, carry, n, list(ct), sums, consts)
+        return reverse.linear_backward(n, ct, sums, consts)
+    n_ct = len(ct)
+
+    def stored(args, k):   # n <= C: the levels' inner loops would run once per iteration
+        return sum(reverse.direct(args[1:1 + n_carry], args[0], args[1 + n_carry:1 + n_carry + n_ct],
+                                  args[1 + n_carry + n_ct:], k), [])
+
+    def checkpointed(args, k):
+        return sum(reverse.backward(0, args[1:1 + n_carry], args[0], args[1 + n_carry:1 + n_carry + n_ct],
+                                    args[1 + n_carry + n_ct:], k), [])
+    outs = reverse.either(F.less_equal(n, reverse.capacity), [n] + carry + ct + sums, consts, stored, checkpointed)
+    return outs[:n_ct], outs[n_ct:]
