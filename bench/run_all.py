@@ -22,6 +22,7 @@ SCRIPTS = [  # (script, arguments for --quick)
     ("bench_onnx.py", ["--quick"]),
     ("bench_train.py", ["--quick"]),
     ("bench_rnn.py", ["--quick"]),
+    ("bench_while_grad.py", ["--quick"]),
     ("bench_distributed.py", []),
     ("bench_models.py", ["--quick"]),
     ("bench_overhead.py", ["--quick"]),

@@ -126,6 +126,7 @@ for _method, _align, _sizes, _scales in [("nearest", False, (5, 3), None), ("nea
     add("resize", [f32(2, 3, 4)], sizes=_sizes, method=_method, align_corners=_align, scales=_scales)
 add("take_along_axis", [f32(3, 5), np.array([[0, 4], [2, 2], [1, 0]], np.int32)], axis=1)
 add("scatter_add", [f32(5, 3), np.array([0, 2, 2], np.int32), f32(3, 3)], axis=0)
+add("write_rows", [f32(5, 3), np.array([4, 1], np.int32), f32(2, 3)])
 add("dot_general", [f32(3, 4), f32(4, 5)], contract=((1,), (0,)), batch=((), ()))
 add("dot_general", [f32(2, 3, 4), f32(2, 5, 4)], contract=((2,), (2,)), batch=((0,), (0,)))
 add("dot_general", [f32(4, 3, 2), f32(2, 6, 4)], contract=((0, 2), (2, 0)), batch=((), ()))

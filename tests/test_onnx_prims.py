@@ -215,6 +215,8 @@ RECORDS = [
     rec("take_along_axis", [r(3, 4), np.array([[0, 3, 1, 7], [2, 2, 0, 1], [-1, 3, 3, 0]], I32)], axis=1),
     rec("scatter_add", [r(5, 3), np.array([0, 4, 4, 1], I32), r(4, 3)], axis=0),
     rec("scatter_add", [r(2, 5, 3), np.array([[1, 1], [7, 0]], I32), r(2, 2, 2, 3)], axis=1, id="scatter-axis1"),
+    rec("write_rows", [r(5, 3), np.array([-2, 3, 9], I32), r(3, 3)], id="write_rows-clamps"),
+    rec("write_rows", [r(4, 2, dtype=np.bool_), np.array([1], I64), r(1, 2, dtype=np.bool_)], id="write_rows-bool"),
     rec("dot_general", [r(3, 4), r(5, 4)], contract=((1,), (1,)), batch=((), ()), id="dense-gemm"),
     rec("dot_general", [r(4, 3), r(4, 5)], contract=((0,), (0,)), batch=((), ()), id="gemm-transA"),
     rec("dot_general", [r(4, 3, 6), r(4, 6, 5)], contract=((2,), (1,)), batch=((0,), (0,)), id="batched"),

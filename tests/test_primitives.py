@@ -205,6 +205,11 @@ def test_shape_primitives():
     want = base.copy()
     np.add.at(want, ind, upd)
     np.testing.assert_allclose(run("scatter_add", [base, ind, upd], {"axis": 0}, True), want)
+    rows, at = rand((2, 3), np.float64), np.array([4, -3])        # -3 clamps to row 0
+    want = rand((5, 3), np.float64)
+    got = run("write_rows", [want, at, rows], {}, False)
+    want[[4, 0]] = rows
+    np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(run("stop_gradient", [x], {}, True), x)
 
 
@@ -383,7 +388,7 @@ def test_every_primitive_is_covered_here():
     covered = set(UNARY) | set(BINARY) | set(FLOAT_BINARY) | {"leaky_relu", "elu", "shrink",
         "pow", "and", "or", "xor", "not", "select", "is_finite", "cast", "constant", "reduce_sum",
         "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin", "element_count", "reshape", "transpose",
-        "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add",
+        "broadcast_in_dim", "concatenate", "slice", "rev", "pad", "take", "take_along_axis", "scatter_add", "write_rows",
         "stop_gradient", "dot_general", "conv", "conv_transpose", "reduce_window_max", "reduce_window_sum",
         "reduce_window_max_grad", "random_uniform", "random_normal", "random_split", "random_fold_in",
         "cumsum", "cumprod", "sort", "top_k", "polygamma", "svd",

@@ -73,6 +73,7 @@ RECORDS.update({
     "take": ([((4, 5), F32), ((2, 3), I32)], {"axis": 1}),
     "take_along_axis": ([((4, 5), F32), ((4, 2), I32)], {"axis": 1}),
     "scatter_add": ([((4, 5), F32), ((3,), I32), ((4, 3), F32)], {"axis": 1}),
+    "write_rows": ([((5, 2, 3), F32), ((1,), I32), ((1, 2, 3), F32)], {}),   # one row: no repeated index
     "resize": ([((2, 3, 4), F32)], {"sizes": (5, 7), "method": "linear", "align_corners": False, "scales": None}),
     "dot_general": ([((2, 3, 4), F32), ((2, 4, 5), F32)], {"contract": ((2,), (1,)), "batch": ((0,), (0,))}),
     "conv": ([((2, 4, 6, 6), F32), ((6, 2, 3, 3), F32)],

@@ -1,6 +1,6 @@
 """Reverse mode through a tensor `while` whose trip count is not known at trace time (under jit):
-the vjp counts the iterations with a second loop, then walks them backwards, recomputing each
-iteration's carry from the start (graphcell/ops/while_recompute_vjp.py).
+the vjp counts the iterations with a second loop, then walks them backwards, rebuilding each
+iteration's carry from snapshots (graphcell/ops/while_recompute_vjp.py).
 
 References: for given inputs the trip count is fixed, so jax.grad of the Python-unrolled loop
 (its trip count found in numpy first) is the exact gradient; central finite differences in
@@ -235,10 +235,126 @@ def test_vmap_of_the_gradient_and_gradient_of_vmap_match_each_member():
 
 
 def test_the_vjp_is_loops_not_an_unrolling():
-    """A linear body's vjp does not read the carry, so `doubling` has no replay loop; `sine`'s does."""
+    """`sine`'s vjp: the forward loop and counting, then a cond: for n <= C a fill and a loop
+    reading every carry (`stored`); else level 0's fill and segment loop, and inside it level
+    1's fill, iteration loop and replay. A linear body's vjp reads no carry, so `doubling`'s is
+    one loop after the counting (no snapshots)."""
     text = str(ms.trace(ops.grad(sine), Tensor(INPUTS["xs"]), Tensor(INPUTS["ws"])).graph)
-    assert text.count("while_loop(") == 4  # forward, counting, backward, replay inside it
-    assert "_count_body" in text and "_replay_body" in text and "_vjp_body" in text
+    assert text.count("while_loop(") == 9 and text.count(" = cond(") == 1
+    for loop in ("count", "fill", "vjp", "vjp0", "vjp1", "replay"):
+        assert f"_{loop}_body" in text
+    text = str(ms.trace(ops.grad(doubling), Tensor(INPUTS["x1"])).graph)
+    assert text.count("while_loop(") == 3 and "write_rows" not in text
+
+
+# -- checkpoints: every regime of the snapshot buffers --------------------------------------------
+# With C = 4 snapshots per buffer: n = 0 and 1, n = C, C + 1, n = C^2 (level 1 stores every
+# carry) and past it (level 1 replays from its snapshots); the trip count is a Tensor, so one
+# compiled gradient serves every n.
+
+SMALL_C, TRIPS = 4, (0, 1, 2, 4, 5, 16, 17, 23)
+
+
+def mixed(x, w, n):
+    """Float, int32 and bool carries, each read by the body."""
+    i, odd = Tensor(0, ms.int32), Tensor(False)
+    while i < n:
+        x = ops.select(odd, ops.sin(x) * w, x * 0.9 + w * 0.1) + ops.cast(i, ms.float32) * 0.01
+        odd = ops.logical_not(odd)
+        i = i + 1
+    return (x * x).sum()
+
+
+def mixed_jax(x, w, n):
+    odd = False
+    for i in range(n):
+        x = (jnp.sin(x) * w if odd else x * 0.9 + w * 0.1) + i * 0.01
+        odd = not odd
+    return (x * x).sum()
+
+
+X_MIXED, W_MIXED = _vec(0.4, -1.1, 2.0), _vec(1.3, 0.7, -0.9)
+
+
+@pytest.fixture
+def small_capacity(monkeypatch):
+    from graphcell.ops import while_recompute_vjp
+    monkeypatch.setattr(while_recompute_vjp, "MAX_SNAPSHOTS", SMALL_C)
+    assert while_recompute_vjp.snapshot_capacity([]) == SMALL_C
+
+
+def _mixed_reference(n, x=X_MIXED):
+    return jax.grad(mixed_jax, argnums=(0, 1))(x, W_MIXED, n)
+
+
+def test_checkpointed_gradients_at_every_trip_count_regime(small_capacity):
+    grad = ms.jit(ops.grad(mixed, grad_position=(0, 1)))
+    for n in TRIPS:
+        got = grad(Tensor(X_MIXED), Tensor(W_MIXED), Tensor(np.int32(n)))
+        for g, want in zip(got, _mixed_reference(n)):
+            np.testing.assert_allclose(g.asnumpy(), want, rtol=2e-5, atol=1e-6, err_msg=f"n={n}")
+
+
+def test_checkpointed_gradients_at_the_default_capacity_in_onnxruntime():
+    """n = C and C + 1 at the capacity a small carry gets (onnxruntime: its compile is cheap)."""
+    from graphcell.ir.core import TensorType
+    from graphcell.ops.while_recompute_vjp import snapshot_capacity
+    c = snapshot_capacity([TensorType((3,), ms.float32), TensorType((), ms.int32), TensorType((), ms.bool_)])
+    grad = ms.jit(ops.grad(mixed, grad_position=(0, 1)), backend="onnx")
+    for n in (c, c + 1):
+        got = grad(Tensor(X_MIXED), Tensor(W_MIXED), Tensor(np.int32(n)))
+        for g, want in zip(got, _mixed_reference(n)):
+            np.testing.assert_allclose(g.asnumpy(), want, rtol=1e-4, atol=1e-6, err_msg=f"n={n}")
+
+
+def _per_member(xs, ns):
+    grad = ops.grad(mixed, grad_position=(0, 1))
+    return ms.vmap(grad, in_axes=(0, None, 0))(xs, Tensor(W_MIXED), ns)
+
+
+XS_MEMBERS = np.stack([X_MIXED, X_MIXED * 0.5, X_MIXED - 0.3, X_MIXED * 1.2]).astype(F32)
+NS_MEMBERS = np.array([0, 5, 17, 1], np.int32)     # each member its own trip count and regime
+
+
+@pytest.mark.slow
+def test_vmap_of_the_checkpointed_gradient_is_each_members(small_capacity):
+    gx, gw = ms.jit(_per_member)(Tensor(XS_MEMBERS), Tensor(NS_MEMBERS))
+    for k, (x, n) in enumerate(zip(XS_MEMBERS, NS_MEMBERS)):
+        want_x, want_w = _mixed_reference(int(n), x)
+        np.testing.assert_allclose(gx.asnumpy()[k], want_x, rtol=2e-5, atol=1e-6, err_msg=f"member {k}")
+        np.testing.assert_allclose(gw.asnumpy()[k], want_w, rtol=2e-5, atol=1e-6, err_msg=f"member {k}")
+
+
+def test_onnxruntime_runs_the_checkpointed_gradients(small_capacity):
+    """The gradient and its vmap (members with their own trip counts) in onnxruntime, against
+    jax (which the XLA tests above match: one compile fewer)."""
+    def both(x, w, n, xs, ns):
+        return (*ops.grad(mixed, grad_position=(0, 1))(x, w, n), *_per_member(xs, ns))
+    onnx = ms.jit(both, backend="onnx")
+    members = [_mixed_reference(int(n), x) for x, n in zip(XS_MEMBERS, NS_MEMBERS)]
+    for n in (0, 5, 17):
+        got = onnx(*(Tensor(a) for a in (X_MIXED, W_MIXED, np.int32(n), XS_MEMBERS, NS_MEMBERS)))
+        want = [*_mixed_reference(n), np.stack([m[0] for m in members]), np.stack([m[1] for m in members])]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w, rtol=2e-5, atol=1e-6, err_msg=f"n={n}")
+
+
+@pytest.mark.slow
+def test_grad_of_the_checkpointed_gradient_matches_jax(small_capacity):
+    def first(x, n):
+        return ops.grad(pair_counted)(x, n).sum()
+
+    def first_jax(x, n):
+        def f(x):
+            for _ in range(n):
+                x = x * x * 0.5 + x
+            return x.sum()
+        return jax.grad(f)(x).sum()
+    x = _vec(0.3, -0.2)
+    second = ms.jit(ops.grad(first))
+    for n in (0, 6, 17):
+        got = second(Tensor(x), Tensor(np.int32(n)))
+        np.testing.assert_allclose(got.asnumpy(), jax.grad(first_jax)(x, n), rtol=1e-5, err_msg=f"n={n}")
 
 
 def test_a_known_trip_count_beyond_the_unrolling_limit_uses_the_loops():

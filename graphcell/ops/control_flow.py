@@ -27,8 +27,8 @@ Rule choices:
 - vjp: cond -> a cond of the branches' vjp graphs. while with a static trip count -> unrolled:
   the forward carries recomputed, then the body's vjp (`MAX_UNROLLED_VJP` iterations at most);
   with an unknown or larger trip count (a tensor `while` under jit) -> loops that count the iterations,
-  then walk them backwards, recomputing each iteration's carry from the start
-  (`while_recompute_vjp.py`: O(n^2) body evaluations, O(1) memory, static shapes).
+  then walk them backwards, rebuilding each iteration's carry from snapshots
+  (`while_recompute_vjp.py`: about 3n body evaluations, two buffers of C carries, static shapes).
   Python `for i in range(n)` with an int n never makes a while node:
   the source transform runs it in Python, i.e. unrolls it at trace time (as MindSpore does),
   so its gradient is the gradient of ordinary primitives.
