@@ -1758,6 +1758,7 @@ from . import ctc_sparse as _ctc_sparse  # noqa: E402
 from .ctc_sparse import CTCLoss  # noqa: E402,F401
 __all__ += _ctc_sparse.CLASSES
 
+from .matrix_log import MatrixLogarithm  # noqa: E402,F401
 from .detection_tf import CombinedNonMaxSuppression  # noqa: E402,F401
 from .image_tf import ExtractGlimpse, ScaleAndTranslate  # noqa: E402,F401
-__all__ += ["CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
+__all__ += ["MatrixLogarithm", "CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
