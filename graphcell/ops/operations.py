@@ -1762,3 +1762,5 @@ from .matrix_log import MatrixLogarithm  # noqa: E402,F401
 from .detection_tf import CombinedNonMaxSuppression  # noqa: E402,F401
 from .image_tf import ExtractGlimpse, ScaleAndTranslate  # noqa: E402,F401
 __all__ += ["MatrixLogarithm", "CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
+from .deformable import DeformableOffsets  # noqa: E402,F401
+__all__ += ["DeformableOffsets"]
