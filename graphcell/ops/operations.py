@@ -1763,4 +1763,5 @@ from .detection_tf import CombinedNonMaxSuppression  # noqa: E402,F401
 from .image_tf import ExtractGlimpse, ScaleAndTranslate  # noqa: E402,F401
 __all__ += ["MatrixLogarithm", "CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
 from .deformable import DeformableOffsets  # noqa: E402,F401
-__all__ += ["DeformableOffsets"]
+from .tf_window_ops import DepthwiseConv2dNative, Dilation2D, ExtractImagePatches  # noqa: E402,F401
+__all__ += ["DeformableOffsets", "DepthwiseConv2dNative", "Dilation2D", "ExtractImagePatches"]
