@@ -1765,3 +1765,6 @@ __all__ += ["MatrixLogarithm", "CombinedNonMaxSuppression", "ExtractGlimpse", "S
 from .deformable import DeformableOffsets  # noqa: E402,F401
 from .tf_window_ops import DepthwiseConv2dNative, Dilation2D, ExtractImagePatches  # noqa: E402,F401
 __all__ += ["DeformableOffsets", "DepthwiseConv2dNative", "Dilation2D", "ExtractImagePatches"]
+from .distorted_box import SampleDistortedBoundingBoxV2  # noqa: E402,F401
+from .nms_v3 import NonMaxSuppressionV3  # noqa: E402,F401
+__all__ += ["SampleDistortedBoundingBoxV2", "NonMaxSuppressionV3"]
