@@ -53,9 +53,9 @@ def _check_nchw(op: str, x):
 class ExtractImagePatches(Operator):
     """ExtractImagePatches(ksizes, strides, rates, padding='valid')(x [N, C, H, W]) ->
     [N, ksize_row * ksize_col * C, out_row, out_col]; `ksizes`, `strides`, `rates` are
-    [1, row, col, 1], `padding` 'same' or 'valid' in any case."""
+    [1, row, col, 1], `padding` "SAME" or "VALID" in any case."""
 
-    def __init__(self, ksizes, strides, rates, padding="valid"):
+    def __init__(self, ksizes, strides, rates, padding="VALID"):
         op = "ExtractImagePatches"
         pairs = [_four_list(op, name, v) for name, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates))]
         if not isinstance(padding, str):
