@@ -337,6 +337,9 @@ RECORDS = [
     rec("eig", [c(2, 3, 3, dtype=C128)], 1e-10, compute_v=True, id="eig-c128-vectors"),
     # eigh: eig's QR algorithm on the symmetrized operand (compiler/onnx_eigh.py), each vector's sign fixed
     # by svd's rule, here applied to the jax lowering's too (more families in tests/test_onnx_eigh.py)
+    # matrix_logarithm: square roots of eig's Schur form in a Loop, then a series (compiler/onnx_logm.py)
+    rec("matrix_logarithm", [c(2, 3, 3, dtype=C128) + 3 * np.eye(3)], 1e-12),
+    rec("matrix_logarithm", [c(2, 2)], 1e-5, id="matrix_logarithm-c64"),
     rec("eigh", [r(2, 3, 3)], 1e-5, ref=lambda a: _signs_fixed(*PRIMITIVES["eigh"].impl(a))),
     rec("eigh", [r(4, 4, dtype=F64)], 1e-12, ref=lambda a: _signs_fixed(*PRIMITIVES["eigh"].impl(a)), id="eigh-f64"),
     rec("householder_product", [r(2, 4, 3), r(2, 2)], 1e-5),

@@ -1,7 +1,8 @@
-"""CombinedNonMaxSuppression, ScaleAndTranslate and ExtractGlimpse against values measured on
-MindSpore 2.10 (CPU)."""
+"""CombinedNonMaxSuppression, ScaleAndTranslate, ExtractGlimpse and MatrixLogarithm against values
+measured on MindSpore 2.10 (CPU) and scipy.linalg.logm."""
 import numpy as np
 import pytest
+import scipy.linalg
 
 import graphcell as ms
 import graphcell.ops as ops
@@ -151,6 +152,36 @@ def test_extract_glimpse_uniform_noise_range_and_errors():
         ops.ExtractGlimpse(noise="bad")
 
 
+# -- MatrixLogarithm ----------------------------------------------------------------------------------
+def _logm_cases():
+    rng = np.random.RandomState(0)
+    a = rng.randn(2, 3, 3) + 1j * rng.randn(2, 3, 3) + 3 * np.eye(3)
+    return [a, np.array([[-1, 0], [0, 2]], complex), np.array([[1, 1], [0, 1]], complex),   # log(-1) = i*pi; Jordan
+            rng.randn(4, 4) + 1j * rng.randn(4, 4)]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_matrix_logarithm_matches_scipy(case):
+    a = _logm_cases()[case]
+    want = np.stack([scipy.linalg.logm(m) for m in a.reshape(-1, *a.shape[-2:])]).reshape(a.shape)
+    out = ops.MatrixLogarithm()(Tensor(a))
+    np.testing.assert_allclose(out.asnumpy(), want, atol=1e-12)
+    out32 = ops.MatrixLogarithm()(Tensor(a.astype(np.complex64))).asnumpy()
+    assert out32.dtype == np.complex64
+    np.testing.assert_allclose(out32, want, atol=2e-5)
+
+
+def test_matrix_logarithm_errors():
+    with pytest.raises(ValueError, match="the x rank must be greater than or equal to 2, but got 1"):
+        ops.MatrixLogarithm()(Tensor(np.ones(3, np.complex64)))
+    with pytest.raises(ValueError, match=r"the last two dimensions of input 'x' must be equal, but got x.shape = "
+                                         r"\(2, 3\)"):
+        ops.MatrixLogarithm()(Tensor(np.ones((2, 3), np.complex64)))
+    with pytest.raises(TypeError, match=r"must be a type of \{Tensor\[Complex128\], Tensor\[Complex64\]\}, but got "
+                                        r"Tensor\[Float32\]"):
+        ops.MatrixLogarithm()(Tensor(np.eye(2, dtype=np.float32)))
+
+
 # -- under jit (XLA) and through ONNX: one table per backend ------------------------------------------
 def _table():
     size = Tensor(np.array([3, 4], np.int32))
@@ -178,3 +209,21 @@ def test_jit_and_onnx_match_eager():
             for g, w in zip(got[name] if isinstance(want, tuple) else (got[name],),
                             want if isinstance(want, tuple) else (want,)):
                 np.testing.assert_allclose(g, w, atol=1e-5, err_msg=f"{name} {mode}")
+
+
+def test_matrix_logarithm_jit_vmap_onnx_no_grad():
+    a = _logm_cases()[0]
+    want = ops.MatrixLogarithm()(Tensor(a)).asnumpy()
+    log = ops.MatrixLogarithm()
+    np.testing.assert_allclose(ms.jit(lambda t: log(t))(Tensor(a)).asnumpy(), want, atol=1e-12)
+    np.testing.assert_allclose(ms.vmap(lambda t: log(t))(Tensor(a)).asnumpy(), want, atol=1e-12)
+    with pytest.raises(RuntimeError, match="Illegal primitive MatrixLogarithm's bprop not defined"):
+        ms.grad(lambda t: ops.real(log(t)).sum())(Tensor(a))
+
+    def parts(re, im):
+        out = log(ops.Complex()(re, im))
+        return ops.real(out), ops.imag(out)
+    # ONNX (eig's Schur form, square roots, a series): log(-1) = i*pi and a Jordan block, in one model
+    edges = np.stack(_logm_cases()[1:3])
+    re, im = ms.jit(parts, backend="onnx")(Tensor(edges.real), Tensor(edges.imag))
+    np.testing.assert_allclose(re.asnumpy() + 1j * im.asnumpy(), [scipy.linalg.logm(m) for m in edges], atol=1e-12)

@@ -124,7 +124,8 @@ RECORDS.update({"real": ([((2, 3), C64)], {}), "imag": ([((2, 3), C64)], {}), "c
                 "complex": ([((2, 1, 3), F32), ((4, 3), F32)], {}),
                 "fft": ([((2, 3, 4), C64)], {"fft_type": "fft", "lengths": (3, 4)}),
                 "eig": ([((2, 3, 3), np.float64)], {"compute_v": True}),
-                "eigh": ([((2, 3, 3), np.float64)], {})})
+                "eigh": ([((2, 3, 3), np.float64)], {}),
+                "matrix_logarithm": ([((2, 3, 3), np.complex128)], {})})
 RECORDS["sort_ties"] = ([((3, 6), I32)], {"axis": 0, "descending": True, "index_dtype": ms.int64})
 RECORDS["top_k_ties"] = ([((2, 7), I32)], {"k": 3, "axis": 1, "largest": False, "index_dtype": ms.int32})
 RECORDS["svd_s_full"] = ([((2, 4, 3), F32)], {"full_matrices": True, "compute_uv": False})

@@ -311,6 +311,12 @@ def eig(ctx, x, *, compute_v):
     return lower(ctx, x, compute_v=compute_v)
 
 
+def matrix_logarithm(ctx, x):
+    """Square roots of eig's Schur form in a Loop, then a series (compiler/onnx_logm.py)."""
+    from .onnx_logm import matrix_logarithm as lower
+    return lower(ctx, x)
+
+
 RULES = {
     "real": real_part, "imag": imag_part, "conj": conj, "complex": make_complex,
     "constant": constant, "cast": cast, "fft": fft,
@@ -322,7 +328,7 @@ RULES = {
     "slice": real.slice_rule, "rev": real.rev, "concatenate": real.concatenate,
     "stop_gradient": real.unary("Identity"),
     "reshape": reshape, "transpose": transpose, "broadcast_in_dim": broadcast_in_dim, "pad": pad,
-    "eig": eig,
+    "eig": eig, "matrix_logarithm": matrix_logarithm,
 }
 
 __all__ = ["RULES", "rule_for", "touches_complex"]

@@ -44,6 +44,8 @@ from .attention import scaled_dot_product_attention  # noqa: F401,E402 - torch's
 from .resize import *  # noqa: F401,F403,E402 - interpolate, upsample
 from .patches import *  # noqa: F401,F403,E402 - pixel_shuffle, unfold, fold
 from .grid_sampling import *  # noqa: F401,F403,E402 - grid_sample, affine_grid
+from .deformable import deformable_conv2d  # noqa: F401,E402 - bilinear samples, then a convolution
+from .rotated_iou import rotated_iou  # noqa: F401,E402 - the overlap polygon of rotated boxes
 from .channel_ops import *  # noqa: F401,F403,E402 - channel-wise dropouts, channel_shuffle
 from .unpooling import *  # noqa: F401,F403,E402 - max_unpool1d/2d/3d
 from .complex_ops import *  # noqa: F401,F403,E402 - real, imag, conj, angle, polar, view_as_real

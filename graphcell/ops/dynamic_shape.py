@@ -23,6 +23,7 @@ _INSTEAD = {
     "list_diff": "a mask, ops.logical_not(ops.isin(x, y)), which keeps the shape",
     "ragged_range": "ranges of a fixed padded length with a mask",
     "non_max_suppression_with_overlaps": "a keep mask over all the boxes (static shape)",
+    "non_max_suppression_v3": "ops.NMSWithMask or ops.CombinedNonMaxSuppression (static shapes)",
     "edit_distance": "distances computed before the jitted function",
     "nonzero": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",
     "argwhere": "ops.select / ops.masked_fill over the whole tensor, or ops.topk of the mask with a fixed k",

@@ -18,7 +18,7 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from . import functional as F
 
-__all__ = ["grid_sample", "affine_grid"]
+__all__ = ["grid_sample", "affine_grid"]   # and sample_pixels, for other modules
 
 _MODES = ("bilinear", "nearest")
 _PADDING = ("zeros", "border", "reflection")
@@ -121,6 +121,16 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     # the grid's last axis runs x, y, z: the reverse of the input's spatial axes
     coords = [_source_coordinate(F.squeeze(F.slice_axis(g, 2, nsp - 1 - i, nsp - i), 2), size, padding_mode, align)
               for i, size in enumerate(sizes)]
+    return F.reshape(sample_pixels(flat, coords, sizes, mode), (n, c) + out_sizes)
+
+
+def sample_pixels(flat, coords, sizes: tuple, mode: str = "bilinear"):
+    """flat [N, C, prod(sizes)] (a row-major plane or volume) sampled at pixel coordinates
+    `coords` (one [N, P] Tensor per spatial axis, in `sizes`' order) -> [N, C, P]; a corner pixel
+    outside the input reads zero (shared with ops.deformable_conv2d's sampling)."""
+    n, c = flat.shape[:2]
+    points = coords[0].shape[1]
+    nsp = len(sizes)
     strides = [int(np.prod(sizes[i + 1:])) for i in range(nsp)]
     if mode == "nearest":
         picks = [_round_half_away(co) for co in coords]
@@ -148,7 +158,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         weight = F.select(inside, weight, 0.0)
         term = F.mul(_gather(flat, index, c), F.reshape(weight, (n, 1, points)))
         out = term if out is None else F.add(out, term)
-    return F.reshape(out, (n, c) + out_sizes)
+    return out
 
 
 def _base_axis(size: int, align_corners: bool) -> np.ndarray:

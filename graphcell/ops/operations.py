@@ -1758,9 +1758,16 @@ from . import ctc_sparse as _ctc_sparse  # noqa: E402
 from .ctc_sparse import CTCLoss  # noqa: E402,F401
 __all__ += _ctc_sparse.CLASSES
 
+from .matrix_log import MatrixLogarithm  # noqa: E402,F401
 from .detection_tf import CombinedNonMaxSuppression  # noqa: E402,F401
 from .image_tf import ExtractGlimpse, ScaleAndTranslate  # noqa: E402,F401
-__all__ += ["CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
+__all__ += ["MatrixLogarithm", "CombinedNonMaxSuppression", "ExtractGlimpse", "ScaleAndTranslate"]
+from .deformable import DeformableOffsets  # noqa: E402,F401
+from .tf_window_ops import DepthwiseConv2dNative, Dilation2D, ExtractImagePatches  # noqa: E402,F401
+__all__ += ["DeformableOffsets", "DepthwiseConv2dNative", "Dilation2D", "ExtractImagePatches"]
+from .distorted_box import SampleDistortedBoundingBoxV2  # noqa: E402,F401
+from .nms_v3 import NonMaxSuppressionV3  # noqa: E402,F401
+__all__ += ["SampleDistortedBoundingBoxV2", "NonMaxSuppressionV3"]
 
 from . import rnn_classes as _rnn_classes  # noqa: E402
 from .rnn_classes import BasicLSTMCell, DynamicGRUV2, DynamicRNN, LSTM  # noqa: E402,F401
