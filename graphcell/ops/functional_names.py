@@ -116,7 +116,7 @@ SKIPPED = {
                      "moe_init_routing_v2", "moe_token_permute", "moe_token_unpermute",
                      "multi_scale_deformable_attn_function", "nsa_compress", "nsa_select_attention",
                      "prompt_flash_attention", "ring_attention_update", "rotary_position_embedding",
-                     "speed_fusion_attention", "rotated_iou"], _ASCEND),
+                     "speed_fusion_attention"], _ASCEND),
     **dict.fromkeys(["adaptive_avg_pool2d_ext", "baddbmm_ext", "bernoulli_ext", "diff_ext", "einsum_ext",
                      "float_power_ext", "isnan_ext", "mse_loss_ext"], _EXT),
     **dict.fromkeys(["DtypeToEnum", "J", "SliceGetItem", "auto_generate", "other_ops", "distribute", "embed",
@@ -131,7 +131,6 @@ SKIPPED = {
     "stop_gradient_": "2.10's CPU build has no InplaceStopGradient kernel: under grad it raises (measured); "
                       "use ops.stop_gradient",
     "inplace_sigmoid": "2.10's CPU build: 'The kernel InplaceSigmoid unregistered.' (measured)",
-    "deformable_conv2d": "deformable convolution (DeformableOffsets) is not in graphcell",
     "move_to": "moves a Tensor between devices; graphcell has one device",
     "reshard": "a parallel layout annotation (graphcell's parallel API runs on one device)",
     "tensordump": "not built yet: it needs a host-callback primitive that writes the .npy under jit",
