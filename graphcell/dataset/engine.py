@@ -69,6 +69,11 @@ def _check_options(method: str, options: dict, known: tuple) -> None:
 class Dataset:
     """Base of every dataset node. Public methods follow `mindspore.dataset.Dataset`."""
 
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._arguments = (args, kwargs)    # as the user gave them: serialize.py writes nodes from them
+        return self
+
     def __init__(self, children: Sequence["Dataset"] = (), num_parallel_workers=None):
         self.children = list(children)
         self.num_parallel_workers = num_parallel_workers
@@ -168,6 +173,12 @@ class Dataset:
         """This dataset's rows, then those of `datasets` (one, or a list); same columns needed."""
         from .combine import ConcatDataset
         return ConcatDataset([self] + (list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]))
+
+    def to_json(self, filename=""):
+        """The pipeline as MindSpore 2.10's JSON dict (see serialize.py); also written to
+        `filename` when given."""
+        from .serialize import serialize
+        return serialize(self, filename)
 
     def split(self, sizes, randomize=True) -> tuple:
         """Parts of this dataset by row counts ([8, 2]) or fractions summing to 1 ([0.8, 0.2]),

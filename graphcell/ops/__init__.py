@@ -67,6 +67,7 @@ from .random_more import *  # noqa: F401,F403,E402 - choice_with_mask, candidate
 from .image_ops import col2im  # noqa: F401,E402 - and the HSV, ResizeArea, ExtractVolumePatches classes
 from .math_more2 import *  # noqa: F401,F403,E402 - accumulate_n, make_coo_tensor, ...; classes in operations.py
 from .misc_op_classes import coalesce  # noqa: F401,E402 - ops.Coalesce and the small classes are in operations.py
+from .leftover_op_classes import rotary_position_embedding  # noqa: F401,E402 - ops.FFTWithSize, Randperm, ... in operations.py
 from . import betainc as _betainc  # noqa: F401,E402 - the betainc primitive (ops.Betainc is in operations.py)
 from .graph_functions import *  # noqa: F401,F403,E402 - 2.10's tensor_*/scalar_*/tuple_* helpers, make_tuple, typeof, ...
 

@@ -1780,3 +1780,7 @@ __all__ += _rnnt_loss.CLASSES
 from . import misc_op_classes as _misc_op_classes  # noqa: E402
 from .misc_op_classes import *  # noqa: F401,F403,E402 - Eps, Fills, NoRepeatNGram, the sparse classes, ...
 __all__ += _misc_op_classes.CLASSES
+
+from . import leftover_op_classes as _leftover_op_classes  # noqa: E402
+from .leftover_op_classes import ComputeAccidentalHits, FFTWithSize, Randperm  # noqa: E402,F401
+__all__ += _leftover_op_classes.CLASSES
