@@ -115,7 +115,7 @@ SKIPPED = {
                      "incre_flash_attention", "lightning_indexer", "moe_distribute_combine", "moe_distribute_dispatch",
                      "moe_init_routing_v2", "moe_token_permute", "moe_token_unpermute",
                      "multi_scale_deformable_attn_function", "nsa_compress", "nsa_select_attention",
-                     "prompt_flash_attention", "ring_attention_update", "rotary_position_embedding",
+                     "prompt_flash_attention", "ring_attention_update",
                      "speed_fusion_attention"], _ASCEND),
     **dict.fromkeys(["adaptive_avg_pool2d_ext", "baddbmm_ext", "bernoulli_ext", "diff_ext", "einsum_ext",
                      "float_power_ext", "isnan_ext", "mse_loss_ext"], _EXT),
