@@ -28,8 +28,10 @@ def number(value, arg: str, low=None, high=None, integer=False, left_open=False,
 
 
 def positive(value, arg: str, integer=False, high=None):
-    return number(value, arg, 0, (INT32_MAX if integer else FLOAT_MAX) if high is None else high, integer,
-                  left_open=True)
+    """2.10 writes a positive int's interval [1, max] and a positive float's (0, max]."""
+    if integer:
+        return number(value, arg, 1, INT32_MAX if high is None else high, integer)
+    return number(value, arg, 0, FLOAT_MAX if high is None else high, left_open=True)
 
 
 def non_negative(value, arg: str, integer=False, high=None):

@@ -308,11 +308,11 @@ class DetectPitchFrequency:
         return freq.reshape(x.shape[:-1] + freq.shape[-1:]).astype(x.dtype)
 
 
-def _sinc_kernel(orig, new, width_zeros, rolloff, kaiser, beta):
+def _sinc_rows(phases, orig, new, width_zeros, rolloff, kaiser, beta):
+    """The windowed-sinc filter of each output phase (rows), over the 2 width + orig input taps around it."""
     base = min(orig, new) * rolloff
     width = math.ceil(width_zeros * orig / base)
-    idx = np.arange(-width, width + orig) / orig
-    t = (np.arange(0, -new, -1)[:, None] / new + idx[None, :]) * base
+    t = (-phases[:, None] / new + np.arange(-width, width + orig)[None, :] / orig) * base
     t = np.clip(t, -width_zeros, width_zeros)
     if kaiser:
         beta = 14.769656459379492 if beta is None else beta
@@ -345,14 +345,15 @@ class Resample:
             return x.copy()
         gcd = math.gcd(int(self.orig_freq), int(self.new_freq))
         orig, new = int(self.orig_freq) // gcd, int(self.new_freq) // gcd
-        kernel, width = _sinc_kernel(orig, new, self.lowpass_filter_width, self.rolloff,
-                                     self.resample_method is ResampleMethod.KAISER_WINDOW, self.beta)
         w = x.astype(np.float64).reshape(-1, x.shape[-1])
         length = w.shape[1]
+        # only the output samples kept are computed: output j is phase j % new of input block j // new
+        j = np.arange(int(math.ceil(new * length / orig)))
+        rows, width = _sinc_rows(j % new, orig, new, self.lowpass_filter_width, self.rolloff,
+                                 self.resample_method is ResampleMethod.KAISER_WINDOW, self.beta)
         w = np.pad(w, ((0, 0), (width, width + orig)))
-        frames = np.lib.stride_tricks.sliding_window_view(w, kernel.shape[1], axis=1)[:, ::orig]
-        out = np.einsum("bfk,nk->bfn", frames, kernel).reshape(w.shape[0], -1)
-        out = out[:, :int(math.ceil(new * length / orig))]
+        taps = (j // new * orig)[:, None] + np.arange(rows.shape[1])[None, :]
+        out = np.einsum("bjk,jk->bj", w[:, taps], rows)
         return out.reshape(x.shape[:-1] + out.shape[-1:]).astype(x.dtype)
 
 
