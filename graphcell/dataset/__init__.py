@@ -7,7 +7,7 @@
 Rows are read on worker threads and batches prepared by a background thread (prefetch), so
 the pipeline overlaps a jitted step. Orders are reproducible under `graphcell.set_seed`.
 """
-from . import config, text, transforms, vision  # noqa: F401 - mindspore.dataset.text / .transforms / .vision
+from . import audio, config, text, transforms, vision  # noqa: F401 - mindspore.dataset.audio / .text / .transforms / .vision
 from .config import (ErrorSamplesMode, get_callback_timeout, get_debug_mode, get_enable_watchdog,  # noqa: F401
                      get_error_samples_mode, get_multiprocessing_start_method,
                      get_multiprocessing_timeout_interval, get_num_parallel_workers, get_seed, set_seed)
