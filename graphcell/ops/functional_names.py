@@ -134,7 +134,6 @@ SKIPPED = {
     "deformable_conv2d": "deformable convolution (DeformableOffsets) is not in graphcell",
     "move_to": "moves a Tensor between devices; graphcell has one device",
     "reshard": "a parallel layout annotation (graphcell's parallel API runs on one device)",
-    "tensordump": "not built yet: it needs a host-callback primitive that writes the .npy under jit",
 }
 
 # 2.10's `mindspore.ops.composite` names that graphcell.ops.composite answers from graphcell.ops (the
