@@ -264,6 +264,7 @@ TESTED_ELSEWHERE = {**dict.fromkeys(["real", "imag", "conj", "complex", "fft"], 
                         ["backward_hook_enter", "backward_hook_exit", "backward_hook"], "tests/test_backward_hooks.py"),
                     "tensor_hook": "tests/test_tensor_hooks.py",
                     "custom_bprop": "tests/test_audit_functional.py",   # the user's Cell.bprop
+                    "host_call": "tests/test_custom_ops.py",   # ops.Custom's bprop, or its refusal
                     "eigh": "tests/test_msscipy.py"}   # eigenvectors up to sign, against jax.grad
 
 

@@ -70,6 +70,12 @@ from .misc_op_classes import coalesce  # noqa: F401,E402 - ops.Coalesce and the 
 from .leftover_op_classes import rotary_position_embedding  # noqa: F401,E402 - ops.FFTWithSize, Randperm, ... in operations.py
 from . import betainc as _betainc  # noqa: F401,E402 - the betainc primitive (ops.Betainc is in operations.py)
 from .graph_functions import *  # noqa: F401,F403,E402 - 2.10's tensor_*/scalar_*/tuple_* helpers, make_tuple, typeof, ...
+from .custom_ops import *  # noqa: F401,F403,E402 - Custom (a Python function on the host), CustomRegOp, kernel
+from .host_dumps import *  # noqa: F401,F403,E402 - TensorDump, tensordump, DumpGradient, Assert (host calls)
+from .gradient_hooks import *  # noqa: F401,F403,E402 - HookBackward, InsertGradientOf
+from .user_primitives import *  # noqa: F401,F403,E402 - PrimitiveWithInfer/Check, prim_attr_register, Morph
+from .higher_order import Map  # noqa: F401,E402
+from ..compiler.hints import constexpr  # noqa: F401,E402 - called at trace time
 
 globals().pop("DType")   # functional's import of the dtype class: ops.DType is MindSpore's operator (__getattr__)
 # The star imports above bring each module's own imports and helpers along; MindSpore's

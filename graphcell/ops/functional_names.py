@@ -133,7 +133,6 @@ SKIPPED = {
     "inplace_sigmoid": "2.10's CPU build: 'The kernel InplaceSigmoid unregistered.' (measured)",
     "move_to": "moves a Tensor between devices; graphcell has one device",
     "reshard": "a parallel layout annotation (graphcell's parallel API runs on one device)",
-    "tensordump": "not built yet: it needs a host-callback primitive that writes the .npy under jit",
 }
 
 # 2.10's `mindspore.ops.composite` names that graphcell.ops.composite answers from graphcell.ops (the

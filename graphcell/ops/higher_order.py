@@ -11,6 +11,8 @@ maps and dispatch, so they trace to the ops they call.
 """
 from __future__ import annotations
 
+import builtins
+
 import numbers
 
 from ..tensor import Parameter, Tensor
@@ -206,6 +208,24 @@ class HyperMap:
         for i in order:
             out[i] = self._map(fn, [a[i] for a in args])
         return tuple(out)
+
+
+class Map:
+    """Applies a function to the elements of sequences in step, one level deep (HyperMap
+    recurses): `Map()(f, (a, b), (c, d))` is `(f(a, c), f(b, d))`, a tuple, stopping at the
+    shortest sequence, as 2.10 (measured: Python's map). With `ops` given at construction, the
+    call takes the sequences only."""
+
+    def __init__(self, ops=None, reverse=False):
+        self.ops, self.reverse = ops, reverse
+
+    def configuration_key(self):
+        return {"ops": self.ops, "reverse": self.reverse}
+
+    def __call__(self, *args):
+        if self.ops is not None:
+            args = (self.ops, *args)
+        return tuple(builtins.map(*args))
 
 
 def _matches(name, value) -> bool:

@@ -222,6 +222,11 @@ def raise_hook_error() -> None:
         raise error
 
 
+# The primitives whose host callbacks put their errors in _ERRORS (ops/host_call.py adds its own).
+HOST_CALLS = {call}
+
+
 def runs_hooks(graph) -> bool:
-    """Whether running `graph` may call backward hooks (a `backward_hook` node, in a subgraph too)."""
-    return any(node.primitive is call for node in graph.nodes) or any(runs_hooks(g) for g in graph.subgraphs())
+    """Whether running `graph` may call backward hooks or other host functions (a `backward_hook`
+    or `host_call` node, in a subgraph too)."""
+    return any(node.primitive in HOST_CALLS for node in graph.nodes) or any(runs_hooks(g) for g in graph.subgraphs())
