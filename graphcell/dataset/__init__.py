@@ -38,6 +38,7 @@ from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 from .mindrecord_dataset import MindDataset  # noqa: F401
+from .tfrecord import TFRecordDataset  # noqa: F401
 from .serialize import compare, deserialize, serialize, show  # noqa: F401
 
 
