@@ -38,6 +38,12 @@ from .samplers import (DistributedSampler, IterSampler, PKSampler, RandomSampler
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 from .mindrecord_dataset import MindDataset  # noqa: F401
+from .tfrecord import TFRecordDataset  # noqa: F401
+from .imdb import IMDBDataset  # noqa: F401
+from .text_corpora import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset,  # noqa: F401
+                           PennTreebankDataset, SogouNewsDataset, SST2Dataset, WikiTextDataset, YahooAnswersDataset,
+                           YelpReviewDataset)
+from .text_qa import CLUEDataset, SQuADDataset  # noqa: F401
 from .serialize import compare, deserialize, serialize, show  # noqa: F401
 
 

@@ -69,7 +69,8 @@ class Schema:
         self.num_rows = json_obj.get("numRows")
 
     def to_json(self) -> str:
-        return json.dumps({"columns": [dict(sorted(c.items())) for c in self.columns]}, indent=2)
+        columns = [dict(sorted(c.items())) for c in self.columns] or None   # 2.10 writes null when empty
+        return json.dumps({"columns": columns}, indent=2)
 
     def get_num_rows(self):
         return self.num_rows
