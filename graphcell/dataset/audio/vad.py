@@ -50,7 +50,8 @@ class _Detector:
         if self.cepstrum_end <= self.cepstrum_start:
             raise RuntimeError("Vad: the end of cepstrum must be greater than the start. Check if `hp_lifter_freq` is "
                                "too large or `lp_lifter_freq` is too small.")
-        self.noise_up, self.noise_down = _decay(v.noise_up_time, v.measure_freq), _decay(v.noise_down_time, v.measure_freq)
+        self.noise_up = _decay(v.noise_up_time, v.measure_freq)
+        self.noise_down = _decay(v.noise_down_time, v.measure_freq)
         self.smooth = _decay(v.measure_smooth_time, v.measure_freq)
         self.trigger_mult = _decay(v.trigger_time, v.measure_freq)
         self.boot_count_max = int(v.boot_time * v.measure_freq - 0.5)
