@@ -6,8 +6,8 @@ defaults, output dtypes and messages, measured):
                 input_columns="waveform")
 
 Modules by job: filters (biquads, LFilter, Filtfilt), effects (gains, fades, sox effects, resampling,
-pitch, dither), spectral (STFT family, mel, cepstra, phase vocoder), masking, fbanks, utils (enums).
-Vad (sox's voice-activity detector) is not provided.
+pitch, dither), spectral (STFT family, mel, cepstra, phase vocoder), masking, fbanks, vad (sox's
+voice-activity detector), utils (enums).
 """
 from . import transforms, utils  # noqa: F401 - mindspore.dataset.audio.transforms / .utils
 from .transforms import *  # noqa: F401,F403

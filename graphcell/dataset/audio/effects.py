@@ -156,8 +156,8 @@ def _wave_table(sine: bool, as_int: bool, size: int, low: float, high: float, ph
         quarter = 4 * point // size
         d = np.select([quarter == 0, quarter == 3], [d + 0.5, d - 1.5], 1.5 - d)
     d = d * (high - low) + low
-    if as_int:     # 2.10 truncates (measured: rounding reads the delay line one sample late)
-        return np.trunc(d).astype(np.int64)
+    if as_int:     # rounded half away from zero (fitted to 2.10's delays, sine and triangle)
+        return np.where(d < 0, d - 0.5, d + 0.5).astype(np.int64)
     return d.astype(np.float32).astype(np.float64)
 
 
@@ -179,15 +179,12 @@ class Phaser:
         delay_len = int(self.delay_ms * 0.001 * self.sample_rate + 0.5)
         mod_len = int(self.sample_rate / self.mod_speed + 0.5)
         mod = _wave_table(self.sinusoidal, True, mod_len, 1.0, float(delay_len), math.pi / 2)
-        delay = np.zeros((w.shape[0], delay_len))
+        # sample i feeds back the output delay_len + 1 - mod[i] samples earlier (2.10's delay line,
+        # recovered sample by sample from its output on noise)
+        lags = delay_len + 1 - mod[np.arange(w.shape[1]) % mod_len]
         out = np.empty_like(w)
-        delay_pos = mod_pos = 0
-        for i in range(w.shape[1]):
-            delay_pos = (delay_pos + 1) % delay_len
-            mod_pos = (mod_pos + 1) % mod_len
-            temp = w[:, i] + delay[:, (delay_pos + mod[mod_pos]) % delay_len] * self.decay
-            delay[:, delay_pos] = temp
-            out[:, i] = temp
+        for i, lag in enumerate(lags):
+            out[:, i] = w[:, i] + (out[:, i - lag] * self.decay if i >= lag else 0.0)
         return np.clip(out * self.gain_out, -1, 1).reshape(x.shape).astype(x.dtype)
 
 

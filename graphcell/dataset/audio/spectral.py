@@ -308,7 +308,9 @@ class SpectralCentroid(Spectrogram):
 class GriffinLim:
     """A waveform from a magnitude (power) spectrogram <..., n_fft // 2 + 1, frames> by Griffin-Lim phase
     recovery with momentum. rand_init draws the start phase from a generator seeded from the dataset seed
-    (2.10's draws are its own); rand_init=False starts from phase 0, deterministic."""
+    (2.10's draws are its own); rand_init=False starts from phase 0, deterministic. With `length`, 2.10's
+    output changes from run to run (measured: the same call differs by up to 0.2 between processes), so
+    here each iteration's inverse STFT is cut or padded to `length`, torchaudio's definition."""
 
     def __init__(self, n_fft=400, n_iter=32, win_length=None, hop_length=None, window_type=WindowType.HANN, power=2.0,
                  momentum=0.99, length=None, rand_init=True):
@@ -339,7 +341,10 @@ class GriffinLim:
             rebuilt = _stft(wave, self.n_fft, self.hop_length, win, True, BorderType.REFLECT)
             frames = mag.shape[-1]           # a given length can change the frame count: keep the input's
             rebuilt = np.pad(rebuilt[..., :frames], ((0, 0), (0, 0), (0, max(0, frames - rebuilt.shape[-1]))))
-            angles = rebuilt - prev * (self.momentum / (1 + self.momentum)) if self.momentum else rebuilt
+            # 2.10 extrapolates past the new estimate by k = momentum / (1 + momentum) of the last step
+            # (fitted to its n_iter = 1, 2, 3 outputs), not torchaudio's rebuilt - k * previous
+            k = self.momentum / (1 + self.momentum)
+            angles = rebuilt + k * (rebuilt - prev)
             angles = angles / (np.abs(angles) + 1e-16)
             prev = rebuilt
         wave = _istft(mag * angles, self.n_fft, self.hop_length, win, True, self.length)

@@ -8,5 +8,6 @@ from .masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMask
 from .spectral import (LFCC, MFCC, AmplitudeToDB, Angle, ComplexNorm, ComputeDeltas, GriffinLim,  # noqa: F401
                        InverseMelScale, InverseSpectrogram, Magphase, MelScale, MelSpectrogram, PhaseVocoder,
                        PitchShift, SpectralCentroid, Spectrogram, TimeStretch)
+from .vad import Vad  # noqa: F401
 
 __all__ = [name for name in dir() if name[:1].isupper()]
