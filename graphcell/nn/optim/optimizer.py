@@ -241,6 +241,8 @@ class Optimizer(Cell):
                 object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
         self._weights_after_rates()
+        # the shapes its state is built for: set_data may change a weight's shape later
+        object.__setattr__(self, "_built_shapes", {id(p): p.shape for p in self.parameters})
 
     def _weights_after_rates(self) -> None:
         # MindSpore 2.10 registers the weights after global_step and the rates, so an optimizer
@@ -435,6 +437,12 @@ class Optimizer(Cell):
         return tuple(out)
 
     def _check_gradients(self, gradients) -> tuple:
+        built = self.__dict__.get("_built_shapes", {})
+        for p in self.parameters:
+            if built.get(id(p), p.shape) != p.shape:   # MindSpore 2.10 fails too, in its kernel
+                raise ValueError(f"For '{type(self).__name__}', parameter '{p.name}' has shape {list(p.shape)}, "
+                                 f"but had {list(built[id(p)])} when the optimizer was built (set_data changed "
+                                 "it): its state has the old shape; build the optimizer again")
         return checked_gradients(type(self).__name__, gradients, self.parameters)
 
     def get_lr(self):
