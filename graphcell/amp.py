@@ -202,10 +202,14 @@ class _AmpConstruct:
         args, kwargs = _cast_floats(args, dtype), _cast_floats(kwargs, dtype)
         own = cell._params
         saved = dict(own)
-        for name, p in saved.items():
-            # Non-trainable Parameters (BatchNorm statistics) stay Parameters: construct assigns to them.
-            if p is not None and p.requires_grad and p.dtype.is_floating and p.dtype is not dtype:
-                own[name] = F.cast(p, dtype)
+        # Non-trainable Parameters (BatchNorm statistics) stay Parameters: construct assigns to them.
+        # So do a training step's own (an optimizer's learning_rate, beta1_power, a loss scale),
+        # which are requires_grad=True as in 2.10: it writes them, and they stay float32 state.
+        # (2.10 computed with them cast: O3 over TrainOneStepCell(net, Adam) left the loss stuck.)
+        if not getattr(cell, "is_training_step", False):
+            for name, p in saved.items():
+                if p is not None and p.requires_grad and p.dtype.is_floating and p.dtype is not dtype:
+                    own[name] = F.cast(p, dtype)
         try:
             with suspended():   # the Cell is converted whole: no operator-level casts inside
                 out = type(cell).construct(cell, *args, **kwargs)

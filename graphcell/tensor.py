@@ -1043,7 +1043,13 @@ class Parameter(Tensor):
         return self
 
     def set_data(self, data, slice_shape=False) -> "Parameter":
-        """Replaces the value (eagerly), keeping the dtype; inside a trace records a write."""
+        """Replaces the value (eagerly), keeping the dtype; inside a trace records a write.
+
+        The new value may have another shape, with or without `slice_shape` (MindSpore 2.10,
+        measured: (2, 3) takes (4,), a 0-d Tensor or a Python number, which leaves shape ()).
+        Graphs traced with the old shape are dropped and traced again; 2.10's compiled graphs
+        kept the old shape and read the new buffer as it (measured: wrong values). An optimizer
+        built before keeps state of the old shape, and its step then fails, as in 2.10."""
         from .frontend.tracer import current_tracer
         if isinstance(data, Tensor) and data.is_symbolic or current_tracer() is not None:
             _ops().assign(self, data)
@@ -1051,10 +1057,9 @@ class Parameter(Tensor):
         self._check_incoming_dtype(data)
         array = _to_array(data, self.dtype)
         if tuple(array.shape) != self.shape:
-            if not slice_shape or self._home is not None:
+            if self._home is not None:
                 raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {list(array.shape)}, "
-                                 f"expected {list(self.shape)}"
-                                 + (" (an ensemble member's shape is its stack's)" if slice_shape else ""))
+                                 f"expected {list(self.shape)} (an ensemble member's shape is its stack's)")
             from .compiler.jit import bump_config_epoch
             bump_config_epoch()  # graphs traced with the old shape are stale
         self._payload = array

@@ -348,6 +348,25 @@ def test_slicing_a_container_keeps_its_parameters_names():
     assert [p.name for p in part.get_parameters()][-2:] == ["3.weight", "3.bias"]
 
 
+def test_slices_inside_construct_keep_the_parents_checkpoint_whole(tmp_path):
+    """Measured on MindSpore 2.10: self.a[:1](x) and self.b[:1](x) in construct renamed
+    'a.0.weight' and 'b.0.weight' both to '0.weight' at the slicing, so the parent's checkpoint
+    held 2 of its 4 Parameters (and seq[:2] left a fresh net's 'seq.0.weight' unloaded).
+    graphcell keeps the names: the checkpoint round-trips."""
+    class Two(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.SequentialCell([nn.Dense(2, 2)]), nn.SequentialCell([nn.Dense(2, 2)])
+
+        def construct(self, x):
+            return self.b[:1](self.a[:1](x))
+    net = Two()
+    net(Tensor(np.ones((1, 2), np.float32)))
+    ms.save_checkpoint(net, str(tmp_path / "two.ckpt"))
+    assert list(ms.load_checkpoint(str(tmp_path / "two.ckpt"))) == ["a.0.weight", "a.0.bias", "b.0.weight", "b.0.bias"]
+    assert ms.load_param_into_net(Two(), ms.load_checkpoint(str(tmp_path / "two.ckpt"))) == ([], [])
+
+
 def test_container_list_operations_as_mindspore():
     """insert, item assignment, del and += (they were missing)."""
     cells = nn.CellList([nn.Dense(2, 2) for _ in range(2)])

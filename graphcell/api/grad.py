@@ -180,9 +180,9 @@ class _GradFunction:
         param_index = {id(p): forward.n_args + j for j, p in enumerate(forward.params)}
         stack_slots: dict[int, int] = {}
         for w in self.weights or ():
-            if not w.dtype.is_inexact:
-                raise TypeError(f"grad: weight '{w.name}' is {w.dtype}; gradients exist only for "
-                                "floating-point and complex Parameters")
+            if not w.dtype.is_inexact:   # zeros of its dtype, as MindSpore 2.10 (measured: an
+                weight_slots.append(None)   # optimizer's int32 global_step in trainable_params())
+                continue
             j = param_index.get(id(w))
             if j is not None:
                 weight_slots.append(len(wrt))

@@ -731,6 +731,9 @@ class _IndexedContainer(Cell):
             # The cells keep their keys and their Parameters their names (re-adding them under
             # new indices renamed the original container's Parameters: seq[1:] turned
             # '2.weight' into '1.weight', and a checkpoint of seq then had the wrong keys).
+            # MindSpore 2.10 does rename, at the slicing (measured: blocks[1:] makes the parent's
+            # 'blocks.1.dense.weight' '0.dense.weight'; self.a[:1] and self.b[:1] in construct
+            # both make '0.weight', and the parent's checkpoint loses half its Parameters).
             part = type(self).__new__(type(self))
             _IndexedContainer.__init__(part, auto_prefix=self._auto_prefix)
             for key, cell in list(self._cells.items())[index]:

@@ -67,9 +67,8 @@ class DynamicLossScaleUpdateCell(Cell):
         self.loss_scale_value = loss_scale_value
         self.scale_factor = float(scale_factor)
         self.scale_window = int(scale_window)
-        self.cur_iter = Parameter(np.array(1, np.int32), name="current_iterator_step", requires_grad=False)
-        self.last_overflow_iter = Parameter(np.array(0, np.int32), name="last_overflow_iterator_step",
-                                            requires_grad=False)
+        self.cur_iter = Parameter(np.array(1, np.int32), name="current_iterator_step")
+        self.last_overflow_iter = Parameter(np.array(0, np.int32), name="last_overflow_iterator_step")
 
     def get_loss_scale(self):
         return self.loss_scale_value
@@ -116,7 +115,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         else:
             raise TypeError("For 'TrainOneStepWithLossScaleCell', the 'scale_sense' must be Cell or Tensor, but "
                             f"got 'scale_sense' type: {type(scale_sense).__name__}.")
-        self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
+        self.scale_sense = Parameter(value, name="scale_sense")
 
     def set_sense_scale(self, sens):
         if not isinstance(sens, Tensor):

@@ -124,7 +124,7 @@ class NAdam(_Moments):
         for index in range(len(self.param_groups)):
             name = f"mu_product_group_{index}"
             if not hasattr(self, name):
-                setattr(self, name, Parameter(np.array(1.0, np.float32), name=name, requires_grad=False))
+                setattr(self, name, Parameter(np.array(1.0, np.float32), name=name))
 
     def group_terms(self, index, group, step):
         """(mu_t, mu_{t+1}, the product of mu_1..mu_t), the product's Parameter updated."""

@@ -23,7 +23,7 @@ def check_at_least(optimizer: str, name: str, value, low: float = 0.0, strict: b
 
 def step_counter(name: str = "step_t") -> Parameter:
     """2.10's step count: an int32 0-d Parameter, one for all groups."""
-    return Parameter(np.array(0, np.int32), name=name, requires_grad=False)
+    return Parameter(np.array(0, np.int32), name=name)
 
 
 def advance(counter: Parameter):

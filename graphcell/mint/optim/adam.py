@@ -69,7 +69,7 @@ class Adam(Optimizer):
     @staticmethod
     def step_counter(name: str) -> Parameter:
         """A step count: 2.10's mint.optim keeps it as float32 [1] (experimental.optim: int32 0-d)."""
-        return Parameter(np.zeros([1], np.float32), name=name, requires_grad=False)
+        return Parameter(np.zeros([1], np.float32), name=name)
 
     @staticmethod
     def _count(counter):

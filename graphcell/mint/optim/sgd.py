@@ -21,7 +21,7 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
         self.momentum_buf = self.parameters.clone(prefix="momentum_buf", init="zeros")
-        self.step_t = Parameter(np.array(0, np.int32), name="step_t", requires_grad=False)
+        self.step_t = Parameter(np.array(0, np.int32), name="step_t")
         self.register_rates()
 
     def check_group(self, group):

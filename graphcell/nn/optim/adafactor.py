@@ -16,7 +16,7 @@ def _rms(x):
 
 def _state(params, prefix: str, shape_of, dtype_of=lambda p: np.float32) -> ParameterTuple:
     """One zero state Parameter per weight, named '<prefix><weight name>' (MindSpore's names)."""
-    return ParameterTuple(Parameter(np.zeros(shape_of(p), dtype_of(p)), name=f"{prefix}{p.name}", requires_grad=False)
+    return ParameterTuple(Parameter(np.zeros(shape_of(p), dtype_of(p)), name=f"{prefix}{p.name}")
                           for p in params)
 
 
@@ -80,7 +80,7 @@ class AdaFactor(Optimizer):
         # factored weights stay float32, as in MindSpore 2.10's checkpoints)
         self.exp_avg_sq = _state(self.parameters, "exp_avg_sq_", lambda p: (1,) if _factored(p) else p.shape,
                                  lambda p: np.float16 if self.compression and not _factored(p) else np.float32)
-        self.afactor_step = Parameter(np.zeros(1, np.float32), name="afactor_step", requires_grad=False)
+        self.afactor_step = Parameter(np.zeros(1, np.float32), name="afactor_step")
 
     def prepare_gradients(self, gradients) -> tuple:
         # MindSpore 2.10's AdaFactor does not divide by loss_scale (measured)

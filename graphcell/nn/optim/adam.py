@@ -32,8 +32,8 @@ class Adam(Optimizer):
         _check_betas(type(self).__name__, beta1, beta2, eps)
         self.beta1, self.beta2, self.eps = float(beta1), float(beta2), float(eps)
         self.use_nesterov, self.use_amsgrad = bool(use_nesterov), bool(use_amsgrad)
-        self.beta1_power = Parameter(np.ones(self.power_shape, np.float32), name="beta1_power", requires_grad=False)
-        self.beta2_power = Parameter(np.ones(self.power_shape, np.float32), name="beta2_power", requires_grad=False)
+        self.beta1_power = Parameter(np.ones(self.power_shape, np.float32), name="beta1_power")
+        self.beta2_power = Parameter(np.ones(self.power_shape, np.float32), name="beta2_power")
         self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
         self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
         if self.use_amsgrad:

@@ -23,7 +23,7 @@ class AdaMax(Optimizer):
         self.beta1 = check_float_in_range("AdaMax", "beta1", beta1, 0.0, 1.0)
         self.beta2 = check_float_in_range("AdaMax", "beta2", beta2, 0.0, 1.0)
         self.eps = check_float("AdaMax", "eps", eps, 0.0, above=True)
-        self.beta1_power = Parameter(np.ones(1, np.float32), name="beta1_power", requires_grad=False)
+        self.beta1_power = Parameter(np.ones(1, np.float32), name="beta1_power")
         self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
         self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
 

@@ -12,7 +12,7 @@ from .optimizer import Optimizer, check_float
 def per_parameter_scalars(params, prefix: str, value: float) -> ParameterTuple:
     """One float32 scalar state Parameter per weight, named '<prefix><weight name>' (no dot,
     as MindSpore names ASGD's `mu_`/`eta_`)."""
-    return ParameterTuple(Parameter(np.array(value, np.float32), name=f"{prefix}{p.name}", requires_grad=False)
+    return ParameterTuple(Parameter(np.array(value, np.float32), name=f"{prefix}{p.name}")
                           for p in params)
 
 
@@ -35,7 +35,7 @@ class ASGD(Optimizer):
         self.t0 = check_float("ASGD", "t0", t0, float("-inf"))
         rates = [float(lr.asnumpy()) if isinstance(lr, Parameter) and lr.ndim == 0 else 0.0 for lr in self.group_lr]
         self.mu = per_parameter_scalars(self.parameters, "mu_", 1.0)
-        self.eta = ParameterTuple(Parameter(np.array(rate, np.float32), name=f"eta_{p.name}", requires_grad=False)
+        self.eta = ParameterTuple(Parameter(np.array(rate, np.float32), name=f"eta_{p.name}")
                                   for p, rate in zip(self.parameters, rates))
         self.ax = self.parameters.clone(prefix="ax_", init="zeros")
 

@@ -178,7 +178,7 @@ def _build_lr(spec, name: str, as_cell: bool):
     kind, value = spec
     if kind == "schedule":
         return value
-    p = Parameter(np.asarray(value, np.float32), name=name, requires_grad=False)
+    p = Parameter(np.asarray(value, np.float32), name=name)
     if not as_cell:
         return p
     return _FixedLR(p) if kind == "fixed" else _TableLR(p)
@@ -241,6 +241,8 @@ class Optimizer(Cell):
                 object.__setattr__(self, "_params_last", ("learning_rate",))
             self.learning_rate = _build_lr(default_lr, "learning_rate", as_cell=False)
         self._weights_after_rates()
+        # the shapes its state is built for: set_data may change a weight's shape later
+        object.__setattr__(self, "_built_shapes", tuple(p.shape for p in self.parameters))
 
     def _weights_after_rates(self) -> None:
         # MindSpore 2.10 registers the weights after global_step and the rates, so an optimizer
@@ -256,7 +258,7 @@ class Optimizer(Cell):
     def _add_global_step(self) -> None:
         # right after the weights: checkpoints list the optimizer's Parameters in creation
         # order, and MindSpore 2.10's is global_step, learning_rate, then the subclass's state
-        self.global_step = Parameter(np.array([0], np.int32), name="global_step", requires_grad=False)
+        self.global_step = Parameter(np.array([0], np.int32), name="global_step")
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         super().insert_param_to_cell(param_name, param, check_name_contain_dot)
@@ -435,6 +437,12 @@ class Optimizer(Cell):
         return tuple(out)
 
     def _check_gradients(self, gradients) -> tuple:
+        built = self.__dict__.get("_built_shapes", ())
+        for p, shape in zip(self.parameters, built if len(built) == len(self.parameters) else ()):
+            if shape != p.shape:   # MindSpore 2.10 fails too, in its kernel
+                raise ValueError(f"For '{type(self).__name__}', parameter '{p.name}' has shape {list(p.shape)}, "
+                                 f"but had {list(shape)} when the optimizer was built (set_data changed "
+                                 "it): its state has the old shape; build the optimizer again")
         return checked_gradients(type(self).__name__, gradients, self.parameters)
 
     def get_lr(self):

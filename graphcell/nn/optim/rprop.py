@@ -47,7 +47,7 @@ class Rprop(Optimizer):
         self.prev = self.parameters.clone(prefix="prev", init="zeros")
         self.step_size = ParameterTuple(
             Parameter(np.full(p.shape, float(lr.asnumpy()) if isinstance(lr, Parameter) and lr.ndim == 0 else 0.0,
-                              p.dtype.np_dtype), name=f"step_size.{p.name}", requires_grad=False)
+                              p.dtype.np_dtype), name=f"step_size.{p.name}")
             for p, lr in zip(self.parameters, self.group_lr))
 
     def construct(self, gradients):

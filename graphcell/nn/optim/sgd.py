@@ -9,7 +9,7 @@ from .optimizer import Optimizer, check_hyperparameter
 
 
 def _scalar_param(value: float, name: str) -> Parameter:
-    return Parameter(np.array(value, np.float32), name=name, requires_grad=False)
+    return Parameter(np.array(value, np.float32), name=name)
 
 
 class SGD(Optimizer):
