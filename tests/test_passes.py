@@ -535,7 +535,7 @@ def test_inputs_sharing_a_name_survive_text_and_json():
 def test_fold_evaluates_element_moves_with_numpy_exactly_as_xla():
     """Folding ran every primitive through jax, one compile per primitive and shape; the
     primitives that only move elements fold with numpy, which must give the jax impl's array."""
-    from graphcell.ops import PRIMITIVES, shape_ops
+    from graphcell.ops import PRIMITIVES, row_writes, shape_ops
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 1, 3)).astype(np.float32)
     cases = [
@@ -546,6 +546,9 @@ def test_fold_evaluates_element_moves_with_numpy_exactly_as_xla():
         (shape_ops.slice_, (x,), {"start": (0, 0, 1), "limit": (2, 1, 3), "strides": (1, 1, 2)}),
         (shape_ops.rev, (x,), {"axes": (0, 2)}),
         (shape_ops.concatenate, (x, x[:, :, :1]), {"axis": 2}),
+        # a negative or too-large index clamps to the first or last row, in both
+        (row_writes.write_rows, (np.zeros((4, 3), np.float32), np.array([2, -1, 7], np.int32),
+                                 rng.standard_normal((3, 3)).astype(np.float32)), {}),
     ]
     assert {c[0] for c in cases} == {p for p in PRIMITIVES.values() if p.host_impl}
     for prim, args, attrs in cases:
