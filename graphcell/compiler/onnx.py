@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -391,7 +392,10 @@ def unsupported_ops(graph: Graph) -> list[str]:
     for node in graph.nodes:
         # complex values are real pairs in ONNX, for the ops onnx_complex has rules for
         complex_values = onnx_complex.touches_complex(node)
-        if (onnx_complex.rule_for(node) if complex_values else node.primitive.onnx_rule) is None:
+        rule = onnx_complex.rule_for(node) if complex_values else node.primitive.onnx_rule
+        if _dropped(node):   # a print: an ONNX model has none (ops/graph_print.py)
+            warnings.warn(node.attrs["fn"].onnx_drop)   # once per process, as Python warns
+        elif rule is None or getattr(rule, "refuses", None) and rule.refuses(node):
             src = node.source
             where = f" at {src.file}:{src.line}" if src.file else ""
             why = " (on complex values: no ONNX form)" if complex_values else ""
@@ -543,10 +547,23 @@ def _live_nodes(graph: Graph) -> set:
     nothing, such as the forward of a gradient whose value is unused, is left out here."""
     live_values, live = set(graph.outputs), set()
     for node in reversed(graph.nodes):
-        if not node.primitive.pure or any(v in live_values for v in node.outputs):
+        if _has_effects(node) or any(v in live_values for v in node.outputs):
             live.add(node)
             live_values.update(node.inputs)
     return live
+
+
+def _dropped(node) -> bool:
+    """A host call that export leaves out of the model (a print's: HostFunction.onnx_drop)."""
+    fn = node.attrs.get("fn")
+    return node.primitive.name == "host_call" and bool(getattr(fn, "onnx_drop", ""))
+
+
+def _has_effects(node) -> bool:
+    """Whether a node is lowered for its effects though nothing reads it (a dropped print is not)."""
+    if node.primitive.pure:
+        return any(_has_effects(n) for g in node.attrs.values() if isinstance(g, Graph) for n in g.nodes)
+    return not _dropped(node)
 
 
 # The ONNX ops with subgraph attributes: only their attributes need reading when names are

@@ -947,8 +947,18 @@ from . import onnx_resize  # noqa: E402 - uses the helpers above
 from . import onnx_bit_ops, onnx_float_neighbours, onnx_nan_rules  # noqa: E402
 from . import onnx_expm, onnx_householder, onnx_random_draws, onnx_svd  # noqa: E402
 
+def host_call(ctx, *xs, fn):
+    """A print's host call is left out of the model (onnx.unsupported_ops warns); any other
+    host function (ops.Custom, tensordump) runs Python and is refused."""
+    return []
+
+
+host_call.refuses = lambda node: not node.attrs["fn"].onnx_drop
+
+
 RULES = {
     "constant": constant,
+    "host_call": host_call,   # only a print's, dropped
     "cast": cast_rule,
     "stop_gradient": unary("Identity"),
     # a backward hook's markers (ops/hooks.py) are identities; the token is a constant

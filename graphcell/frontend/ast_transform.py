@@ -173,12 +173,15 @@ def _needs_transform(fdef) -> bool:
     for n in ast.walk(fdef):
         if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
             return True
-        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS):
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS
+                                            and n.func.id != "print"):
             return True
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
             return True
         if isinstance(n, ast.comprehension) and n.ifs:
             return True
+        if isinstance(n, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in n.values):
+            return True   # an f-string may format a traced Tensor (printed at run time)
     return False
 
 
@@ -623,11 +626,27 @@ class _Convert(ast.NodeTransformer):
         node.ifs = [ast.copy_location(_call("comp_test", c, self.where(c)), c) for c in node.ifs]
         return node
 
+    def visit_JoinedStr(self, node):
+        # f"x={x}": a traced Tensor's value is printed at run time (graph_print's DeferredText)
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                v.value = _call("format_value", self.visit(v.value))
+        return ast.copy_location(_call("deferred_text", node), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         top_args = self.top.args.posonlyargs + self.top.args.args
         func = node.func
-        if isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
+        if isinstance(func, ast.Name) and func.id == "print":
+            # print: at run time inside a graph (ops/graph_print.py), as 2.10's graph mode
+            node.func = ast.copy_location(_rt("print_"), func)
+        elif (isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant)
+              and isinstance(func.value.value, str)):   # "x: {}".format(x), as an f-string
+            node.args = [a if isinstance(a, ast.Starred) else _call("format_value", a) for a in node.args]
+            for k in node.keywords:
+                k.value = k.value if k.arg is None else _call("format_value", k.value)
+            return ast.copy_location(_call("deferred_text", node), node)
+        elif isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
             node.args = [_name("__class__"), _name(top_args[0].arg)]  # zero-arg super() needs the class cell
         elif not (isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith(FN_PREFIX))
                   or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)

@@ -240,3 +240,20 @@ def retval(value, returned=True, falls_off=None):
             "None) on others, depending on a tensor condition; a compiled function has one result "
             "for every input: end it with a return")
     return None if value is UNSET else value
+
+
+def print_(*args, **kwargs):
+    """Python's print in converted code: inside a graph, when the graph runs (ops/graph_print.py)."""
+    from ..ops.graph_print import graph_print
+    graph_print(args, kwargs)
+
+
+def format_value(value):
+    """A value formatted into an f-string or str.format: a traced Tensor waits for run time."""
+    from ..ops.graph_print import format_value
+    return format_value(value)
+
+
+def deferred_text(text):
+    from ..ops.graph_print import deferred_text
+    return deferred_text(text)

@@ -89,6 +89,13 @@ class Node:
         assert len(self.outputs) == 1, self.primitive.name
         return self.outputs[0]
 
+    @property
+    def pure(self) -> bool:
+        """Whether passes may drop, merge or fold this node: its primitive is pure and so is every
+        node of its subgraphs (a `cond` whose branch prints is not, though `cond` is)."""
+        return self.primitive.pure and all(n.pure for a in self.attrs.values() if isinstance(a, Graph)
+                                           for n in a.nodes)
+
     def __repr__(self):
         from .printer import format_node
         return format_node(self, {})

@@ -37,13 +37,17 @@ class HostFunction:
     """The attr saying what a host_call runs: `run(*arrays) -> tuple of arrays` on numpy
     arrays, its outputs' `(shape, dtype)`s, a `label` for messages ("Custom 'add'") and the
     `no_grad` message a gradient through it raises. Equal by `key` (default: the callable, by
-    identity, and the outputs), so an eager grad finds its cached program for the same call."""
-    __slots__ = ("run", "outs", "label", "no_grad", "key")
+    identity, and the outputs), so an eager grad finds its cached program for the same call.
+    `batch(args, dims) -> outputs` (optional) maps it under vmap in its own way (default: once per
+    member); `onnx_drop` (optional, for a function without outputs) is the warning with which
+    export leaves the node out of an ONNX model instead of refusing it (ops/graph_print.py)."""
+    __slots__ = ("run", "outs", "label", "no_grad", "key", "batch", "onnx_drop")
 
-    def __init__(self, run, outs, label: str, no_grad: str = "", key=None):
+    def __init__(self, run, outs, label: str, no_grad: str = "", key=None, batch=None, onnx_drop: str = ""):
         self.run, self.outs, self.label = run, tuple((tuple(s), d) for s, d in outs), label
         self.no_grad = no_grad or f"grad: {label} runs Python on the host and has no gradient"
         self.key = (run, self.outs, label) if key is None else key
+        self.batch, self.onnx_drop = batch, onnx_drop
 
     def __hash__(self):
         return hash(self.key)
@@ -70,12 +74,23 @@ def _impl(*arrays, fn):
 # nothing reads its outputs.
 host_call = Primitive("host_call", _rule, _impl, multiple_results=True, pure=False, eager_jit=False,
                       deterministic=False)
-host_call.def_batch(batching.unrolled(host_call))
+_unrolled = batching.unrolled(host_call)
+
+
+@host_call.def_batch
+def _batch(ctx, args, dims, *, fn):
+    if fn.batch is not None:
+        return fn.batch(args, dims)
+    return _unrolled(ctx, args, dims, fn=fn)
+
+
 hooks.HOST_CALLS.add(host_call)   # a jit call raises a host function's error after the run
 
 
 @host_call.def_vjp
 def _vjp(ctx, cts, primals, outs, *, fn):
+    if not fn.outs:   # nothing flows back through a function without outputs (a print)
+        return [None] * len(primals)
     raise RuntimeError(fn.no_grad)
 
 

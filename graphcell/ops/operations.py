@@ -27,7 +27,6 @@ import warnings
 import numpy as np
 
 from .. import dtype as mstype
-from .._tensor_repr import format_tensor
 from ..tensor import Parameter, Tensor
 from . import composite as CP
 from . import functional as F
@@ -1536,24 +1535,16 @@ class Partial(Operator):
 
 @_export
 class Print(Operator):
-    """Prints its arguments, one a line, Tensors in MindSpore's form. Called while a graph is
-    traced (jit, GRAPH_MODE, vmap, grad) it prints nothing: graphcell has no print node, and it
-    warns once per operator that the call does nothing."""
+    """Prints its arguments, one a line. Inside a compiled graph (jit, GRAPH_MODE, vmap, grad) it
+    prints when the graph runs, on every call, in MindSpore 2.10's graph form (ops/graph_print.py);
+    called eagerly, at once, Tensors as their repr (2.10's PyNative Print)."""
 
     def __init__(self):
         super().__init__(side_effect_io=True)
 
     def __call__(self, *input_x):
-        if any(isinstance(a, Tensor) and a.is_symbolic for a in input_x) or _is_traced():
-            if not self.__dict__.get("_warned"):
-                object.__setattr__(self, "_warned", True)
-                warnings.warn("Print inside a compiled graph (jit, GRAPH_MODE, vmap, grad) prints nothing: graphcell "
-                              "graphs have no print node. Print eagerly (PYNATIVE_MODE) or return the value.",
-                              stacklevel=2)
-            return None
-        for a in input_x:
-            print(format_tensor(a.asnumpy(), a.dtype) if isinstance(a, Tensor) else a)
-        return None
+        from .graph_print import print_values
+        print_values(input_x)
 
 
 # == randomness ================================================================================

@@ -196,7 +196,7 @@ def _split_vjp_body(vjp: Graph, n_carry: int, n_in: int, n_sens: int):
     computes the gradients from them. Values of the consts alone (a transposed weight) are
     recomputed in `backward` rather than stacked per step. None when a node has side effects
     (they must run once per step, as the body's)."""
-    if not all(node.primitive.pure for node in vjp.nodes):
+    if not all(node.pure for node in vjp.nodes):
         return None
     carry_in, x_in = vjp.inputs[:n_carry], vjp.inputs[n_carry:n_in]
     sens, consts = vjp.inputs[n_in:n_in + n_sens], vjp.inputs[n_in + n_sens:]

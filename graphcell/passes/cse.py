@@ -29,7 +29,7 @@ def cse(graph: Graph) -> PassResult:
     seen: dict = {}
 
     def lookup(node, ins, builder):
-        if not node.primitive.pure:
+        if not node.pure:
             return None
         try:
             return seen.get(_key(node, ins))
@@ -37,7 +37,7 @@ def cse(graph: Graph) -> PassResult:
             return None
 
     def record(node, ins, outs):
-        if node.primitive.pure:
+        if node.pure:
             try:
                 seen.setdefault(_key(node, ins), outs)
             except TypeError:

@@ -21,7 +21,7 @@ def dce(graph: Graph) -> PassResult:
     live = set(graph.outputs)
     kept: set[int] = set()
     for node in reversed(graph.nodes):
-        if not node.primitive.pure or any(v in live for v in node.outputs):
+        if not node.pure or any(v in live for v in node.outputs):
             kept.add(id(node))
             live.update(node.inputs)
     new, changed = rebuild(graph, keep=lambda n: id(n) in kept, subgraph_pass=dce)

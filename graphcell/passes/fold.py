@@ -53,7 +53,7 @@ class FoldConstants:
 
     def _worth_folding(self, node, arrays) -> bool:
         prim = node.primitive
-        if not prim.pure or prim is core_prims.constant or not node.outputs:
+        if not node.pure or prim is core_prims.constant or not node.outputs:
             return False
         if any(a is None for a in arrays):
             return False

@@ -149,7 +149,7 @@ def prune(graph: Graph) -> Graph:
     live = set(graph.outputs)
     kept = []
     for node in reversed(graph.nodes):
-        if not node.primitive.pure or any(v in live for v in node.outputs):
+        if not node.pure or any(v in live for v in node.outputs):
             kept.append(node)
             live.update(node.inputs)
     if len(kept) == len(graph.nodes):

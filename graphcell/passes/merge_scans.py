@@ -67,7 +67,7 @@ def merge_scans(graph: Graph) -> PassResult:
 def _joint_body(a: Graph, b: Graph, n_carry: int) -> Graph | None:
     """One body computing `a`'s outputs then `b`'s per-step outputs, if both bodies are pure
     and compute the same carry; else None."""
-    if not all(n.primitive.pure for body in (a, b) for n in body.nodes):
+    if not all(n.pure for body in (a, b) for n in body.nodes):
         return None
     builder = GraphBuilder(a.name)
     ins = [builder.add_input(v.type, v.name, v.kind) for v in a.inputs]

@@ -248,7 +248,7 @@ def row_axes(graph: Graph, in_axes: list, rows: int) -> dict:
     NotRowwise when some output row would depend on other rows, or the analysis cannot tell."""
     axes: dict = dict(zip(graph.inputs, in_axes))
     for node in graph.nodes:
-        if not node.primitive.pure:
+        if not node.pure:
             raise NotRowwise  # a side effect would run once per tile
         ins = [axes[v] for v in node.inputs]
         if all(a is None for a in ins):
