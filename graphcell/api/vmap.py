@@ -162,14 +162,14 @@ class VmapFunction:
 
     # -- checks ------------------------------------------------------------------------------
     def _axis_size(self, leaves, axes, args) -> int:
-        arg_of = [i for i, a in enumerate(args) for _ in pytree.flatten(a)[0]]
+        arg_of = _leaf_paths(pytree.flatten(tuple(args))[1])
         sizes = [(t.shape[ax], arg_of[k]) for k, (t, ax) in enumerate(zip(leaves, axes)) if ax is not None]
         for size, arg in sizes[1:]:
             if size != sizes[0][0]:
                 raise RuntimeError(
                     f"The 'axis_size' of each argument in the scope of 'vmap' should be equal, but got "
                     f"{sizes[0][0]} and {size}. (the axis size of each argument mapped by vmap must be "
-                    f"equal, but got {sizes[0][0]} (argument {sizes[0][1]}) and {size} (argument {arg}))")
+                    f"equal, but got {sizes[0][0]} ({sizes[0][1]}) and {size} ({arg}))")
         if self.ensemble is not None:
             n = len(self.ensemble)
             if sizes and sizes[0][0] != n:
@@ -179,6 +179,9 @@ class VmapFunction:
                     "otherwise, please do not enter 'CellList' as the first argument, but we get axis_size: "
                     f"{sizes[0][0]} and the cell size: {n}.")
             return n
+        if not sizes and isinstance(self.in_axes, (tuple, list)) and all(a is None for a in self.in_axes):
+            raise RuntimeError(f"The 'in_axes' of 'vmap' cannot be all None while 'fn' is not a 'CellList', "
+                               f"but got {tuple(self.in_axes)}.")   # 2.10's words, measured
         if not sizes:
             raise ValueError(f"{self.__name__}: in_axes maps no Tensor argument, so the axis size is "
                              "unknown; give at least one argument an int axis")
@@ -275,8 +278,11 @@ class VmapFunction:
                     where = f"node {k}: member 0 has `{format_node(a, {})}`, member {i} has `{format_node(b, {})}`"
                     break
             else:
-                if len(traced.graph.nodes) != len(other.graph.nodes):
-                    where = f"its length: {len(traced.graph.nodes)} nodes vs {len(other.graph.nodes)}"
+                n0, n1 = len(traced.graph.nodes), len(other.graph.nodes)
+                if n0 != n1:  # one graph extends the other: name the first node only one has
+                    longer, k = (0, traced.graph) if n0 > n1 else (i, other.graph), min(n0, n1)
+                    where = (f"its length: {n0} nodes vs {n1}; member {longer[0]} goes on with "
+                             f"`{format_node(longer[1].nodes[k], {})}`")
             raise RuntimeError(f"vmap: the cells of the CellList must share one architecture, but member {i}'s "
                                f"traced graph differs from member 0's at {where}")
         self._checked.add(checked)
@@ -302,7 +308,9 @@ def _normalize(axis, ndim: int, name: str):
     if axis is None:
         return None
     if not isinstance(axis, int) or isinstance(axis, bool):
-        raise RuntimeTypeError(f"vmap: every entry of '{name}' must be an int or None, got {axis!r}")
+        # 2.10's words, measured (its RuntimeError; a TypeError too here)
+        raise RuntimeTypeError(f"The axis in vmap's '{name}' should be a None or a scalar of type Int64Imm, "
+                               f"but got a {axis!r}.")
     if not -ndim <= axis < ndim:
         raise RuntimeError(f"The axis: {axis} in '{name}' is out of bounds for array of dimension "
                            f"[{-ndim},{ndim}).")
@@ -328,6 +336,28 @@ def _leaf_axes(spec, args, name: str, structure=_ARGS, numbers: list | None = No
     out: list = []
     _match(spec, structure, name, out, "", numbers=numbers)
     return out
+
+
+def _leaf_paths(structure) -> list[str]:
+    """Per Tensor leaf of the arguments' structure (a tuple of them), where it sits, in the
+    user's terms: "argument 0", or "argument 0[1]['u']" inside a nested argument."""
+    paths: list[str] = []
+
+    def walk(s, path):
+        if s is None:
+            paths.append(path)
+        elif isinstance(s, pytree.Static):
+            pass
+        elif s[0] is dict:
+            for k, v in zip(s[1], s[2]):
+                walk(v, f"{path}[{k!r}]")
+        else:
+            for k, v in enumerate(s[1]):
+                walk(v, f"{path}[{k}]")
+
+    for k, s in enumerate(structure[1]):
+        walk(s, f"argument {k}")
+    return paths
 
 
 def _match(spec, structure, name, out, path, explicit=False, numbers=None):
@@ -360,6 +390,9 @@ def _match(spec, structure, name, out, path, explicit=False, numbers=None):
         items = structure[1]
         if isinstance(spec, (tuple, list)):
             if len(spec) != len(items):
+                if name == "out_axes" and not path:   # 2.10's words, measured
+                    raise RuntimeError(f"The size of vmap's 'out_axes' should be equal to the number of results "
+                                       f"of 'fn': {len(items)}, but got size: {len(spec)}.")
                 raise RuntimeError(f"vmap: '{name}'{path} has {len(spec)} entries but the value there has "
                                    f"{len(items)}")
             for k, (sp, s) in enumerate(zip(spec, items)):

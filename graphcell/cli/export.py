@@ -24,7 +24,10 @@ def add_parser(sub, common):
                    help="one checkpoint per member (.ckpt or .safetensors)")
     p.add_argument("--in-axes", choices=("none", "0"), default="none",
                    help="one input for all members (none), or one per member stacked on axis 0 (0)")
-    p.add_argument("--reduce", choices=REDUCE, default="none", help="an ensemble head in the graph")
+    p.add_argument("--reduce", choices=REDUCE, default="none",
+                   help="an ensemble head in the graph: mean (the members' softmax probabilities averaged), vote "
+                   "(the class most members pick; a tie goes to the lower class), mean_std (mean and "
+                   "population standard deviation of the probabilities)")
     p.add_argument("--opset", type=opset, help="ONNX opset, 17 to the newest the installed onnx knows (default 18)")
     p.add_argument("--dynamic-batch", action="store_true",
                    help="find the batch axis and make it dynamic (also implied by 'batch' in --input-shape)")

@@ -229,22 +229,24 @@ def _quiet(logger: logging.Logger):
         logger.disabled = was
 
 
-def load_checkpoint_into(net, path: str, model_text: str) -> None:
-    """Loads a .ckpt/.safetensors into `net`; a file that does not fit is a user error."""
+def load_checkpoint_into(net, path: str, model_text: str, member: int | None = None) -> None:
+    """Loads a .ckpt/.safetensors into `net`; a file that does not fit is a user error, naming
+    the ensemble `member` it was given for (when there are several checkpoints)."""
     from ..train import load_checkpoint, load_param_into_net, serialization
     if not os.path.isfile(path):
         raise UserError(f"checkpoint {path} {missing(path)}")
+    what = f"checkpoint {path}" + ("" if member is None else f" (member {member})")
     try:
         params = load_checkpoint(path)
     except Exception as e:
-        raise UserError(f"cannot read checkpoint {path}: {one_line(e)}") from e
+        raise UserError(f"cannot read {what}: {one_line(e)}") from e
     try:
         with _quiet(serialization.logger):  # a missing parameter is reported below, in one line
             not_loaded, unused = load_param_into_net(net, params)
     except Exception as e:
-        raise UserError(f"checkpoint {path} does not fit {model_text}: {one_line(e)}") from e
+        raise UserError(f"{what} does not fit {model_text}: {one_line(e)}") from e
     if not_loaded:
-        raise UserError(f"checkpoint {path} does not fit {model_text}: it has no value for "
+        raise UserError(f"{what} does not fit {model_text}: it has no value for "
                         f"{', '.join(not_loaded[:5])}{' ...' if len(not_loaded) > 5 else ''}")
     # An ensemble's checkpoint (members' names prefixed 0., 1., ...) loads its member 0 by
     # prefix; the other members would be dropped without a word.
@@ -252,7 +254,7 @@ def load_checkpoint_into(net, path: str, model_text: str) -> None:
     others = sorted({key.split(".", 1)[0] for key in unused
                      if "." in key and key.split(".", 1)[0].isdigit() and key.split(".", 1)[1] in names})
     if others:
-        raise UserError(f"checkpoint {path} holds an ensemble (members {', '.join(['0'] + others)}), not one "
+        raise UserError(f"{what} holds an ensemble (members {', '.join(['0'] + others)}), not one "
                         f"{model_text}: split it with graphcell.train.extract_member, or give one checkpoint "
                         "per member")
 
@@ -274,7 +276,8 @@ def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = Non
         check_input_count(nets[0], len(inputs), spec.text)
     for i, net in enumerate(nets):
         if checkpoints:
-            load_checkpoint_into(net, checkpoints[i if len(checkpoints) > 1 else 0], spec.text)
+            several = len(checkpoints) > 1
+            load_checkpoint_into(net, checkpoints[i if several else 0], spec.text, i if several else None)
         if not is_training_step(net):
             net.set_train(False)
     return nets
