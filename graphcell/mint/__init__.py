@@ -34,4 +34,4 @@ from .shape import (  # noqa: F401
 from .convolution import conv2d, conv_tbc  # noqa: F401
 from . import linalg, special  # noqa: F401
 from .batch_norm_stats import batch_norm_elemt, batch_norm_gather_stats_with_counts, batch_norm_stats  # noqa: F401
-from . import nn, optim  # noqa: E402,F401
+from . import distributed, nn, optim  # noqa: E402,F401

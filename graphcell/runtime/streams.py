@@ -41,7 +41,12 @@ class Stream:
         self.priority = priority
         self.id = 0
         self.device_id = 0
-        self.device_name = _device_name()
+
+    @property
+    def device_name(self) -> str:
+        # asked on use: the default stream is made at import, and asking jax for its backend
+        # there would start XLA before communication.init can start jax.distributed
+        return _device_name()
 
     def query(self) -> bool:
         """Whether all work submitted so far has finished."""
