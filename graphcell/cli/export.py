@@ -149,11 +149,11 @@ def run(args, out) -> int:
 def _state_kept(fn):
     """The values of `fn`'s Parameters (and the global random key) are restored on exit: the
     file holds the state at export, and a training step's XLA call writes new values."""
-    from ..nn.cell import Cell
+    from ..nn.cell import Cell, state_parameters
     from ..ops.random_state import global_key
     from ..tensor import Tensor
     root = fn if isinstance(fn, Cell) else getattr(fn, "fn", None)
-    params = (list(root.get_parameters()) if isinstance(root, Cell) else []) + [global_key()]
+    params = (state_parameters(root) if isinstance(root, Cell) else []) + [global_key()]
     saved = [(p, p._payload) for p in params]
     try:
         yield
