@@ -169,14 +169,17 @@ def get_black_list() -> list:
     return [nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm]
 
 
-def _cast_floats(tree, dtype):
-    """Casts the floating Tensors of a result/argument tree to `dtype`; the rest unchanged."""
+def _cast_floats(tree, dtype, keep_parameters=False):
+    """Casts the floating Tensors of a result/argument tree to `dtype`; the rest unchanged
+    (and the Parameters too with `keep_parameters`)."""
     if isinstance(tree, Tensor):
+        if keep_parameters and isinstance(tree, Parameter):
+            return tree
         return F.cast(tree, dtype) if tree.dtype.is_floating and tree.dtype is not dtype else tree
     if isinstance(tree, (tuple, list)):
-        return type(tree)(_cast_floats(x, dtype) for x in tree)
+        return type(tree)(_cast_floats(x, dtype, keep_parameters) for x in tree)
     if isinstance(tree, dict):
-        return {k: _cast_floats(v, dtype) for k, v in tree.items()}
+        return {k: _cast_floats(v, dtype, keep_parameters) for k, v in tree.items()}
     return tree
 
 
@@ -199,14 +202,18 @@ class _AmpConstruct:
 
     def __call__(self, *args, **kwargs):
         cell, dtype = self.cell, self.compute_dtype
-        args, kwargs = _cast_floats(args, dtype), _cast_floats(kwargs, dtype)
+        training_step = getattr(cell, "is_training_step", False)
+        args, kwargs = _cast_floats(args, dtype, keep_parameters=training_step), _cast_floats(kwargs, dtype)
         own = cell._params
         saved = dict(own)
         # Non-trainable Parameters (BatchNorm statistics) stay Parameters: construct assigns to them.
         # So do a training step's own (an optimizer's learning_rate, beta1_power, a loss scale),
         # which are requires_grad=True as in 2.10: it writes them, and they stay float32 state.
         # (2.10 computed with them cast: O3 over TrainOneStepCell(net, Adam) left the loss stuck.)
-        if not getattr(cell, "is_training_step", False):
+        # A Parameter passed to a training step (the scale a DynamicLossScaleUpdateCell assigns)
+        # stays one too, as in 2.10's PyNative mode; 2.10's graph mode assigned a float16 copy,
+        # and the scale never moved (measured).
+        if not training_step:
             for name, p in saved.items():
                 if p is not None and p.requires_grad and p.dtype.is_floating and p.dtype is not dtype:
                     own[name] = F.cast(p, dtype)

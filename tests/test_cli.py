@@ -302,14 +302,40 @@ def test_user_errors_name_the_problem(argv, message, capsys):
     assert err.count("\n") == 1 and message in err, err
 
 
-def test_an_ensemble_checkpoint_into_one_model_is_refused(tmp_path, capsys):
-    """A stacked ensemble checkpoint loaded its member 0 by prefix and dropped the rest."""
-    from graphcell.train import stack_checkpoints
-    stack_checkpoints(CKPTS[:3], str(tmp_path / "ens.ckpt"))
-    assert main(["export", LENET, "--checkpoint", str(tmp_path / "ens.ckpt"), "--input-shape", "2,1,32,32",
+def test_export_reads_the_members_of_an_ensemble_checkpoint(tmp_path, capsys):
+    """One checkpoint holding a whole ensemble (save_checkpoint(nn.CellList(nets)), as a
+    vmapped ensemble trains it) exports every member, named `<file>#<i>`; onnxruntime's outputs
+    are the members' own, one by one. A member count it cannot give is a clear error."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cli_models", os.path.join(ROOT, TINY))
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    ms.set_seed(7)
+    nets = [models.TinyNet() for _ in range(3)]
+    path = str(tmp_path / "stacked.ckpt")
+    ms.save_checkpoint(nn.CellList(nets), path)
+    onnx_path = str(tmp_path / "ens.onnx")
+    assert main(["export", f"{TINY}:TinyNet", "--checkpoint", path, "--input-shape", "2,4", "-o", onnx_path,
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["members"] == 3 and summary["ok"]
+    meta = {p.key: p.value for p in onnx.load(onnx_path).metadata_props}
+    assert json.loads(meta["graphcell.member_checkpoints"]) == [f"{os.path.abspath(path)}#{i}" for i in range(3)]
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)
+    want = np.stack([net(ms.Tensor(x)).asnumpy() for net in nets])   # a per-member loop
+    np.testing.assert_allclose(Session(onnx_path, providers=["cpu"])(x), want, rtol=1e-5, atol=1e-6)
+
+    # dump --vmap asks for another member count; with other checkpoints it must come alone
+    assert main(["dump", f"{TINY}:TinyNet", "--checkpoint", path, "--vmap", "2", "--input-shape", "2,4"]) == 2
+    assert (f"checkpoint {path} holds an ensemble of 3 members, not 2: ask for 3 (dump: --vmap 3), or split it "
+            "with graphcell.train.extract_member") in capsys.readouterr().err
+    other = str(tmp_path / "one.ckpt")
+    ms.save_checkpoint(nets[0], other)
+    assert main(["export", f"{TINY}:TinyNet", "--checkpoint", other, path, "--input-shape", "2,4",
                  "-o", str(tmp_path / "x.onnx")]) == 2
-    assert "holds an ensemble (members 0, 1, 2)" in capsys.readouterr().err
-    assert not (tmp_path / "x.onnx").exists()
+    err = capsys.readouterr().err
+    assert f"checkpoint {path} (member 1) holds an ensemble (members 0, 1, 2), not one" in err
+    assert "give it as the only --checkpoint" in err and not (tmp_path / "x.onnx").exists()
 
 
 def test_python_dash_m_graphcell_is_the_command_and_tolerances_are_not_negative():

@@ -199,3 +199,36 @@ def test_build_train_network_levels():
         amp.build_train_network(net, nn.SGD(net.trainable_params()), foo=1)
     with pytest.raises(TypeError, match=r"'optimizer' must be a graphcell.nn Optimizer"):
         amp.build_train_network(net, None)
+
+
+# auto_mixed_precision(train, "O2"/"O3") over a dynamic loss-scaled step (4x8x2 Dense-ReLU-Dense,
+# MSELoss, Momentum(0.1, 0.9), DynamicLossScaleUpdateCell(4096, 2, 2)); measured on MindSpore 2.10
+# with the overflow check replaced as above. Its losses (float16 values, as 2.10's GRAPH mode
+# computes them) and the scale after each step (2.10's PYNATIVE mode; its GRAPH mode assigned
+# the update to a float16 copy of scale_sense and the scale stayed 4096).
+MS_AMP_LOSS = [0.7431640625, 0.63037109375, 0.537109375, 0.46484375]
+MS_AMP_SCALE = [4096.0, 8192.0, 8192.0, 16384.0]
+
+
+@pytest.mark.parametrize("level", ["O2", pytest.param("O3", marks=pytest.mark.slow)])
+def test_auto_mixed_precision_over_a_dynamic_loss_scaled_step(level):
+    """The update cell assigns the scale it is handed: amp must pass it on as the Parameter
+    (it failed with "assign needs a Parameter")."""
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
+    for dense, seed in ((net[0], 1), (net[2], 2)):   # the weights of the 2.10 run
+        dense.weight.set_data(T(np.random.RandomState(seed).randn(*dense.weight.shape).astype(np.float32) * 0.3))
+        dense.bias.set_data(T(np.zeros(dense.bias.shape, np.float32)))
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    update = nn.DynamicLossScaleUpdateCell(loss_scale_value=2 ** 12, scale_factor=2, scale_window=2)
+    train = amp.auto_mixed_precision(nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt,
+                                                                      scale_sense=update), level)
+    x = T(np.random.RandomState(3).randn(3, 4).astype(np.float32))
+    y = T(np.random.RandomState(4).randn(3, 2).astype(np.float32))
+    for k in range(4):
+        loss, overflow, scale = train(x, y)
+        assert loss.dtype == ms.float32 and not bool(overflow.asnumpy())
+        np.testing.assert_allclose(float(loss.asnumpy()), MS_AMP_LOSS[k], rtol=1e-6)
+        assert float(scale.asnumpy()) == MS_AMP_SCALE[k]
+    state = {p.name: p for p in train.get_parameters()}
+    assert float(state["scale_sense"].asnumpy()) == MS_AMP_SCALE[-1] and state["scale_sense"].dtype == ms.float32
+    assert int(state["current_iterator_step"].asnumpy()) == 5

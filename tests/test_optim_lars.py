@@ -127,8 +127,8 @@ def test_lars_takes_over_weight_decay_and_loss_scale():
     assert lars.decay_flags == (True, True, False) and lars.loss_scale == 2.0
     assert lars.learning_rate is inner.learning_rate and lars.get_weight_decay() == pytest.approx(0.02)
     names = [p.name for p in lars.get_parameters()]
-    assert names == ["global_step", "dense.weight", "dense.bias", "bn.gamma", "learning_rate", "momentum",
-                     "moments.dense.weight", "moments.dense.bias", "moments.bn.gamma"]   # as MS, less its fakes
+    assert names == ["global_step", "fake_lr", "fake_param", "dense.weight", "dense.bias", "bn.gamma", "learning_rate",
+                     "momentum", "moments.dense.weight", "moments.dense.bias", "moments.bn.gamma"]   # as MS
     ln = ms.Parameter(T(np.ones(2, np.float32)), name="enc.LayerNorm.gamma")
     assert nn.LARS(nn.Momentum([ln], 0.1, 0.9)).lars_flag == (False,)
 

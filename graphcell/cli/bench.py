@@ -91,8 +91,9 @@ def run(args, out) -> int:
 def net_params(net, traced) -> list:
     """`net`'s parameters in the order the traced graph of member 0 takes them (matched by
     position: members share one architecture, and a CellList may prefix their names)."""
-    position = {id(p): i for i, p in enumerate(traced_owner(traced).get_parameters())}
-    mine = list(net.get_parameters())
+    from ..nn.cell import state_parameters
+    position = {id(p): i for i, p in enumerate(state_parameters(traced_owner(traced)))}
+    mine = state_parameters(net)
     return [mine[position[id(p)]] for p in traced.params] + list(traced.captures)
 
 

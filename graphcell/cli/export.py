@@ -21,7 +21,8 @@ def add_parser(sub, common):
                        "verified in onnxruntime", description=__doc__.split("\n\n")[0])
     loader_args(p, batch_default=2)
     p.add_argument("--checkpoint", nargs="+", required=True, metavar="F",
-                   help="one checkpoint per member (.ckpt or .safetensors)")
+                   help="one checkpoint per member (.ckpt or .safetensors), or one that holds the whole ensemble "
+                   "(save_checkpoint(nn.CellList(nets)); its members are recorded as FILE#i)")
     p.add_argument("--in-axes", choices=("none", "0"), default="none",
                    help="one input for all members (none), or one per member stacked on axis 0 (0)")
     p.add_argument("--reduce", choices=REDUCE, default="none",
@@ -52,12 +53,14 @@ def build_exportable(args):
     ms.set_seed(args.seed)
     specs = loader.parse_inputs(args.input_shape, args.input_dtype)   # first: loading a script runs it
     spec = loader.load_model(args.model, args.args)
-    nets = loader.build_members(spec, args.checkpoint, inputs=specs)
+    sources = []   # each member's (checkpoint, index in it: None for a single model's file)
+    nets = loader.build_members(spec, args.checkpoint, inputs=specs, sources=sources)
     n = len(nets)
     per_member = args.in_axes == "0" and n > 1
     if n == 1:
         if args.reduce != "none":
-            raise UserError(f"--reduce {args.reduce} needs an ensemble: give two or more checkpoints")
+            raise UserError(f"--reduce {args.reduce} needs an ensemble: give two or more checkpoints, or one "
+                            "that holds an ensemble")
         fn = nets[0]
     else:
         fn = ms.vmap(CellList(nets), in_axes=0 if per_member else None)
@@ -75,14 +78,14 @@ def build_exportable(args):
             raise UserError(f"{len(args.input_name)} --input-name for {len(specs)} inputs: give one per "
                             f"--input-shape (the model's arguments: {', '.join(names)})")
         names = list(args.input_name)
-    return fn, specs, lead, n, dynamic, names
+    return fn, specs, lead, n, dynamic, names, sources
 
 
 def run(args, out) -> int:
     import graphcell as ms
     from ..compiler.export import _with_head, export
     from ..runtime import Session
-    fn, specs, lead, n, dynamic, names = build_exportable(args)
+    fn, specs, lead, n, dynamic, names, sources = build_exportable(args)
     example = loader.random_inputs(specs, args.batch_size, args.seed, lead)
     reduce = None if args.reduce == "none" else args.reduce
     check_output_folder(args.output)
@@ -93,7 +96,8 @@ def run(args, out) -> int:
         f"exporting {args.model}", export, fn, *example, file_name=args.output, reduce=reduce, opset=args.opset,
         input_names=names, output_names=args.output_name, dynamic_axes=dynamic, members=n if n > 1 else None,
         external_data=True if args.external_data else None,
-        member_checkpoints=[os.path.abspath(c) for c in args.checkpoint] if n > 1 else None)
+        member_checkpoints=[os.path.abspath(path) + ("" if member is None else f"#{member}")
+                            for path, member in sources] if n > 1 else None)
 
     # Verify: fresh random inputs through onnxruntime and through XLA (jit of the same callable
     # with the same head); a dynamic batch at batch 1 too, where an ensemble's file switches
@@ -149,11 +153,11 @@ def run(args, out) -> int:
 def _state_kept(fn):
     """The values of `fn`'s Parameters (and the global random key) are restored on exit: the
     file holds the state at export, and a training step's XLA call writes new values."""
-    from ..nn.cell import Cell
+    from ..nn.cell import Cell, state_parameters
     from ..ops.random_state import global_key
     from ..tensor import Tensor
     root = fn if isinstance(fn, Cell) else getattr(fn, "fn", None)
-    params = (list(root.get_parameters()) if isinstance(root, Cell) else []) + [global_key()]
+    params = (state_parameters(root) if isinstance(root, Cell) else []) + [global_key()]
     saved = [(p, p._payload) for p in params]
     try:
         yield

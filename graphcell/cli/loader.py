@@ -58,12 +58,13 @@ class ModelSpec:
             raise UserError(f"{self.text} returned {type(net).__name__} {net!r:.40}, not a graphcell nn.Cell")
         return net
 
-    def build_many(self, n: int) -> list:
+    def build_many(self, n: int, first=None) -> list:
+        """`n` fresh models; `first`, one built already, is the first of them."""
         from ..nn.cell import Cell
         if isinstance(self.factory, Cell) and n > 1:
             raise UserError(f"{self.text} is a Cell instance: an ensemble needs a class or function "
                             "that builds a fresh Cell per member")
-        return [self.build() for _ in range(n)]
+        return ([first] if first is not None else []) + [self.build() for _ in range(n - (first is not None))]
 
 
 def load_model(text: str, args_json: str | None = None) -> ModelSpec:
@@ -229,17 +230,26 @@ def _quiet(logger: logging.Logger):
         logger.disabled = was
 
 
-def load_checkpoint_into(net, path: str, model_text: str, member: int | None = None) -> None:
-    """Loads a .ckpt/.safetensors into `net`; a file that does not fit is a user error, naming
-    the ensemble `member` it was given for (when there are several checkpoints)."""
-    from ..train import load_checkpoint, load_param_into_net, serialization
+def read_checkpoint(path: str, what: str) -> dict:
+    """{name: Parameter} of a .ckpt/.safetensors; a missing or unreadable file is a user error."""
+    from ..train import load_checkpoint
     if not os.path.isfile(path):
         raise UserError(f"checkpoint {path} {missing(path)}")
-    what = f"checkpoint {path}" + ("" if member is None else f" (member {member})")
     try:
-        params = load_checkpoint(path)
+        return load_checkpoint(path)
     except Exception as e:
         raise UserError(f"cannot read {what}: {one_line(e)}") from e
+
+
+def load_checkpoint_into(net, path: str, model_text: str, member: int | None = None, params: dict | None = None,
+                         what: str | None = None) -> None:
+    """Loads a .ckpt/.safetensors (or `params` read from it) into `net`; a file that does not
+    fit is a user error, naming the ensemble `member` it was given for (when there are several
+    checkpoints)."""
+    from ..train import load_param_into_net, serialization
+    what = what or f"checkpoint {path}" + ("" if member is None else f" (member {member})")
+    if params is None:
+        params = read_checkpoint(path, what)
     try:
         with _quiet(serialization.logger):  # a missing parameter is reported below, in one line
             not_loaded, unused = load_param_into_net(net, params)
@@ -255,31 +265,75 @@ def load_checkpoint_into(net, path: str, model_text: str, member: int | None = N
                      if "." in key and key.split(".", 1)[0].isdigit() and key.split(".", 1)[1] in names})
     if others:
         raise UserError(f"{what} holds an ensemble (members {', '.join(['0'] + others)}), not one "
-                        f"{model_text}: split it with graphcell.train.extract_member, or give one checkpoint "
-                        "per member")
+                        f"{model_text}: give it as the only --checkpoint (its members are read from it), or "
+                        "split it with graphcell.train.extract_member")
+
+
+def ensemble_size(params: dict, names: set) -> int | None:
+    """The member count of an ensemble's checkpoint for a model whose Parameters are `names`:
+    keys `0.<name>`, `1.<name>`, ... (what save_checkpoint(nn.CellList(nets)) and
+    stack_checkpoints write). None for a single model's file (it has the names themselves)."""
+    if any(name in params for name in names):
+        return None
+    members = {int(head) for head, _, rest in (key.partition(".") for key in params)
+               if head.isdigit() and rest in names}
+    return max(members) + 1 if members else None
+
+
+def checkpoint_members(paths: list, net, model_text: str) -> list:
+    """(label, path, member) for each member the --checkpoint files hold: a single model's file
+    is one member (label: its path, member None); an ensemble's file, which must come alone,
+    one per member (label `<file>#<i>`, member i), read straight from it."""
+    if len(paths) != 1:
+        return [(path, path, None) for path in paths]
+    path = paths[0]
+    size = ensemble_size(read_checkpoint(path, f"checkpoint {path}"), {p.name for p in net.get_parameters()})
+    if size is None:
+        return [(path, path, None)]
+    return [(f"{path}#{i}", path, i) for i in range(size)]
 
 
 def build_members(spec: ModelSpec, checkpoints: list | None, n: int | None = None,
-                  inputs: list | None = None) -> list:
-    """`n` fresh models (default: one per checkpoint, else one), each loaded from its checkpoint;
-    a single checkpoint loads into every member. `inputs` (InputSpecs) must fit construct's
-    arguments. Each is put in inference mode, as graphcell.export does, unless it is a
-    training step: that one keeps the modes its factory gave (Dropout on after set_train())."""
+                  inputs: list | None = None, sources: list | None = None) -> list:
+    """`n` fresh models (default: one per checkpoint member, else one), each loaded from its
+    checkpoint; a single model's checkpoint loads into every member. A checkpoint that holds
+    a whole ensemble (save_checkpoint(nn.CellList(nets))) gives one member per model it holds.
+    `inputs` (InputSpecs) must fit construct's arguments; `sources`, if given, receives each
+    member's (checkpoint, index in it: None for a single model's file). Each is put in inference mode, as graphcell.export does, unless
+    it is a training step: that one keeps the modes its factory gave (Dropout on after
+    set_train())."""
     from ..compiler.export import is_training_step
     checkpoints = list(checkpoints or [])
+    first = spec.build() if checkpoints else None   # its Parameter names tell an ensemble's file
+    members = checkpoint_members(checkpoints, first, spec.text) if checkpoints else []
+    stacked = any(member is not None for _, _, member in members)
     if n is None:
-        n = max(1, len(checkpoints))
-    if len(checkpoints) not in (0, 1, n):
-        raise UserError(f"{len(checkpoints)} checkpoints for {n} members: give one per member, or one for all")
-    nets = spec.build_many(n)
+        n = max(1, len(members))
+    if stacked and len(members) != n:
+        raise UserError(f"checkpoint {checkpoints[0]} holds an ensemble of {len(members)} members, not {n}: "
+                        f"ask for {len(members)} (dump: --vmap {len(members)}), or split it with "
+                        "graphcell.train.extract_member")
+    if len(members) not in (0, 1, n):
+        raise UserError(f"{len(members)} checkpoints for {n} members: give one per member, or one for all")
+    nets = spec.build_many(n, first)
     if inputs is not None:
         check_input_count(nets[0], len(inputs), spec.text)
+    whole = {}   # an ensemble's file, read once
     for i, net in enumerate(nets):
-        if checkpoints:
-            several = len(checkpoints) > 1
-            load_checkpoint_into(net, checkpoints[i if several else 0], spec.text, i if several else None)
+        if members:
+            label, path, member = members[i if len(members) > 1 else 0]
+            if member is None:
+                load_checkpoint_into(net, path, spec.text, i if len(members) > 1 else None)
+            else:
+                from ..train import extract_member
+                if path not in whole:
+                    whole[path] = read_checkpoint(path, f"checkpoint {path}")
+                load_checkpoint_into(net, path, spec.text, params=extract_member(whole[path], member),
+                                     what=f"checkpoint {label} (member {i})")
         if not is_training_step(net):
             net.set_train(False)
+    if sources is not None:
+        sources[:] = [(path, member) for _, path, member in members]
     return nets
 
 

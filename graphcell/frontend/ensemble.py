@@ -113,10 +113,11 @@ class Ensemble:
 
     def __init__(self, cells):
         self.members = list(cells)
+        from ..nn.cell import state_parameters   # nn builds on frontend: here, at the call
         n = len(self.members)
         if n == 0:
             raise ValueError("vmap: the CellList is empty")
-        self.member_params = [list(c.get_parameters()) for c in self.members]
+        self.member_params = [state_parameters(c) for c in self.members]
         check_same_parameters(self.member_params)
         self.owns = False
         self.slots: list[StackSlot] = []
@@ -136,8 +137,9 @@ class Ensemble:
     def members_changed(self) -> bool:
         """Whether a member's Parameters are other objects than the ones stacked (a member's
         `bias` replaced by a new Parameter after the ensemble was built)."""
+        from ..nn.cell import state_parameters
         for cell, stacked in zip(self.members, self.member_params):
-            now = list(cell.get_parameters())
+            now = state_parameters(cell)
             if len(now) != len(stacked) or any(a is not b for a, b in zip(now, stacked)):
                 return True
         return False

@@ -197,6 +197,13 @@ class Cell:
         for _, param in self.parameters_and_names(expand=expand):
             yield param
 
+    def _unlisted_parameters(self) -> tuple:
+        """State Parameters this Cell keeps out of its Parameter lists, where MindSpore 2.10 keeps
+        the same state as Python values (mint.optim's group rates): get_parameters,
+        trainable_params and save_checkpoint leave them out, as 2.10's; a compiled graph reads
+        and writes them as any Parameter it meets, and `state_parameters` lists them."""
+        return ()
+
     def trainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
 
@@ -993,3 +1000,16 @@ def _plain(v):
     if key is not None and not isinstance(v, type):
         return type(v), _plain(key())   # an operator object (ops.ReduceSum(...)): its attributes
     raise _Incomparable(type(v).__name__)
+
+
+def state_parameters(cell: Cell) -> list:
+    """`cell.get_parameters()`, then the unlisted state Parameters of its Cells: everything a
+    step of `cell` may read or write (ensembles stack it, export puts it back after a run)."""
+    params = list(cell.get_parameters())
+    seen = {id(p) for p in params}
+    for _, sub in cell.cells_and_names():
+        for p in sub._unlisted_parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                params.append(p)
+    return params

@@ -30,6 +30,7 @@ def _check_number(cls: str, arg: str, value, *, integer: bool = False, low: floa
 
 class FixedLossScaleUpdateCell(Cell):
     """A fixed scale: `construct(scale, overflow)` returns `overflow` and changes nothing."""
+    is_training_step = True   # as DynamicLossScaleUpdateCell's: part of a training step
 
     def __init__(self, loss_scale_value):
         super().__init__()
@@ -57,6 +58,9 @@ class DynamicLossScaleUpdateCell(Cell):
     (last); the scale is the Parameter passed to construct (the training cell's
     `scale_sense`). Returns `overflow`.
     """
+    # It writes training state: amp leaves its Parameters, and the scale passed in, float32
+    # Parameters (graphcell/amp.py), and export keeps the step's modes (compiler/export.py).
+    is_training_step = True
 
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()

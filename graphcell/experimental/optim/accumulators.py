@@ -24,7 +24,6 @@ class Adadelta(Optimizer):
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
         self.accum = self.parameters.clone(prefix="accum", init="zeros")
         self.accum_update = self.parameters.clone(prefix="accum_update", init="zeros")
-        self.register_rates()
 
     def check_group(self, group):
         if not isinstance(group["rho"], float):
@@ -61,7 +60,6 @@ class Adagrad(Optimizer):
                                       initial_accumulator_value=initial_accumulator_value, maximize=maximize))
         self.accum = self.parameters.clone(prefix="accum", init=float(initial_accumulator_value))
         self.step_t = step_counter()
-        self.register_rates()
 
     def check_group(self, group):
         check_range(group["eps"], "eps", what="epsilon value")
@@ -93,7 +91,6 @@ class RMSprop(Optimizer):
         self.mean_grad = self.parameters.clone(prefix="mean_grad", init="zeros")
         self.mean_square = self.parameters.clone(prefix="mean_square", init="zeros")
         self.moment = self.parameters.clone(prefix="moment", init="zeros")
-        self.register_rates()
 
     def check_group(self, group):
         for name in ("alpha", "eps", "momentum", "weight_decay"):

@@ -62,7 +62,6 @@ class _Moments(Optimizer):
         self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
         setattr(self, self.second, self.parameters.clone(prefix=self.second, init="zeros"))
         self.state_changed()
-        self.register_rates()
 
     @property
     def state_prefixes(self) -> tuple:
@@ -112,8 +111,8 @@ class Adamax(_Moments):
 
 class NAdam(_Moments):
     """Nesterov Adam (torch's): mu_t = b1*(1 - 0.5*0.96^(t*momentum_decay)); the product of the
-    mu's so far is kept per group in `mu_product_group_<i>` (2.10 keeps it in a Python list,
-    outside its checkpoint; graphcell saves it). No `maximize` (2.10's signature)."""
+    mu's so far is kept per group in the Parameter `mu_product_group_<i>`, out of the Parameter
+    lists and checkpoint, as 2.10's Python list (measured). No `maximize` (2.10's signature)."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, momentum_decay=4e-3):
         check_at_least("NAdam", "momentum_decay", momentum_decay)
@@ -121,10 +120,12 @@ class NAdam(_Moments):
                                       momentum_decay=momentum_decay))
 
     def state_changed(self):
-        for index in range(len(self.param_groups)):
-            name = f"mu_product_group_{index}"
-            if not hasattr(self, name):
-                setattr(self, name, Parameter(np.array(1.0, np.float32), name=name))
+        products = self.__dict__.setdefault("_mu_products", [])
+        for index in range(len(products), len(self.param_groups)):
+            products.append(Parameter(np.array(1.0, np.float32), name=f"mu_product_group_{index}"))
+
+    def _unlisted_parameters(self) -> tuple:
+        return super()._unlisted_parameters() + tuple(self._mu_products)
 
     def group_terms(self, index, group, step):
         """(mu_t, mu_{t+1}, the product of mu_1..mu_t), the product's Parameter updated."""
@@ -132,7 +133,7 @@ class NAdam(_Moments):
 
         def mu(t):
             return F.mul(F.sub(1.0, F.mul(F.exp(F.mul(t, decay * math.log(0.96))), 0.5)), beta1)
-        product = getattr(self, f"mu_product_group_{index}")
+        product = self._mu_products[index]
         mu_now, mu_next = mu(step), mu(F.add(step, 1.0))
         new_product = F.mul(product, mu_now)
         F.assign(product, new_product)

@@ -26,7 +26,6 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize, grad_centralization=False))
         self.accum = self.parameters.clone(prefix="accum", init="zeros")
         self.stat = self.parameters.clone(prefix="stat", init="ones")
-        self.register_rates()
 
     def construct(self, gradients):
         for group, lr, rows in self.groups_of_parameters(gradients, self.accum, self.stat):
@@ -56,7 +55,6 @@ class ASGD(Optimizer):
                                       maximize=maximize))
         self.ax = self.parameters.clone(prefix="ax", init="zeros")
         self.step_t = step_counter()
-        self.register_rates()
 
     def check_group(self, group):
         check_range(group["weight_decay"], "weight_decay", what="weight_decay value")
@@ -89,7 +87,6 @@ class Rprop(Optimizer):
         self.prev = self.parameters.clone(prefix="prev", init="zeros")
         self.step_size = self.parameters.clone(prefix="step_size", init="zeros")
         self.step_t = step_counter()
-        self.register_rates()
 
     def check_group(self, group):
         minus, plus = group["etas"]

@@ -37,7 +37,6 @@ class Adam(Optimizer):
         self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
         self.state_changed()
         self.state_step = self.step_counter("state_step")
-        self.register_rates()
 
     @property
     def state_prefixes(self) -> tuple:

@@ -3,9 +3,10 @@
 `params` is a list of Parameters or of group dicts ({'params': [...], 'lr': ..., 'weight_decay':
 ...}); each group takes the constructor's arguments for what it leaves out (`defaults`), as
 torch.optim and MindSpore 2.10's mint.optim do. Each group's rate is a float32 scalar
-Parameter `learning_rate_group_<i>` (2.10's name), so a scheduler or user can change it
-(`opt.param_groups[0]['lr'].set_data(...)`) without recompiling; the other hyperparameters are
-Python numbers, compiled in. All state is in Parameters, updated with `ops.assign`, so the
+Parameter `learning_rate_group_<i>`, so a scheduler or user can change it
+(`opt.param_groups[0]['lr'].set_data(...)`) without recompiling; it stays out of the
+optimizer's Parameter lists and checkpoint, where 2.10 has no rate. The other hyperparameters
+are Python numbers, compiled in. The state is in Parameters, updated with `ops.assign`, so the
 update runs eagerly, inside `jit`, and `save_checkpoint(optimizer)` saves it.
 """
 from __future__ import annotations
@@ -122,7 +123,6 @@ class Optimizer(Cell):
             setattr(self, prefix, ParameterTuple(tuple(getattr(self, prefix)) + tuple(added.clone(prefix, "zeros"))))
         object.__setattr__(self, "_group_rates", ParameterTuple(tuple(self._group_rates) + (group["lr"],)))
         self.state_changed()
-        self.register_rates()
         object.__setattr__(self, "_mint_jit", None)
 
     def state_changed(self) -> None:
@@ -131,10 +131,11 @@ class Optimizer(Cell):
     def check_group(self, group: dict) -> None:
         """A subclass checks a group's hyperparameters here (after the defaults are filled in)."""
 
-    def register_rates(self) -> None:
-        """The groups' rate Parameters, registered after the state (MindSpore 2.10 does not
-        save them; graphcell does, after the state, so they travel with a checkpoint)."""
-        self.lrs = self._group_rates
+    def _unlisted_parameters(self) -> tuple:
+        """The groups' rate Parameters: read by the compiled update (a new rate needs no
+        recompile), but not in get_parameters or a checkpoint, as 2.10's Python-number rates
+        (measured: 2.10 lists and saves only the parameters and their state)."""
+        return tuple(self._group_rates)
 
     def groups_of_parameters(self, gradients, *states):
         """(group, lr, [(param, grad, state_1, ...), ...]) for each group, gradients checked

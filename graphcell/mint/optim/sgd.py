@@ -22,7 +22,6 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize))
         self.momentum_buf = self.parameters.clone(prefix="momentum_buf", init="zeros")
         self.step_t = Parameter(np.array(0, np.int32), name="step_t")
-        self.register_rates()
 
     def check_group(self, group):
         check_range(group["momentum"], "momentum", what="momentum value")

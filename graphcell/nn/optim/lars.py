@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...ops import functional as F
+from ...tensor import Parameter
 from ..cell import Cell
 from .optimizer import Optimizer, check_bool, check_float
 
@@ -51,6 +54,10 @@ class LARS(Optimizer):
             raise ValueError("For 'LARS', if the argument 'use_clip' is set to True, then the dynamic learning rate "
                              "and group learning rate cannot both be true.")
         self.global_step = optimizer.global_step
+        # 2.10's placeholders, listed and saved after global_step (measured): 0.0, float32, the
+        # first under the key 'learning_rate'; LARS's learning_rate stays the wrapped optimizer's.
+        self.insert_param_to_cell("learning_rate", Parameter(np.array(0.0, np.float32), name="fake_lr"))
+        self.fake_param = Parameter(np.array(0.0, np.float32), name="fake_param")
         self.parameters = optimizer.parameters
         self.opt = optimizer
         self.lars_flag = tuple(bool(lars_filter(p)) for p in self.parameters)
