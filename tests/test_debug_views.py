@@ -122,3 +122,22 @@ def test_a_model_file_without_a_name_lists_its_cells(tmp_path, capsys):
     (tmp_path / "none.py").write_text("x = 1\n")
     assert main(["dump", str(tmp_path / "none.py"), "--input-shape", "2,4"]) == 2
     assert "none.py defines no nn.Cell class" in capsys.readouterr().err
+
+
+def test_dot_draws_subgraphs_as_clusters_named_as_the_text_form_names_values():
+    import re
+    from graphcell.ir import format_graph, to_dot
+
+    def f(x):
+        if x.sum() > 0:
+            x = ops.exp(x)
+        return x
+    graph = ms.trace(f, ms.Tensor(np.ones(3, np.float32))).graph
+    dot, text = to_dot(graph), format_graph(graph)
+    cond = next(i for i, n in enumerate(graph.nodes) if n.primitive.name == "cond")
+    exp_name = re.search(r"%(\d+):f32\[3\] = exp", text).group(1)
+    for branch in ("then_branch", "else_branch"):
+        assert f'subgraph "cluster_op:{cond}/{branch}/" {{' in dot
+        assert f'"op:{cond}/{branch}/out:0" -> "op:{cond}" [style=dashed];' in dot
+    assert re.search(rf'"op:{cond}/then_branch/op:\d+" \[shape=box, label="exp\\n%{exp_name}"\];', dot), dot
+    assert dot.count("{") == dot.count("}")

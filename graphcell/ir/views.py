@@ -112,20 +112,47 @@ def peak_live_bytes(graph: Graph) -> int:
 
 
 def to_dot(graph: Graph) -> str:
-    """Graphviz dot text: one box per op labelled with its primitive and Cell path."""
-    g = to_networkx(graph)
+    """Graphviz dot text: one box per op labelled with its primitive, its value name as the
+    text form prints it (`%3`) and its Cell path; edges carry the value's type. A node's
+    subgraphs (a cond's branches, a loop's body) are dashed clusters under it, their outputs
+    joined to it by dashed edges; their ids are prefixed with the op's (`op:3/then_branch/...`)."""
+    from .printer import format_graph
+    names: dict = {}
+    format_graph(graph, names=names)   # the text form's value names, subgraphs included
     lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
-    for key, data in g.nodes(data=True):
-        if data["kind"] == "op":
-            label = data["label"] + (f"\\n{data['scope']}" if data.get("scope") else "")
-            lines.append(f'  "{key}" [shape=box, label="{label}"];')
-        else:
-            label = data["label"] + (f"\\n{data['type']}" if data.get("type") else "")
-            lines.append(f'  "{key}" [shape=ellipse, label="{label}"];')
-    for a, b, data in g.edges(data=True):
-        lines.append(f'  "{a}" -> "{b}" [label="{data["type"]}"];')
+    _dot_body(graph, "", "  ", names, lines)
     lines.append("}")
     return "\n".join(lines)
+
+
+def _dot_body(graph: Graph, prefix: str, indent: str, names: dict, lines: list) -> None:
+    g = to_networkx(graph)
+    q = lambda key: f'"{prefix}{key}"'  # noqa: E731
+    for key, data in g.nodes(data=True):
+        if data["kind"] == "op":
+            node = graph.nodes[int(key[3:])]
+            label = f"{data['label']}\\n%{names.get(node.outputs[0], '?')}" if node.outputs else data["label"]
+            label += f" {data['scope']}" if data.get("scope") else ""
+            lines.append(f'{indent}{q(key)} [shape=box, label="{_dot_text(label)}"];')
+        else:
+            label = data["label"] + (f"\\n{data['type']}" if data.get("type") else "")
+            lines.append(f'{indent}{q(key)} [shape=ellipse, label="{_dot_text(label)}"];')
+    for a, b, data in g.edges(data=True):
+        lines.append(f'{indent}{q(a)} -> {q(b)} [label="{data["type"]}"];')
+    for i, node in enumerate(graph.nodes):
+        for attr in sorted(k for k, v in node.attrs.items() if isinstance(v, Graph)):
+            sub, inner = node.attrs[attr], f"{prefix}op:{i}/{attr}/"
+            name = f"%{names.get(node.outputs[0], '?')} " if node.outputs else ""
+            lines.append(f'{indent}subgraph "cluster_{inner}" {{')
+            lines.append(f'{indent}  label="{_dot_text(name + attr + ": " + sub.name)}"; style=dashed;')
+            _dot_body(sub, inner, indent + "  ", names, lines)
+            lines.append(f"{indent}}}")
+            for k in range(len(sub.outputs)):
+                lines.append(f'{indent}"{inner}out:{k}" -> {q(f"op:{i}")} [style=dashed];')
+
+
+def _dot_text(text: str) -> str:
+    return text.replace('"', '\\"')
 
 
 # -- JSON ---------------------------------------------------------------------------------
