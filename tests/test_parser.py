@@ -105,11 +105,28 @@ def test_small_constants_round_trip_exactly(array):
 
 def test_big_constants_are_abbreviated_and_refused_clearly():
     b = GraphBuilder("big")
-    (v,) = b.add_node(ms.ops.PRIMITIVES["constant"], (), {"value": Literal(np.zeros(17, np.float32))})
+    (v,) = b.add_node(ms.ops.PRIMITIVES["constant"], (), {"value": Literal(np.arange(17, dtype=np.float32))})
     text = format_graph(b.build([v]))
     assert "value=<17 values>" in text
     with pytest.raises(ParseError, match=r"line 2: .*17 values were abbreviated"):
         parse_graph(text)
+
+
+@pytest.mark.parametrize("array, shown", [
+    (np.full((2, 10), 1.0, np.float32), "<20 values: all 1.0>"),     # a folded broadcast (grad's seed)
+    (np.full(17, np.nan, np.float16), "<17 values: all nan>"),
+    (np.full((3, 6), True), "<18 values: all True>"),
+    (np.full(17, -0.0, np.float32), "<17 values: all -0.0>"),
+    (np.full((), 1e-5, np.float32), "1e-05"),       # float32's shortest form, not 9.999999747378752e-06
+    (np.array([[0.1, 1 / 3]], np.float32), "[[0.1,0.33333334]]"),
+])
+def test_constants_print_short_and_parse_back_bit_for_bit(array, shown):
+    b = GraphBuilder("c")
+    (v,) = b.add_node(ms.ops.PRIMITIVES["constant"], (), {"value": Literal(array)})
+    graph = b.build([v])
+    assert f"value={shown}}}" in format_graph(graph)
+    parsed = round_trip(graph).nodes[0].attrs["value"].array
+    assert parsed.dtype == array.dtype and parsed.tobytes() == array.tobytes()
 
 
 def test_subgraph_attrs_round_trip_nested_and_run():

@@ -58,7 +58,9 @@ def run(args, out) -> int:
         out.json({"ok": report.ok, "provider": report.provider, "notes": notes, "rtol": report.rtol,
                   "atol": report.atol, "outputs": report.outputs,
                   "first_divergence": None if first is None else {
-                      "node": first["text"], "scope": first["scope"], "max_abs_diff": first["max_diff"]}})
+                      "node": first["text"], "scope": first["scope"], "max_abs_diff": first["max_diff"],
+                      **{k: first[k] for k in ("index", "onnx", "jax", "mismatched", "size") if k in first},
+                      "operands": dict(first.get("operands", ()))}})
     else:
         for note in notes:
             out.line(f"note: {note}")

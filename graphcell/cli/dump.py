@@ -103,9 +103,17 @@ def build_stages(args) -> list[Stage]:
         graph = loader.traced_user_call("--grad", grad_graph, graph, wrt)
         stages.append(Stage("grad", graph, params))
     if args.passes:
-        for name, pass_ in pass_list(args.passes):
-            graph, changed = pass_(graph)
-            stages.append(Stage(name, graph, params, changed))
+        passes, rounds = pass_list(args.passes), pipeline_rounds(args.passes)
+        for round_ in range(rounds):   # a pipeline runs again while a round changes something, as jit's does
+            done = []
+            for name, pass_ in passes:
+                graph, changed = pass_(graph)
+                done.append(Stage(name, graph, params, changed))
+            if round_ and not any(s.changed for s in done):
+                break   # a round that found nothing left to do is not shown
+            stages += done
+            if not any(s.changed for s in done):
+                break
     return stages
 
 
@@ -130,6 +138,13 @@ def _vmap_stage(traced, nets, n, in_axes):
     out_axes = [0] * n_user + [0] * len(graph.state_names)
     vgraph = loader.traced_user_call("--vmap", vmap_graph, graph, axes, out_axes, n, name=f"vmap_{graph.name}")
     return vgraph, params
+
+
+def pipeline_rounds(text: str) -> int:
+    """How many times `--passes TEXT` may run its list: a pipeline as often as run_pipeline
+    runs it for jit and export (so the last stage is the graph they compile), a list once."""
+    from ..passes.manager import PIPELINE_ROUNDS, PIPELINES
+    return PIPELINE_ROUNDS if text == "all" or text in PIPELINES else 1
 
 
 def pass_list(text: str) -> list:
@@ -159,11 +174,7 @@ def render(stage: Stage, fmt: str) -> str | bytes:
     if fmt == "dot":
         return to_dot(graph)
     if fmt == "svg":
-        dot = shutil.which("dot")
-        if dot is None:
-            raise UserError("--format svg needs Graphviz's 'dot' program, which is not on PATH; install "
-                            "graphviz (apt install graphviz) or use --format dot")
-        done = subprocess.run([dot, "-Tsvg"], input=to_dot(graph).encode(), capture_output=True)
+        done = subprocess.run([graphviz_dot(), "-Tsvg"], input=to_dot(graph).encode(), capture_output=True)
         if done.returncode != 0:
             raise UserError(f"dot -Tsvg failed: {one_line(done.stderr.decode() or 'no message')}")
         return done.stdout.decode()
@@ -174,6 +185,15 @@ def render(stage: Stage, fmt: str) -> str | bytes:
     if fmt == "onnx":
         return onnx_text(stage)
     raise AssertionError(fmt)
+
+
+def graphviz_dot() -> str:
+    """The path of Graphviz's `dot`, which --format svg runs (checked before any work)."""
+    dot = shutil.which("dot")
+    if dot is None:
+        raise UserError("--format svg needs Graphviz's 'dot' program, which is not on PATH; install "
+                        "graphviz (apt install graphviz, brew install graphviz) or use --format dot")
+    return dot
 
 
 def stablehlo_text(graph) -> str:
@@ -213,13 +233,13 @@ def summary_rows(summaries: list[dict]) -> list[list]:
     for s in summaries:
         top = ", ".join(f"{op} {k}" for op, k in list(s["ops"].items())[:5])
         more = len(s["ops"]) - 5
-        rows.append([f"{s['index']:02d}-{s['stage']}", s["nodes"], human_count(s["parameters"]),
+        rows.append([f"{s['index']:02d}-{s['stage']}", "yes" if s["changed"] else "no", s["nodes"], human_count(s["parameters"]),
                      human_count(s["flops"]), human_bytes(s["peak_live_bytes"]),
                      top + (f", +{more} more" if more > 0 else "")])
     return rows
 
 
-SUMMARY_COLUMNS = ["stage", "nodes", "params", "FLOPs", "peak live", "nodes by op"]
+SUMMARY_COLUMNS = ["stage", "changed", "nodes", "params", "FLOPs", "peak live", "nodes by op"]
 
 
 def run(args, out) -> int:
@@ -232,6 +252,8 @@ def run(args, out) -> int:
                             f"name it {args.output}.txt, or write a runnable {args.output} with graphcell export")
     if folder:   # made (or refused) before the work
         os.makedirs(args.output, exist_ok=True)
+    if args.format == "svg":
+        graphviz_dot()
     stages = build_stages(args)
     if folder:
         summaries = []

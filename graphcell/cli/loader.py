@@ -70,6 +70,12 @@ class ModelSpec:
 def load_model(text: str, args_json: str | None = None) -> ModelSpec:
     """Resolves `file.py:Name` or `package.module:Name` (see the module docstring)."""
     location, sep, name = text.rpartition(":")
+    if not sep and text.endswith(".py") and os.path.isfile(text):   # which Cell? say what the file has
+        cells = _cells_defined_in(_load_file(text))
+        if not cells:
+            raise UserError(f"{text} defines no nn.Cell class; name a Cell class or a function returning a Cell "
+                            f"as {text}:Name")
+        raise UserError(f"name the model to load: {', '.join(f'{text}:{c}' for c in cells)}")
     if not sep or not location or not name:
         raise UserError(f"model {text!r} must be written path/to/file.py:Name or package.module:Name")
     if location.endswith(".py") or os.sep in location or "/" in location:
@@ -124,6 +130,13 @@ def _load_file(path: str):
             tb = tb.tb_next
         raise UserError(f"running {path}{where} failed: {type(e).__name__}: {one_line(e)}") from e
     return module
+
+
+def _cells_defined_in(module) -> list[str]:
+    """The Cell classes `module` itself defines (not those it imports), in source order."""
+    from ..nn.cell import Cell
+    return [k for k, v in vars(module).items()
+            if isinstance(v, type) and issubclass(v, Cell) and v.__module__ == module.__name__]
 
 
 def _is_model_like(obj) -> bool:

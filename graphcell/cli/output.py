@@ -3,6 +3,7 @@ aligned text otherwise (pipes, files, tests), and JSON on request."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 
@@ -23,7 +24,9 @@ class Reporter:
             print(text, file=self.stream, flush=True)
 
     def json(self, data) -> None:
-        print(json.dumps(data, indent=1, default=_jsonable), file=self.stream, flush=True)
+        # NaN and Infinity are not JSON (jq and JSON.parse reject them): they print as strings
+        print(json.dumps(_strict(data), indent=1, default=_jsonable, allow_nan=False), file=self.stream,
+              flush=True)
 
     def table(self, title: str, columns: list[str], rows: list[list]) -> None:
         """Left-aligned first column, right-aligned numbers; plain text when not a terminal."""
@@ -90,6 +93,17 @@ class _PlainProgress:
         if self.done >= self.next_report or self.done == self.total:
             self.reporter.line(f"{self.description}: {self.done}/{self.total} {self.status}".rstrip())
             self.next_report = self.done + max(1, self.total // 10)
+
+
+def _strict(value):
+    """`value` with every non-finite float as the string "nan", "inf" or "-inf"."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
 
 
 def _jsonable(value):

@@ -30,7 +30,9 @@ __all__ = ["check", "CheckReport"]
 class CheckReport:
     """Largest absolute differences per output, and where ONNX first departs from jax."""
     outputs: list = field(default_factory=list)     # dicts: index, shape, xla, onnx (max |diff| vs eager)
-    first_divergence: dict | None = None            # node, scope, max_diff, text
+    # node, scope, max_diff, text; where it differs most: index, onnx, jax (the values there),
+    # operands (the node's inputs there, for an elementwise node), and mismatched/size (counts)
+    first_divergence: dict | None = None
     rtol: float = 1e-5
     atol: float = 1e-5
     provider: str = ""
@@ -47,9 +49,13 @@ class CheckReport:
         lines = [f"{'output':<8}{'shape':<18}{'xla-eager':<12}{'onnx-eager':<12}"]
         for o in self.outputs:
             lines.append(f"{o['index']:<8}{str(o['shape']):<18}{o['xla']:<12.3g}{o['onnx']:<12.3g}")
-        where = "none" if self.first_divergence is None else (
-            f"{self.first_divergence['text']} (max |diff| {self.first_divergence['max_diff']:.3g})")
+        first = self.first_divergence
+        where = "none" if first is None else f"{first['text']} (max |diff| {first['max_diff']:.3g})"
         lines.append(f"first divergence: {where} (rtol={self.rtol:g}, atol={self.atol:g})")
+        if first is not None and "index" in first:
+            lines.append(f"  {first['mismatched']} of {first['size']} elements differ; at "
+                         f"{list(first['index'])}: onnx {first['onnx']!r}, jax {first['jax']!r}"
+                         + "".join(f", {name} {value!r}" for name, value in first.get("operands", ())))
         return "\n".join(line.rstrip() for line in lines)
 
 
@@ -69,6 +75,34 @@ def _close(a, b, rtol, atol) -> tuple[bool, float]:
     diff = float(np.max(err, initial=0.0))
     ok = bool(np.all(err <= atol + rtol * np.abs(np.where(both_nan | same_inf, 0.0, b64))))   # NaN == NaN
     return ok, diff
+
+
+def _worst(onnx_value, reference, rtol, atol) -> dict:
+    """Where ONNX's value departs from jax's most (a NaN on one side only counts as the worst),
+    the two values there, and how many elements are off."""
+    a, b = np.asarray(onnx_value), np.asarray(reference)
+    if a.shape != b.shape or a.dtype.kind == "c" or b.dtype.kind == "c":
+        return {}
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    same = (a64 == b64) | (np.isnan(a64) & np.isnan(b64))
+    err = np.where(same, 0.0, np.abs(a64 - b64))
+    bad = ~same & ~(err <= atol + rtol * np.abs(b64))
+    if not bad.any():
+        return {}
+    index = np.unravel_index(int(np.argmax(np.where(bad, np.nan_to_num(err, nan=np.inf), -1.0))), a.shape)
+    return {"index": tuple(int(i) for i in index), "onnx": a[index].item(), "jax": b[index].item(),
+            "mismatched": int(bad.sum()), "size": int(a.size)}
+
+
+def _operands_at(node, names, reference, index) -> list:
+    """(printed name, value) of the node's operands at `index`, when they have the output's
+    shape (an elementwise node: `relu(%2)` with %2 nan there explains onnx 0 vs jax nan)."""
+    out = []
+    for v in node.inputs:
+        if tuple(v.shape) != tuple(node.outputs[0].shape) or v not in reference:
+            return []
+        out.append(("%" + names.get(v, v.name), np.asarray(reference[v])[index].item()))
+    return out
 
 
 def _eager_intermediates(graph, arrays) -> dict:
@@ -187,5 +221,9 @@ def check(fn, *inputs, rtol: float | None = None, atol: float | None = None, pro
         if not ok:
             report.first_divergence = {"node": node, "scope": node.source.scope, "max_diff": diff,
                                        "text": printed[node]}
+            worst = _worst(by_name[name], reference[v], rtol, atol)
+            if worst:
+                worst["operands"] = _operands_at(node, names, reference, worst["index"])
+            report.first_divergence.update(worst)
             break
     return report

@@ -544,7 +544,11 @@ class _Convert(ast.NodeTransformer):
 
     def _result(self, node, names, call):
         stmt = ast.Assign([_tuple(names, True)], call) if names else ast.Expr(call)
-        return ast.copy_location(stmt, node)
+        # On the statement's header line only: spanning its whole block, the call ran "at" the
+        # block's last line, and the cond / while_loop node was dumped with that line.
+        stmt.lineno, stmt.col_offset = node.lineno, node.col_offset
+        stmt.end_lineno, stmt.end_col_offset = node.lineno, node.col_offset
+        return stmt
 
     def _place(self, node, *nodes):
         return [ast.copy_location(n, node) for n in nodes]

@@ -198,6 +198,24 @@ class Tracer(GraphBuilder):
         assert popped is self
 
 
+class OriginTracer(Tracer):
+    """A pass's tracer (vmap, grad): every node it emits gets the source of the node being
+    rewritten (`origin`: file, line and Cell path) plus the pass's note (`[grad]`, a vmap rule's
+    `[conv_strategy=wide]`), not the frame that happens to call `bind`."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.origin = SourceInfo()
+        self.note = ""
+
+    def add_node(self, primitive, inputs, attrs, source=None):
+        src = self.origin
+        if self.note:
+            scope = f"{src.scope} [{self.note}]" if src.scope else f"[{self.note}]"
+            src = SourceInfo(src.file, src.line, scope)
+        return super().add_node(primitive, inputs, attrs, src)
+
+
 def note_training_mode(cell) -> None:
     """Records that the active traces called `cell` in its current training mode: a trace of
     Dropout or BatchNorm depends on it, so a cached trace is reused only while it holds

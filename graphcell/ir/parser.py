@@ -14,8 +14,9 @@ comments (`# scope file:line`; the file is the basename the printer wrote), subg
 types must agree with it, so a hand-edited graph that does not type-check fails here, with
 its line number.
 
-Not round-trippable: constants of more than `printer.FULL_CONSTANT_LIMIT` elements (printed
-`<N values>`: a ParseError says so) and `Graph.meta` (not printed). A `constant`'s values
+Not round-trippable: constants of more than `printer.FULL_CONSTANT_LIMIT` elements that are
+not all equal (printed `<N values>`: a ParseError says so; all equal, `<N values: all X>`,
+parses) and `Graph.meta` (not printed). A `constant`'s values
 take the dtype and shape of its printed output type; any other bracketed array attr becomes
 a Literal with numpy's default dtype.
 """
@@ -42,7 +43,7 @@ _KEY = re.compile(r"[A-Za-z_]\w*")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _INT = re.compile(r"[-+]?\d+\Z")
 _FLOAT = re.compile(r"[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|inf|nan)\Z")
-_ABBREVIATED = re.compile(r"<(\d+) values>\Z")
+_ABBREVIATED = re.compile(r"<(\d+) values(?:: all (?P<value>[^>]+))?>\Z")
 _FILE_LINE = re.compile(r"(?P<file>\S+):(?P<line>\d+)\Z")
 
 
@@ -55,10 +56,11 @@ class _Array(list):
 
 
 class _Abbreviated:
-    """A constant the printer shortened to `<N values>`."""
+    """A constant the printer shortened to `<N values>` (`fill`: None), or to `<N values: all
+    X>` (`fill`: X)."""
 
-    def __init__(self, size: int):
-        self.size = size
+    def __init__(self, size: int, fill=None):
+        self.size, self.fill = size, fill
 
 
 def parse_graph(text: str) -> Graph:
@@ -247,11 +249,16 @@ class _Parser:
         from ..ops.primitive import Literal
         if prim is core_prims.constant and "value" in attrs and len(out_types) == 1:
             value, out = attrs["value"], out_types[0]
-            if isinstance(value, _Abbreviated):
+            if isinstance(value, _Abbreviated) and value.fill is None:
                 self.fail(f"this constant's {value.size} values were abbreviated by the printer "
                           f"(more than FULL_CONSTANT_LIMIT); such a graph cannot be parsed back", pos)
             try:
-                array = np.array(value, dtype=out.dtype.np_dtype).reshape(out.shape)
+                if isinstance(value, _Abbreviated):
+                    if value.size != int(np.prod(out.shape)):
+                        raise ValueError(f"{value.size} values for {int(np.prod(out.shape))} elements")
+                    array = np.full(out.shape, value.fill, dtype=out.dtype.np_dtype)
+                else:
+                    array = np.array(value, dtype=out.dtype.np_dtype).reshape(out.shape)
             except (TypeError, ValueError) as e:
                 self.fail(f"constant value does not fit {out}: {e}", pos)
             return {**attrs, "value": Literal(array)}
@@ -347,5 +354,5 @@ def _word(word: str):
         return _DTYPE_BY_MS_NAME[word]
     m = _ABBREVIATED.match(word)
     if m is not None:
-        return _Abbreviated(int(m.group(1)))
+        return _Abbreviated(int(m.group(1)), None if m["value"] is None else _word(m["value"]))
     return word

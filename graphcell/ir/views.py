@@ -1,4 +1,24 @@
-"""Other views of a Graph: networkx (for analyses), Graphviz dot, and JSON (round-trips)."""
+"""Other views of a Graph: networkx (for analyses), Graphviz dot, and JSON (round-trips).
+
+The JSON form (`to_json`, `graphcell dump --format json`), version 1:
+
+    {"format": "graphcell.graph", "version": 1,
+     "name": "LeNet5",
+     "inputs": [{"name": "x", "kind": "arg" | "param" | "capture", "shape": [1, 1, 32, 32],
+                 "dtype": "float32", "mapped_axis": 0 (only on a vmapped value)}, ...],
+     "nodes": [{"op": "conv", "inputs": ["x", "conv1.weight"],
+                "outputs": [{"name": "0", "shape": [...], "dtype": "float32"}],
+                "attrs": {"strides": {"tuple": [1, 1]}, ...},
+                "source": {"file": "/abs/lenet.py", "line": 21, "scope": "conv1"}}, ...],
+     "outputs": ["14"], "state_names": []}
+
+Values are named as the text form names them in each graph (inputs by name, node outputs
+"0", "1", ... counted from 0 in every graph, subgraphs included). Attr values: JSON numbers,
+strings, booleans and null as themselves; `{"tuple": [...]}`, `{"dtype": "float32"}`,
+`{"graph": {...}}` (a subgraph, same layout without format and version) and `{"array":
+base64 of the raw little-endian bytes, "dtype", "shape"}` (a constant). `from_json` reads
+files without "format"/"version" (written before version 1) and refuses a newer version.
+"""
 from __future__ import annotations
 
 import base64
@@ -92,20 +112,47 @@ def peak_live_bytes(graph: Graph) -> int:
 
 
 def to_dot(graph: Graph) -> str:
-    """Graphviz dot text: one box per op labelled with its primitive and Cell path."""
-    g = to_networkx(graph)
+    """Graphviz dot text: one box per op labelled with its primitive, its value name as the
+    text form prints it (`%3`) and its Cell path; edges carry the value's type. A node's
+    subgraphs (a cond's branches, a loop's body) are dashed clusters under it, their outputs
+    joined to it by dashed edges; their ids are prefixed with the op's (`op:3/then_branch/...`)."""
+    from .printer import format_graph
+    names: dict = {}
+    format_graph(graph, names=names)   # the text form's value names, subgraphs included
     lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
-    for key, data in g.nodes(data=True):
-        if data["kind"] == "op":
-            label = data["label"] + (f"\\n{data['scope']}" if data.get("scope") else "")
-            lines.append(f'  "{key}" [shape=box, label="{label}"];')
-        else:
-            label = data["label"] + (f"\\n{data['type']}" if data.get("type") else "")
-            lines.append(f'  "{key}" [shape=ellipse, label="{label}"];')
-    for a, b, data in g.edges(data=True):
-        lines.append(f'  "{a}" -> "{b}" [label="{data["type"]}"];')
+    _dot_body(graph, "", "  ", names, lines)
     lines.append("}")
     return "\n".join(lines)
+
+
+def _dot_body(graph: Graph, prefix: str, indent: str, names: dict, lines: list) -> None:
+    g = to_networkx(graph)
+    q = lambda key: f'"{prefix}{key}"'  # noqa: E731
+    for key, data in g.nodes(data=True):
+        if data["kind"] == "op":
+            node = graph.nodes[int(key[3:])]
+            label = f"{data['label']}\\n%{names.get(node.outputs[0], '?')}" if node.outputs else data["label"]
+            label += f" {data['scope']}" if data.get("scope") else ""
+            lines.append(f'{indent}{q(key)} [shape=box, label="{_dot_text(label)}"];')
+        else:
+            label = data["label"] + (f"\\n{data['type']}" if data.get("type") else "")
+            lines.append(f'{indent}{q(key)} [shape=ellipse, label="{_dot_text(label)}"];')
+    for a, b, data in g.edges(data=True):
+        lines.append(f'{indent}{q(a)} -> {q(b)} [label="{data["type"]}"];')
+    for i, node in enumerate(graph.nodes):
+        for attr in sorted(k for k, v in node.attrs.items() if isinstance(v, Graph)):
+            sub, inner = node.attrs[attr], f"{prefix}op:{i}/{attr}/"
+            name = f"%{names.get(node.outputs[0], '?')} " if node.outputs else ""
+            lines.append(f'{indent}subgraph "cluster_{inner}" {{')
+            lines.append(f'{indent}  label="{_dot_text(name + attr + ": " + sub.name)}"; style=dashed;')
+            _dot_body(sub, inner, indent + "  ", names, lines)
+            lines.append(f"{indent}}}")
+            for k in range(len(sub.outputs)):
+                lines.append(f'{indent}"{inner}out:{k}" -> {q(f"op:{i}")} [style=dashed];')
+
+
+def _dot_text(text: str) -> str:
+    return text.replace('"', '\\"')
 
 
 # -- JSON ---------------------------------------------------------------------------------
@@ -142,19 +189,25 @@ def _decode_attr(v):
     return v
 
 
-def _type_to_json(t: TensorType):
-    return {"shape": list(t.shape), "dtype": t.dtype.name}
+JSON_FORMAT, JSON_VERSION = "graphcell.graph", 1
+
+
+def _value_to_json(v: Value) -> dict:
+    out = {"shape": list(v.shape), "dtype": v.dtype.name}
+    if v.mapped_axis is not None:
+        out["mapped_axis"] = v.mapped_axis
+    return out
 
 
 def graph_to_dict(graph: Graph) -> dict:
     names = _value_names(graph)
     return {
         "name": graph.name,
-        "inputs": [{"name": v.name, "kind": v.kind, **_type_to_json(v.type)} for v in graph.inputs],
+        "inputs": [{"name": v.name, "kind": v.kind, **_value_to_json(v)} for v in graph.inputs],
         "nodes": [{
             "op": n.primitive.name,
             "inputs": [names[v] for v in n.inputs],
-            "outputs": [{"name": names[v], **_type_to_json(v.type)} for v in n.outputs],
+            "outputs": [{"name": names[v], **_value_to_json(v)} for v in n.outputs],
             "attrs": {k: _encode_attr(a) for k, a in sorted(n.attrs.items())},
             "source": {"file": n.source.file, "line": n.source.line, "scope": n.source.scope},
         } for n in graph.nodes],
@@ -172,6 +225,7 @@ def graph_from_dict(data: dict) -> Graph:
     for spec in data["inputs"]:
         env[spec["name"]] = builder.add_input(
             TensorType(tuple(spec["shape"]), to_dtype(spec["dtype"])), spec["name"], spec["kind"])
+        env[spec["name"]].mapped_axis = spec.get("mapped_axis")
     for spec in data["nodes"]:
         prim = PRIMITIVES.get(spec["op"])
         if prim is None:
@@ -181,15 +235,22 @@ def graph_from_dict(data: dict) -> Graph:
                                 SourceInfo(**spec.get("source", {})))
         for out, o in zip(outs, spec["outputs"]):
             env[o["name"]] = out
+            out.mapped_axis = o.get("mapped_axis")
     return builder.build([env[n] for n in data["outputs"]], tuple(data["state_names"]))
 
 
 def to_json(graph: Graph, indent: int | None = 1) -> str:
-    return json.dumps(graph_to_dict(graph), indent=indent)
+    return json.dumps({"format": JSON_FORMAT, "version": JSON_VERSION, **graph_to_dict(graph)}, indent=indent)
 
 
 def from_json(text: str) -> Graph:
-    return graph_from_dict(json.loads(text))
+    data = json.loads(text)
+    if data.get("format", JSON_FORMAT) != JSON_FORMAT:
+        raise ValueError(f"not a graphcell graph: its format is {data['format']!r}")
+    if data.get("version", JSON_VERSION) > JSON_VERSION:
+        raise ValueError(f"graph JSON version {data['version']} is newer than this graphcell reads "
+                         f"({JSON_VERSION}); update graphcell")
+    return graph_from_dict(data)
 
 
 __all__ = ["to_networkx", "to_dot", "to_json", "from_json", "node_flops", "peak_live_bytes",

@@ -43,16 +43,21 @@ class VjpContext:
         return self.node.source
 
 
-# The note on the node that makes a parameter's gradient (shown after its Cell path). The vmap
-# pass stacks the members' gradients there for onnxruntime, so that an optimizer's update runs
-# once on the stacks; it survives inlining into an enclosing trace, as sources do.
+# Backward nodes carry the source of the forward node whose vjp made them, noted `[grad]`
+# (`conv2 [grad] net.py:20`), as MindSpore's IR puts them under `Gradients/`.
+GRAD_NOTE = "grad"
+# The note on the node that makes a parameter's gradient (shown after its Cell path, in place
+# of `[grad]`). The vmap pass stacks the members' gradients there for onnxruntime, so that an
+# optimizer's update runs once on the stacks; it survives inlining into an enclosing trace, as
+# sources do.
 PARAM_GRAD_NOTE = "param_grad"
 
 
 def _note(node: Node, note: str) -> None:
     src = node.source
     if f"[{note}]" not in src.scope:
-        node.source = SourceInfo(src.file, src.line, f"{src.scope} [{note}]" if src.scope else f"[{note}]")
+        scope = src.scope.removesuffix(f" [{GRAD_NOTE}]").removesuffix(f"[{GRAD_NOTE}]")
+        node.source = SourceInfo(src.file, src.line, f"{scope} [{note}]" if scope else f"[{note}]")
 
 
 def differentiable(value: Value) -> bool:
@@ -71,14 +76,14 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
     user outputs, one gradient per `wrt` entry (zeros where the output does not depend on
     it), then graph's state outputs (same `state_names`).
     """
-    from ..frontend.tracer import Tracer
+    from ..frontend.tracer import OriginTracer
     n_user = len(graph.user_outputs)
     outputs = tuple(range(n_user)) if outputs is None else tuple(outputs)
     for i in wrt:
         if not differentiable(graph.inputs[i]):
             raise TypeError(f"grad: input {graph.inputs[i].name!r} is {graph.inputs[i].dtype}; "
                             "gradients exist only for floating-point inputs")
-    tracer = Tracer(name or f"grad_{graph.name}")
+    tracer = OriginTracer(name or f"grad_{graph.name}")
     n_args = next((i for i, v in enumerate(graph.inputs) if v.kind != "arg"), len(graph.inputs))
     env: dict[Value, Value] = {}
     for v in graph.inputs[:n_args]:
@@ -91,7 +96,8 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
     active = _active_values(graph, wrt)
     with tracer:
         for node in graph.nodes:  # the forward pass, unchanged
-            outs = tracer.add_node(node.primitive, tuple(env[v] for v in node.inputs), node.attrs, node.source)
+            tracer.origin = node.source
+            outs = tracer.add_node(node.primitive, tuple(env[v] for v in node.inputs), node.attrs)
             env.update(zip(node.outputs, outs))
         sym = lambda v: Tensor._symbolic(env[v])  # noqa: E731
         cts: dict[Value, Tensor] = {}
@@ -104,6 +110,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
                                      f"{value.type}")  # a bug in a rule, not a user error
             cts[value] = ct if value not in cts else F.add(cts[value], ct)
 
+        tracer.origin, tracer.note = SourceInfo(), GRAD_NOTE
         for k, i in enumerate(outputs):
             out = graph.outputs[i]
             if out in active:
@@ -114,6 +121,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
             if all(c is None for c in out_cts) or not any(needs):
                 continue
             rule = node.primitive.vjp_rule
+            tracer.origin = node.source
             if rule is None:
                 raise NotImplementedError(f"grad: primitive '{node.primitive.name}' has no vjp rule "
                                           f"(used at {node.source})")
@@ -122,6 +130,7 @@ def grad_graph(graph: Graph, wrt: Sequence[int], outputs: Sequence[int] | None =
             for v, ct, need in zip(node.inputs, in_cts, needs):
                 if need and ct is not None:
                     accumulate(v, ct, node)
+        tracer.origin = SourceInfo()
         grads = [cts[graph.inputs[i]] if graph.inputs[i] in cts else F.zeros_like(sym(graph.inputs[i]))
                  for i in wrt]
         grad_values = [tracer.lift(g) for g in grads]

@@ -116,8 +116,12 @@ def run_passes(graph: Graph, passes: list, dump_dir: str | os.PathLike | None = 
     return PassResult(graph, changed)
 
 
+# How many times run_pipeline runs a pipeline at most (again while a round changes something).
+PIPELINE_ROUNDS = 3
+
+
 def run_pipeline(graph: Graph, name: str, dump_dir: str | os.PathLike | None = None,
-                 verify_each: bool | None = None, max_rounds: int = 3) -> PassResult:
+                 verify_each: bool | None = None, max_rounds: int = PIPELINE_ROUNDS) -> PassResult:
     """Runs the named pipeline of `PIPELINES` ("xla" or "onnx") on `graph`, repeating it
     while it still changes something (at most `max_rounds` times)."""
     passes = PIPELINES.get(name)

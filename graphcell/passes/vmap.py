@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ..frontend.tracer import Tracer
+from ..frontend.tracer import OriginTracer
 from ..ir.core import Graph, SourceInfo, TensorType
 from ..ops.batching import SPLIT, SPLIT_MIN_ELEMENTS, STACK_PARAMETER_GRADIENTS
 from ..tensor import Tensor
@@ -56,23 +56,6 @@ class BatchContext:
     def annotate(self, note: str) -> None:
         """Marks the nodes the current rule emits from now on (shown in the dump's source)."""
         self._tracer.note = note
-
-
-class _PassTracer(Tracer):
-    """Emits every node with the source of the node being rewritten (plus a rule's note),
-    not the frame that happens to call `bind`."""
-
-    def __init__(self, name):
-        super().__init__(name)
-        self.origin = SourceInfo()
-        self.note = ""
-
-    def add_node(self, primitive, inputs, attrs, source=None):
-        src = self.origin
-        if self.note:
-            scope = f"{src.scope} [{self.note}]" if src.scope else f"[{self.note}]"
-            src = SourceInfo(src.file, src.line, scope)
-        return super().add_node(primitive, inputs, attrs, src)
 
 
 def _insert(shape: tuple, axis: int, size: int) -> tuple:
@@ -113,7 +96,7 @@ def vmap_graph(graph: Graph, in_axes, out_axes, axis_size: int, *, randomness: s
     gradient_shapes = {tuple(v.shape) for v, ax in zip(graph.inputs, in_axes)
                        if ax is not None and v.kind == "param"} if STACK_PARAMETER_GRADIENTS[target] else set()
     grad_note = f"[{PARAM_GRAD_NOTE}]"
-    tracer = _PassTracer(name or f"vmap_{graph.name}")
+    tracer = OriginTracer(name or f"vmap_{graph.name}")
     ctx._tracer = tracer
     env = {}
     for v, ax in zip(graph.inputs, in_axes):
