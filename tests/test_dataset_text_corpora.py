@@ -152,3 +152,22 @@ def test_tagged_sentence_corpora(tmp_path):
     with pytest.raises(RuntimeError, match="each line should contain three columns, representing word, universal "
                                            "and stanford"):
         ds.UDPOSDataset(udpos, usage="valid")             # the dev file, split on tabs
+
+
+def test_multi30k_pairs(tmp_path):
+    files = {}
+    for part in ("training/train", "validation/val", "mmt16_task1_test/test"):
+        name = part.split("/")[1]
+        files[f"{part}.en"] = f"{name} en one\n\n{name} en two\n"
+        files[f"{part}.de"] = f"{name} de eins\n\n{name} de zwei\n"
+    root = _write(tmp_path, files)
+    d = ds.Multi30kDataset(root, shuffle=False, num_parallel_workers=1)
+    assert d.get_col_names() == ["text", "translation"]
+    # measured: "all" is test, train, val; empty lines skipped
+    assert [r[0] for r in _rows(d)] == ["test en one", "test en two", "train en one", "train en two", "val en one",
+                                        "val en two"]
+    assert _rows(ds.Multi30kDataset(root, "train", ["de", "en"], shuffle=False)) == [
+        ["train de eins", "train en one"], ["train de zwei", "train en two"]]
+    with pytest.raises(ValueError, match=r"language_pair can only be \['en', 'de'\] or \['en', 'de'\], but got "
+                                         r"\['fr', 'en'\]"):
+        ds.Multi30kDataset(root, language_pair=["fr", "en"])
