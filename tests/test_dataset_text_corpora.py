@@ -133,3 +133,41 @@ def test_squad(tmp_path):
     assert first[3].dtype == np.uint32 and first[2].shape == (2,)
     with pytest.raises(RuntimeError, match="failed to find SQuAD train data file"):
         ds.SQuADDataset(_write(tmp_path / "empty", {"readme.txt": ""}), usage="train")
+
+
+def test_tagged_sentence_corpora(tmp_path):
+    conll = _write(tmp_path / "conll", {"train.txt": "Confidence NN B-NP\nin IN B-PP\n\nChancellor NNP O\n",
+                                        "test.txt": "Rockwell NNP B-NP\n\n\nsaid VBD B-VP\n"})
+    d = ds.CoNLL2000Dataset(conll, shuffle=False, num_parallel_workers=1)
+    assert d.get_col_names() == ["word", "pos_tag", "chunk_tag"]
+    # measured: "all" reads test.txt first; a sentence no blank line ends is dropped
+    assert _rows(d) == [[["Rockwell"], ["NNP"], ["B-NP"]], [["Confidence", "in"], ["NN", "IN"], ["B-NP", "B-PP"]]]
+    with pytest.raises(ValueError, match=r"valid set of \['train', 'test', 'all'\]"):
+        ds.CoNLL2000Dataset(conll, usage="valid")
+    udpos = _write(tmp_path / "udpos", {"en-ud-tag.v2.train.txt": "Al\tPROPN\tNNP\n-\tPUNCT\tHYPH\n\nSecond\tX\tY\n\n",
+                                        "en-ud-tag.v2.dev.txt": "dev a b\n\n"})
+    d = ds.UDPOSDataset(udpos, usage="train", shuffle=False)
+    assert d.get_col_names() == ["word", "universal", "stanford"]
+    assert _rows(d) == [[["Al", "-"], ["PROPN", "PUNCT"], ["NNP", "HYPH"]], [["Second"], ["X"], ["Y"]]]
+    with pytest.raises(RuntimeError, match="each line should contain three columns, representing word, universal "
+                                           "and stanford"):
+        ds.UDPOSDataset(udpos, usage="valid")             # the dev file, split on tabs
+
+
+def test_multi30k_pairs(tmp_path):
+    files = {}
+    for part in ("training/train", "validation/val", "mmt16_task1_test/test"):
+        name = part.split("/")[1]
+        files[f"{part}.en"] = f"{name} en one\n\n{name} en two\n"
+        files[f"{part}.de"] = f"{name} de eins\n\n{name} de zwei\n"
+    root = _write(tmp_path, files)
+    d = ds.Multi30kDataset(root, shuffle=False, num_parallel_workers=1)
+    assert d.get_col_names() == ["text", "translation"]
+    # measured: "all" is test, train, val; empty lines skipped
+    assert [r[0] for r in _rows(d)] == ["test en one", "test en two", "train en one", "train en two", "val en one",
+                                        "val en two"]
+    assert _rows(ds.Multi30kDataset(root, "train", ["de", "en"], shuffle=False)) == [
+        ["train de eins", "train en one"], ["train de zwei", "train en two"]]
+    with pytest.raises(ValueError, match=r"language_pair can only be \['en', 'de'\] or \['en', 'de'\], but got "
+                                         r"\['fr', 'en'\]"):
+        ds.Multi30kDataset(root, language_pair=["fr", "en"])

@@ -44,6 +44,10 @@ from .text_corpora import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, E
                            PennTreebankDataset, SogouNewsDataset, SST2Dataset, WikiTextDataset, YahooAnswersDataset,
                            YelpReviewDataset)
 from .text_qa import CLUEDataset, SQuADDataset  # noqa: F401
+from .text_tagging import CoNLL2000Dataset, UDPOSDataset  # noqa: F401
+from .text_translation import Multi30kDataset  # noqa: F401
+from .audio_corpora import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,  # noqa: F401
+                            SpeechCommandsDataset, YesNoDataset)
 from .serialize import compare, deserialize, serialize, show  # noqa: F401
 
 

@@ -1,0 +1,280 @@
+"""Speech and music corpora in their published folder layouts (MindSpore 2.10's audio datasets):
+YesNoDataset, SpeechCommandsDataset, LJSpeechDataset, LibriTTSDataset, GTZANDataset and
+CMUArcticDataset. The file lists and texts are read at construction; a row's WAV file is read when
+the row is (on the reading workers), through GeneratorDataset's samplers, sharding and shuffling.
+
+As measured on MindSpore 2.10: "waveform" is float32 [1, samples] (16-bit PCM / 32767); a
+multi-channel file is not split into channels but read as one channel of interleaved samples,
+[1, frames * channels]. Where 2.10 lists a folder without sorting it (YesNo's files, GTZAN's,
+LibriTTS's speaker and chapter folders), rows come in the folder's listing order (os.listdir).
+"""
+from __future__ import annotations
+
+import os
+import wave
+
+import numpy as np
+
+from ._checks import check_folder
+from ._parallel import DatasetError
+from .sources import GeneratorDataset
+
+
+def read_wav(name: str, path: str, rate: int | None = None) -> tuple[np.ndarray, int]:
+    """The 16-bit PCM samples of a WAV file as float32 [1, n] (divided by 32767, as 2.10), and its rate;
+    `rate`: the only sampling rate the corpus allows."""
+    if not os.path.isfile(path):
+        raise DatasetError(f"{name}: Invalid file, failed to open wav file: {path}")
+    try:
+        with wave.open(path, "rb") as f:
+            width, sample_rate, frames = f.getsampwidth(), f.getframerate(), f.readframes(f.getnframes())
+    except (wave.Error, EOFError) as e:
+        raise DatasetError(f"{name}: Invalid file, {path} is not a readable WAV file ({e})") from None
+    if width != 2:
+        raise DatasetError(f"{name}: {path} has {8 * width}-bit samples; only 16-bit PCM WAV files are read")
+    if rate is not None and sample_rate != rate:
+        corpus = name[:-len("Dataset")]
+        raise DatasetError(f"{name}: Invalid file, sampling rate of {corpus} wav file must be {rate}, "
+                           f"file path: {path}")
+    samples = np.frombuffer(frames, dtype="<i2").astype(np.float64) / 32767.0
+    return samples.astype(np.float32)[None, :], sample_rate
+
+
+class _AudioRows:
+    """Row i: (waveform, sample_rate, *values[i]) read from paths[i]."""
+
+    def __init__(self, name: str, paths: list[str], values: list[tuple], rate_dtype, rate: int | None = None):
+        self.name, self.paths, self.values, self.rate_dtype, self.rate = name, paths, values, rate_dtype, rate
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, i):
+        waveform, sample_rate = read_wav(self.name, self.paths[i], self.rate)
+        return (waveform, np.array(sample_rate, dtype=self.rate_dtype)) + tuple(self.values[i])
+
+
+class _AudioDataset(GeneratorDataset):
+    """A GeneratorDataset over `_AudioRows`; subclasses list their rows in `_rows_of`."""
+    COLUMNS: tuple = ()
+    RATE_DTYPE = np.uint32
+    RATE = None
+
+    def _read(self, dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, *args):
+        name = type(self).__name__
+        dataset_dir = check_folder(name, dataset_dir)
+        paths, values = self._rows_of(name, dataset_dir, *args)
+        source = _AudioRows(name, paths, values, self.RATE_DTYPE, self.RATE)
+        GeneratorDataset.__init__(self, source, ["waveform", "sample_rate", *self.COLUMNS], num_samples=num_samples,
+                                  num_parallel_workers=num_parallel_workers or 1, shuffle=shuffle, sampler=sampler,
+                                  num_shards=num_shards, shard_id=shard_id)
+        self._name = f"{name}({dataset_dir!r})"
+
+
+def _usage(name: str, usage, valid: tuple, arg: str = "usage") -> str:
+    if usage is None:
+        return "all"
+    if not isinstance(usage, str):
+        raise TypeError(f"{name}: Argument {arg} with value {usage!r} is not of type [<class 'str'>], "
+                        f"but got {type(usage)}.")
+    if usage not in valid:
+        raise ValueError(f"{name}: Input {arg} is not within the valid set of {list(valid)}.")
+    return usage
+
+
+def _text_lines(path: str) -> list[str]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return [line.rstrip("\r") for line in f.read().split("\n") if line.strip()]
+
+
+class YesNoDataset(_AudioDataset):
+    """Yes/No (Hebrew yes/no recordings): every *.wav in `dataset_dir`, named by its eight answers
+    ("0_1_0_0_1_0_1_0.wav"): columns "waveform", "sample_rate" (int32), "label" (int32 [8])."""
+    COLUMNS = ("label",)
+    RATE_DTYPE = np.int32
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, cache=None):
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir):
+        files = [f for f in os.listdir(dataset_dir) if f.endswith(".wav")]
+        if not files:
+            raise RuntimeError(f"{name}: Invalid file, failed to open directory: {dataset_dir}")
+        labels = []
+        for file in files:
+            try:
+                labels.append((np.array([int(v) for v in file[:-4].split("_")], dtype=np.int32),))
+            except ValueError:
+                raise RuntimeError(f"{name}: Invalid file name {file}: expected eight 0/1 answers joined by '_'") \
+                    from None
+        return [os.path.join(dataset_dir, f) for f in files], labels
+
+
+class SpeechCommandsDataset(_AudioDataset):
+    """Speech Commands: `dataset_dir`/<word>/<speaker>_nohash_<n>.wav (the _background_noise_ folder is
+    skipped), words and files in name order. usage "valid" / "test": the files listed in
+    validation_list.txt / testing_list.txt; "train": the others; "all" (default): every file.
+    Columns "waveform", "sample_rate" (int32), "label", "speaker_id" (str), "utterance_number" (int32)."""
+    COLUMNS = ("label", "speaker_id", "utterance_number")
+    RATE_DTYPE = np.int32
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        usage = _usage("SpeechCommandsDataset", usage, ("train", "test", "valid", "all"))
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, usage)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir, usage):
+        def listed(file):
+            path = os.path.join(dataset_dir, file)
+            return set(_text_lines(path)) if os.path.isfile(path) else set()
+        valid, test = listed("validation_list.txt"), listed("testing_list.txt")
+        paths, values = [], []
+        for word in sorted(os.listdir(dataset_dir)):
+            folder = os.path.join(dataset_dir, word)
+            if word == "_background_noise_" or not os.path.isdir(folder):
+                continue
+            for file in sorted(f for f in os.listdir(folder) if f.endswith(".wav")):
+                key = f"{word}/{file}"
+                part = "valid" if key in valid else "test" if key in test else "train"
+                if usage not in ("all", part):
+                    continue
+                speaker, _, number = file[:-4].partition("_nohash_")
+                paths.append(os.path.join(folder, file))
+                values.append((np.array(word), np.array(speaker), np.array(int(number or 0), dtype=np.int32)))
+        if not paths and usage == "all":
+            raise RuntimeError(f"{name}: Invalid file, no .wav files found under {dataset_dir}")
+        return paths, values
+
+
+class LJSpeechDataset(_AudioDataset):
+    """LJ Speech: metadata.csv ("id|transcription|normalized transcription" lines, read in order) and
+    wavs/<id>.wav. Columns "waveform", "sample_rate" (int32), "transcription", "normalized_transcription"."""
+    COLUMNS = ("transcription", "normalized_transcription")
+    RATE_DTYPE = np.int32
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, cache=None):
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir):
+        metadata = os.path.join(dataset_dir, "metadata.csv")
+        if not os.path.isfile(metadata):
+            raise RuntimeError(f"{name}: Invalid file, failed to find metadata file: {metadata}")
+        paths, values = [], []
+        for number, line in enumerate(_text_lines(metadata), 1):
+            fields = line.split("|")
+            if len(fields) != 3:
+                raise RuntimeError(f"{name}: Invalid file {metadata}, line {number} has {len(fields)} '|'-separated "
+                                   "fields, expected 3 (id, transcription, normalized transcription)")
+            paths.append(os.path.join(dataset_dir, "wavs", fields[0] + ".wav"))
+            values.append((np.array(fields[1]), np.array(fields[2])))
+        return paths, values
+
+
+_LIBRITTS_USAGES = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
+                    "train-other-500")
+
+
+class LibriTTSDataset(_AudioDataset):
+    """LibriTTS: <usage>/<speaker>/<chapter>/<speaker>_<chapter>.trans.tsv (utterance id, original and
+    normalised text, tab-separated) next to <utterance id>.wav. usage one of the subsets or "all"
+    (default: the subsets present, in the order of _LIBRITTS_USAGES). Columns "waveform", "sample_rate"
+    (uint32), "original_text", "normalized_text", "speaker_id", "chapter_id" (uint32), "utterance_id"."""
+    COLUMNS = ("original_text", "normalized_text", "speaker_id", "chapter_id", "utterance_id")
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        usage = _usage("LibriTTSDataset", usage, _LIBRITTS_USAGES + ("all",))
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, usage)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir, usage):
+        paths, values = [], []
+        for part in _LIBRITTS_USAGES if usage == "all" else (usage,):
+            root = os.path.join(dataset_dir, part)
+            if not os.path.isdir(root):
+                continue
+            for speaker in os.listdir(root):
+                for chapter in os.listdir(os.path.join(root, speaker)):
+                    folder = os.path.join(root, speaker, chapter)
+                    transcripts = os.path.join(folder, f"{speaker}_{chapter}.trans.tsv")
+                    if not os.path.isfile(transcripts):
+                        continue
+                    for line in _text_lines(transcripts):
+                        utterance, original, normalized = (line.split("\t") + ["", ""])[:3]
+                        paths.append(os.path.join(folder, utterance + ".wav"))
+                        values.append((np.array(original), np.array(normalized), np.uint32(speaker),
+                                       np.uint32(chapter), np.array(utterance)))
+        if not paths:
+            raise RuntimeError(f"{name}: Invalid data, no valid data matching the dataset API LibriTTSDataset. "
+                               f"Please check dataset API or file path: {dataset_dir}.")
+        return paths, values
+
+
+_GTZAN_GENRES = ("blues", "classical", "country", "disco", "hiphop", "jazz", "metal", "pop", "reggae", "rock")
+
+
+class GTZANDataset(_AudioDataset):
+    """GTZAN music genres: <genre>/<genre>.000NN.wav (22050 Hz), genres in name order, files in folder
+    listing order. Columns "waveform", "sample_rate" (uint32), "label" (the genre).
+
+    Only usage "all" (the default) is read here: 2.10's "train", "valid" and "test" are the fixed
+    fault-filtered split lists of GTZAN's file names, which graphcell does not carry."""
+    COLUMNS = ("label",)
+    RATE = 22050
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        usage = _usage("GTZANDataset", usage, ("train", "valid", "test", "all"))
+        if usage != "all":
+            raise NotImplementedError(f"GTZANDataset: usage={usage!r} (the filtered split's file lists) is not "
+                                      "supported; read usage='all' and split it (Dataset.split)")
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir):
+        paths, values = [], []
+        for genre in _GTZAN_GENRES:
+            folder = os.path.join(dataset_dir, genre)
+            if os.path.isdir(folder):
+                files = [f for f in os.listdir(folder) if f.endswith(".wav")]
+                paths += [os.path.join(folder, f) for f in files]
+                values += [(np.array(genre),)] * len(files)
+        if not paths:
+            raise RuntimeError(f"{name}: Invalid data, no valid data found in path:{dataset_dir}")
+        return paths, values
+
+
+_ARCTIC_NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp", "ljm", "lnh",
+                 "rms", "rxr", "slp", "slt")
+
+
+class CMUArcticDataset(_AudioDataset):
+    """CMU ARCTIC, one speaker `name` (default "aew"): cmu_us_<name>_arctic/etc/txt.done.data
+    (`( arctic_a0001 "text" )` lines, read in order) and wav/arctic_a0001.wav (16000 Hz). Columns
+    "waveform", "sample_rate" (uint32), "transcript", "utterance_id" ("a0001")."""
+    COLUMNS = ("transcript", "utterance_id")
+    RATE = 16000
+
+    def __init__(self, dataset_dir, name=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        name = "aew" if name is None else _usage("CMUArcticDataset", name, _ARCTIC_NAMES, "name")
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, name)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir, speaker):
+        folder = os.path.join(dataset_dir, f"cmu_us_{speaker}_arctic")
+        labels = os.path.join(folder, "etc", "txt.done.data")
+        if not os.path.isfile(labels):
+            raise RuntimeError(f"{name}: Invalid file, failed to find label file: {labels}")
+        paths, values = [], []
+        for line in _text_lines(labels):
+            body = line.strip().strip("()").strip()
+            utterance, _, text = body.partition(" ")
+            paths.append(os.path.join(folder, "wav", utterance + ".wav"))
+            values.append((np.array(text.strip().strip('"')), np.array(utterance.removeprefix("arctic_"))))
+        return paths, values

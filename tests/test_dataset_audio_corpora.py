@@ -1,0 +1,122 @@
+"""Speech and music corpora (dataset/audio_corpora.py) over small WAV files in their published layouts;
+rows, dtypes, shapes, orders and messages measured on MindSpore 2.10 reading the same files."""
+import os
+import wave
+
+import numpy as np
+import pytest
+
+import graphcell.dataset as ds
+
+
+def _wav(path, samples, rate, channels=1):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(channels)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(np.asarray(samples, dtype="<i2").tobytes())
+
+
+def _sig(k, n):
+    return np.arange(n) * 1000 - 3000 + 7 * k
+
+
+def _write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _rows(d):
+    return [[v.tolist() for v in r] for r in d.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+
+
+def test_audio_corpora(tmp_path):
+    yesno = tmp_path / "yesno"
+    for k, name in enumerate(["0_1_0_0_1_0_1_0", "1_1_1_0_0_0_1_1"]):
+        _wav(f"{yesno}/{name}.wav", _sig(k, 4), 8000)
+    _wav(f"{tmp_path}/stereo/1_0_1_0_1_0_1_0.wav", _sig(5, 6), 16000, channels=2)
+    d = ds.YesNoDataset(str(yesno), shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "label"]
+    first = next(d.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert [v.dtype for v in first] == [np.float32, np.int32, np.int32] and first[2].shape == (8,)
+    # measured: samples / 32767, rows in the folder's listing order
+    order = [f[:-4] for f in os.listdir(yesno)]
+    assert [r[2] for r in _rows(d)] == [[int(c) for c in name.split("_")] for name in order]
+    np.testing.assert_allclose(next(r[0] for r in _rows(d) if r[2][0] == 0),
+                               [[-0.09155552834272385, -0.06103701889514923, -0.030518509447574615, 0.0]], rtol=1e-7)
+    # measured: a stereo file is one channel of interleaved samples, [1, frames * channels]
+    stereo = _rows(ds.YesNoDataset(str(tmp_path / "stereo")))[0]
+    assert np.array(stereo[0]).shape == (1, 6) and stereo[1] == 16000
+    assert len(_rows(ds.YesNoDataset(str(yesno), shuffle=False, num_shards=2, shard_id=1))) == 1
+
+    sc = tmp_path / "sc"
+    for word in ("yes", "no", "_background_noise_"):
+        for speaker, n in (("0a7c2a8d", 0), ("0a7c2a8d", 1), ("ffd2ba2f", 0)):
+            _wav(f"{sc}/{word}/{speaker}_nohash_{n}.wav", _sig(n, 3), 16000)
+    _write(f"{sc}/validation_list.txt", "yes/0a7c2a8d_nohash_1.wav\n")
+    _write(f"{sc}/testing_list.txt", "no/ffd2ba2f_nohash_0.wav\nyes/ffd2ba2f_nohash_0.wav\n")
+    d = ds.SpeechCommandsDataset(str(sc), shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "label", "speaker_id", "utterance_number"]
+    assert [r[1:] for r in _rows(d)] == [[16000, "no", "0a7c2a8d", 0], [16000, "no", "0a7c2a8d", 1],
+                                         [16000, "no", "ffd2ba2f", 0], [16000, "yes", "0a7c2a8d", 0],
+                                         [16000, "yes", "0a7c2a8d", 1], [16000, "yes", "ffd2ba2f", 0]]
+    split = {u: [r[2:4] for r in _rows(ds.SpeechCommandsDataset(str(sc), usage=u, shuffle=False))]
+             for u in ("train", "valid", "test")}
+    assert split == {"train": [["no", "0a7c2a8d"], ["no", "0a7c2a8d"], ["yes", "0a7c2a8d"]],
+                     "valid": [["yes", "0a7c2a8d"]], "test": [["no", "ffd2ba2f"], ["yes", "ffd2ba2f"]]}
+    with pytest.raises(ValueError, match=r"Input usage is not within the valid set of \['train', 'test', 'valid', "
+                                         r"'all'\]"):
+        ds.SpeechCommandsDataset(str(sc), usage="bad")
+
+    lj = tmp_path / "lj"
+    _write(f"{lj}/metadata.csv", "LJ002-0001|Text two Mr. 1|Norm two mister one\nLJ001-0001|Text one|Norm one\n")
+    _wav(f"{lj}/wavs/LJ001-0001.wav", _sig(0, 5), 22050)
+    _wav(f"{lj}/wavs/LJ002-0001.wav", _sig(1, 5), 22050)
+    d = ds.LJSpeechDataset(str(lj), shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "transcription", "normalized_transcription"]
+    assert [r[1:] for r in _rows(d)] == [[22050, "Text two Mr. 1", "Norm two mister one"],
+                                         [22050, "Text one", "Norm one"]]          # metadata.csv's order
+
+    tts = tmp_path / "libritts"
+    for usage in ("train-clean-100", "dev-clean"):
+        folder = f"{tts}/{usage}/84/121123"
+        _write(f"{folder}/84_121123.trans.tsv", "".join(f"84_121123_00000{u}_000000\tOrig {usage} {u}.\tnorm {u}\n"
+                                                        for u in (2, 1)))
+        for u in (1, 2):
+            _wav(f"{folder}/84_121123_00000{u}_000000.wav", _sig(u, 2), 24000)
+    d = ds.LibriTTSDataset(str(tts), shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "original_text", "normalized_text", "speaker_id",
+                                 "chapter_id", "utterance_id"]
+    rows = _rows(d)       # "all": the subsets in 2.10's order (dev before train), then trans.tsv's order
+    assert [r[2] for r in rows] == ["Orig dev-clean 2.", "Orig dev-clean 1.", "Orig train-clean-100 2.",
+                                    "Orig train-clean-100 1."]
+    assert rows[0][1:] == [24000, "Orig dev-clean 2.", "norm 2", 84, 121123, "84_121123_000002_000000"]
+    sample = next(d.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert [v.dtype for v in sample[1:]][:5:4] == [np.uint32, np.uint32] and sample[5].dtype == np.uint32
+    with pytest.raises(RuntimeError, match="no valid data matching the dataset API LibriTTSDataset"):
+        ds.LibriTTSDataset(str(tts), usage="test-clean")
+
+    gtzan = tmp_path / "gtzan"
+    for genre in ("rock", "blues"):
+        for n in (0, 1):
+            _wav(f"{gtzan}/{genre}/{genre}.{n:05d}.wav", _sig(n, 2), 22050)
+    _wav(f"{tmp_path}/gtzan8k/jazz/jazz.00000.wav", _sig(0, 2), 8000)
+    d = ds.GTZANDataset(str(gtzan), shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "label"]
+    assert [r[1:] for r in _rows(d)] == [[22050, "blues"]] * 2 + [[22050, "rock"]] * 2
+    with pytest.raises(RuntimeError, match="sampling rate of GTZAN wav file must be 22050"):
+        _rows(ds.GTZANDataset(str(tmp_path / "gtzan8k")))
+
+    arctic = tmp_path / "cmu" / "cmu_us_bdl_arctic"
+    _write(f"{arctic}/etc/txt.done.data", '( arctic_b0002 "Second." )\n( arctic_a0001 "Author, etc." )\n')
+    _wav(f"{arctic}/wav/arctic_a0001.wav", _sig(1, 3), 16000)
+    _wav(f"{arctic}/wav/arctic_b0002.wav", _sig(2, 3), 16000)
+    d = ds.CMUArcticDataset(str(tmp_path / "cmu"), name="bdl", shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "transcript", "utterance_id"]
+    assert [r[1:] for r in _rows(d)] == [[16000, "Second.", "b0002"], [16000, "Author, etc.", "a0001"]]
+    with pytest.raises(RuntimeError, match="failed to find label file: .*cmu_us_aew_arctic/etc/txt.done.data"):
+        ds.CMUArcticDataset(str(tmp_path / "cmu"))
+    with pytest.raises(ValueError, match="The folder .*nope does not exist or is not a directory"):
+        ds.YesNoDataset(str(tmp_path / "nope"))
