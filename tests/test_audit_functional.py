@@ -284,8 +284,9 @@ def test_mistakes_raise_mindspores_error_types():
     # 2.10: RuntimeError "Got an unexpected keyword argument 'scale'"
     with pytest.raises(RuntimeError, match="Got an unexpected keyword argument 'scale'"):
         ms.vmap(lambda a, scale=2.0: a * scale)(x, scale=3.0)
-    # 2.10: RuntimeError "The axis in vmap`s 'in_axes' can only be of type Int or None, ..."
-    with pytest.raises(RuntimeError, match="must be an int or None"):
+    # 2.10, in_axes=("a",): RuntimeError "The axis in vmap's 'in_axes' should be a None or a scalar of
+    # type Int64Imm, but got a a." (a bare in_axes="a" words it "can only be of type Int or None")
+    with pytest.raises(RuntimeError, match="should be a None or a scalar of type Int64Imm, but got a a\\."):
         ms.vmap(lambda a: a, in_axes="a")(x)
     # 2.10: RuntimeError "The orig_abs should be AbstractTensor when corresponding axis is 0, ..."
     with pytest.raises(RuntimeError, match="Python float, which has no axis to map"):

@@ -310,7 +310,7 @@ def _normalize(axis, ndim: int, name: str):
     if not isinstance(axis, int) or isinstance(axis, bool):
         # 2.10's words, measured (its RuntimeError; a TypeError too here)
         raise RuntimeTypeError(f"The axis in vmap's '{name}' should be a None or a scalar of type Int64Imm, "
-                               f"but got a {axis!r}.")
+                               f"but got a {axis}.")
     if not -ndim <= axis < ndim:
         raise RuntimeError(f"The axis: {axis} in '{name}' is out of bounds for array of dimension "
                            f"[{-ndim},{ndim}).")

@@ -22,8 +22,9 @@ results in place, returning None (or, with async_op=True, a finished `Work` hand
 """
 from __future__ import annotations
 
+import base64
 import hashlib
-import pickle
+import json
 
 import jax
 import numpy as np
@@ -229,16 +230,68 @@ def _gather_all(array: np.ndarray, ranks: list[int]) -> np.ndarray:
     return np.asarray(multihost_utils.process_allgather(array, tiled=False))[ranks]
 
 
-def _gather_objects(obj, ranks: list[int]) -> list:
-    """Every rank's picklable `obj`, in group-rank order (any sizes: padded bytes)."""
+# Objects travel between processes as tagged JSON, not pickle: unpickling another process's bytes
+# would run whatever code they name, and no graphcell loading path does that.
+_OBJECT_TYPES = ("None, bool, int, float, complex, str, bytes, lists, tuples, dicts, numpy arrays "
+                 "and Tensors")
+
+
+def _encode(obj, what: str):
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, complex):
+        return {"complex": [obj.real, obj.imag]}
+    if isinstance(obj, bytes):
+        return {"bytes": base64.b64encode(obj).decode()}
+    if isinstance(obj, (list, tuple)):
+        return {"list" if isinstance(obj, list) else "tuple": [_encode(o, what) for o in obj]}
+    if isinstance(obj, dict):
+        return {"dict": [[_encode(k, what), _encode(v, what)] for k, v in obj.items()]}
+    if isinstance(obj, (np.ndarray, np.generic, Tensor)):
+        array = np.asarray(obj.asnumpy() if isinstance(obj, Tensor) else obj)   # tobytes() is C order
+        if array.dtype.hasobject:
+            raise TypeError(f"{what}: a numpy array of Python objects cannot be sent between processes")
+        return {"array": [array.dtype.str, list(array.shape), base64.b64encode(array.tobytes()).decode()],
+                "tensor": isinstance(obj, Tensor), "scalar": isinstance(obj, np.generic)}
+    raise TypeError(f"{what}: graphcell sends objects between processes without pickle; it takes "
+                    f"{_OBJECT_TYPES}, got a {type(obj).__name__}")
+
+
+def _decode(data):
+    if not isinstance(data, dict):
+        return data
+    if "array" in data:
+        dtype, shape, raw = data["array"]
+        array = np.frombuffer(base64.b64decode(raw), np.dtype(dtype)).reshape(shape).copy()
+        if data["tensor"]:
+            return Tensor(array)
+        return array[()] if data["scalar"] else array
+    (tag, value), = data.items()
+    if tag == "complex":
+        return complex(*value)
+    if tag == "bytes":
+        return base64.b64decode(value)
+    if tag == "dict":
+        return {_hashable(_decode(k)): _decode(v) for k, v in value}
+    items = [_decode(v) for v in value]
+    return items if tag == "list" else tuple(items)
+
+
+def _hashable(key):
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
+def _gather_objects(obj, ranks: list[int], what: str = "object collective") -> list:
+    """Every rank's `obj` (see `_encode` for the types), in group-rank order (any sizes: padded bytes)."""
+    encoded = json.dumps(_encode(obj, what)).encode()   # checked in one process too: same rules everywhere
     if jax.process_count() == 1:
         return [obj]
-    data = np.frombuffer(pickle.dumps(obj), np.uint8)
+    data = np.frombuffer(encoded, np.uint8)
     sizes = _gather_all(np.array([data.size], np.int64), list(range(jax.process_count())))[:, 0]
     padded = np.zeros(int(sizes.max()), np.uint8)
     padded[:data.size] = data
     everyone = _gather_all(padded, list(range(jax.process_count())))
-    return [pickle.loads(everyone[r, :sizes[r]].tobytes()) for r in ranks]
+    return [_decode(json.loads(everyone[r, :sizes[r]].tobytes())) for r in ranks]
 
 
 def _broadcast(array: np.ndarray, src: int) -> np.ndarray:

@@ -115,6 +115,7 @@ def __getattr__(name):
 
 
 # `from mindspore.ops import functional as F`: the internal functional module answers 2.10's F names too.
+import sys as _sys  # noqa: E402
 from . import composite as _composite, functional as _functional, functional_names as _functional_names  # noqa: E402
-_functional_names.install(_functional, __import__("sys").modules[__name__])
-_functional_names.install(_composite, __import__("sys").modules[__name__], _functional_names.MINDSPORE_COMPOSITE)
+_functional_names.install(_functional, _sys.modules[__name__])
+_functional_names.install(_composite, _sys.modules[__name__], _functional_names.MINDSPORE_COMPOSITE)

@@ -12,6 +12,7 @@ Several of them 2.10 runs only inside `jit` (PyNative raises "prim:... has no at
 from __future__ import annotations
 
 import builtins
+import copy
 import math
 import numbers
 import operator
@@ -141,7 +142,7 @@ def identity(x):
 
 
 def deepcopy(input_x):
-    return F.add(input_x, F.zeros_like(input_x)) if isinstance(input_x, Tensor) else __import__("copy").deepcopy(input_x)
+    return F.add(input_x, F.zeros_like(input_x)) if isinstance(input_x, Tensor) else copy.deepcopy(input_x)
 
 
 def soft_shrink(input, lambd=0.5):  # noqa: A002
