@@ -35,6 +35,9 @@ _CONTEXT = {
     # Rows per tile when XLA runs a row-wise graph (inference) over a large batch in tiles
     # (passes/tile_rows.py): None chooses by the graph's sizes, 0 never tiles.
     "row_tile": None,
+    # MindSpore's: every compile writes graphcell's IR per stage there (compiler/save_graphs.py).
+    "save_graphs": 0,
+    "save_graphs_path": ".",
 }
 _PARALLEL = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -44,7 +47,7 @@ _PARALLEL = {
 
 
 # The keys MindSpore 2.10's set_context accepts (measured: it calls any other key "not
-# recognized"). Those with no meaning here (device_id, save_graphs, ...) are stored, so migrated
+# recognized"). Those with no meaning here (device_id, max_call_depth, ...) are stored, so migrated
 # scripts run; a misspelt key is an error, as in MindSpore, rather than a setting that does nothing.
 _MINDSPORE_KEYS = frozenset("""
     aoe_config aoe_job_type aoe_tune_mode ascend_config atomic_clean_policy auto_tune_mode
@@ -96,12 +99,27 @@ def _check_context(kwargs) -> None:
                              f"{list(_DEVICE_TARGETS)}, but got {target}.")
     if "backend" in kwargs and kwargs["backend"] not in ("xla", "onnx"):
         raise ValueError(f"set_context: backend must be 'xla' or 'onnx', got {kwargs['backend']!r}")
+    if "save_graphs" in kwargs or "save_graphs_path" in kwargs:
+        from .compiler.save_graphs import check_settings
+        kwargs.update(check_settings(kwargs))
 
 
 def set_context(**kwargs) -> None:
     """Sets context keys: mode (PYNATIVE_MODE or GRAPH_MODE), backend ("xla"|"onnx"), ...
 
-    MindSpore keys that have no meaning here (device_id, save_graphs, ...) are accepted and
+    `save_graphs` (0-3, True meaning 2) and `save_graphs_path` (default "."), or the
+    environment variables MS_DEV_SAVE_GRAPHS and MS_DEV_SAVE_GRAPHS_PATH, which win over them
+    as in MindSpore 2.10: every compile (jit, a GRAPH_MODE Cell, a grad or vmap graph,
+    jit(backend="onnx"), ONNX export) writes its stages there with 2.10's file names,
+    `00_trace_0000.ir`, `01_cse_0001.ir`, ... (stage index per compile, file number per
+    process). The content differs from MindSpore's: each `.ir` holds graphcell's own IR in its
+    canonical text form, with every node's Cell path and source line (what `graphcell dump`
+    prints, and `ir.parser.parse_graph` reads back), after the trace, after grad or vmap, and
+    after each of graphcell's passes; not MindSpore's ANF IR, its pipeline stages or its
+    backend's kernel graphs. Level 2 adds the backend's program (StableHLO `.mlir` for XLA,
+    ONNX text for onnxruntime), level 3 a Graphviz `.dot` per stage. No `.pb` files.
+
+    MindSpore keys that have no meaning here (device_id, max_call_depth, ...) are accepted and
     stored, so migrated scripts run; a key MindSpore 2.10 does not know is a ValueError."""
     from .compiler.jit import bump_config_epoch
     _check_context(kwargs)

@@ -23,6 +23,7 @@ while that trace stays the same graph; inside
 """
 from __future__ import annotations
 
+from ..compiler.save_graphs import made_from
 from ..frontend import pytree
 from ..frontend.trace import Traced, inline, trace_with_values
 from ..frontend.tracer import current_tracer
@@ -205,6 +206,7 @@ class _GradFunction:
                          forward.captures, forward.state_params, flat_tree, modes=forward.modes,
                          arg_writes=forward.arg_writes, clamped_slices=forward.clamped_slices,  # written arguments: as a call of fn
                          out_scalars=forward.out_scalars)   # (the user outputs lead the flat outputs)
+        made_from(gtraced, "grad", forward)   # save_graphs writes the forward trace, then the grad graph
         layout = {"inputs": input_slots, "weights": weight_slots, "diff": diff}
         return forward, gtraced, layout
 

@@ -16,6 +16,7 @@ import weakref
 
 import jax
 
+from ..compiler.save_graphs import made_from
 from ..frontend import pytree
 from ..frontend.ensemble import Ensemble
 from ..frontend.trace import TraceCache, Traced, inline, trace
@@ -216,6 +217,7 @@ class VmapFunction:
                        modes=traced.modes + self._member_modes(), arg_writes=traced.arg_writes,
                        clamped_slices=traced.clamped_slices)
         built.cache["numbers"] = _numbers_plan(traced.out_tree, number_axes)
+        made_from(built, "vmap", traced)   # save_graphs writes the member's trace, then the vmap graph
         return built
 
     def _member_trace(self, structure, member_args, member_leaves) -> Traced:

@@ -3,7 +3,8 @@ stages asked for: trace, then `--vmap N` (an N-member ensemble), then `--grad` (
 the outputs' sum with respect to every parameter), then `--passes` (optimisation passes).
 
 With `-o DIR` (a folder) every stage is written as a numbered file, as MindSpore's
-save_graphs does: `00-trace.ir`, `01-vmap.ir`, `02-grad.ir`, `03-cse.ir`, ..., plus
+save_graphs does (which graphcell honours too, for the compiles of a running program:
+compiler/save_graphs.py): `00-trace.ir`, `01-vmap.ir`, `02-grad.ir`, `03-cse.ir`, ..., plus
 `summary.json`; a table per stage (node count by op, parameter count, FLOPs, peak live
 memory) is printed.
 """
@@ -181,6 +182,7 @@ def render(stage: Stage, fmt: str) -> str | bytes:
     if fmt == "json":
         return to_json(graph)
     if fmt == "stablehlo":
+        from ..compiler.to_jax import stablehlo_text
         return stablehlo_text(graph)
     if fmt == "onnx":
         return onnx_text(stage)
@@ -196,23 +198,13 @@ def graphviz_dot() -> str:
     return dot
 
 
-def stablehlo_text(graph) -> str:
-    """The StableHLO module jax produces for the graph (what XLA compiles)."""
-    import jax
-    from ..compiler.to_jax import graph_to_jax
-    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype.np_dtype) for v in graph.inputs]
-    return jax.jit(graph_to_jax(graph)).lower(*specs).as_text()
-
-
 def onnx_text(stage: Stage) -> str:
     """The ONNX model in onnx's printable syntax; parameters as graph inputs (no weights)."""
-    import onnx.printer
-    from ..compiler.onnx import lower
+    from ..compiler.onnx import model_text
     try:
-        lowered = lower(stage.graph, params_as_inputs=True)
+        return model_text(stage.graph)
     except Exception as e:
         raise UserError(f"--format onnx: the graph cannot be lowered to ONNX: {one_line(e)}") from e
-    return onnx.printer.to_text(lowered.model)
 
 
 # -- the summary ----------------------------------------------------------------------------------

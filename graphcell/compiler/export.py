@@ -36,6 +36,7 @@ from .export_clamps import clipped_slices, follow_clips, small_sizes
 from .export_ensemble import batch_axes, member_axis
 from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
+from .save_graphs import onnx_compile
 
 __all__ = ["export", "to_onnx", "OnnxExport", "OnnxExportError"]
 
@@ -639,6 +640,7 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
         else:
             traced, other, dims, spec, clip_trace = _trace_dynamic(fn, inputs, leaves, structure, axes,
                                                                    arg_names)
+    onnx_compile(traced)   # set_context(save_graphs=...): the exported graph's stages
     t1 = time.perf_counter()
     lower_traced = lambda t, o, d, c: lower(  # noqa: E731
         t.graph, opset=opset, params=_params_of(t), params_as_inputs=params_as_inputs,

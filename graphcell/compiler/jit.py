@@ -39,8 +39,13 @@ def compiled_fn(traced: Traced):
     fn = traced.cache.get("xla")
     if fn is None:
         from ..passes.manager import run_pipeline
-        from .to_jax import graph_to_jax
-        fn = jax.jit(graph_to_jax(run_pipeline(traced.graph, "xla").graph))
+        from . import save_graphs
+        from .to_jax import graph_to_jax, stablehlo_text
+        recorder = save_graphs.start(traced)   # None unless set_context(save_graphs=...)
+        graph = run_pipeline(traced.graph, "xla", on_pass=recorder and recorder.stage).graph
+        if recorder is not None:
+            recorder.backend("stablehlo", ".mlir", lambda: stablehlo_text(graph))
+        fn = jax.jit(graph_to_jax(graph))
         traced.cache["xla"] = fn
     return fn
 

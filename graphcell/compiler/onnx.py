@@ -403,6 +403,13 @@ def unsupported_ops(graph: Graph) -> list[str]:
     return lines
 
 
+def model_text(graph: Graph) -> str:
+    """The ONNX model of `graph` in onnx's printable syntax, with parameters as graph inputs
+    (no weights): what `graphcell dump --format onnx` and save_graphs (level 2) write."""
+    import onnx.printer
+    return onnx.printer.to_text(lower(graph, params_as_inputs=True).model)
+
+
 def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = False,
           params: dict | None = None, input_names=None, output_names=None, dims: dict | None = None,
           other_graph: Graph | None = None, small=None, value_info: bool = True,

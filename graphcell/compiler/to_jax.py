@@ -26,3 +26,10 @@ def graph_to_jax(graph: Graph):
 
     run.__name__ = graph.name
     return run
+
+
+def stablehlo_text(graph: Graph) -> str:
+    """The StableHLO module jax produces for the graph (what XLA compiles)."""
+    import jax
+    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype.np_dtype) for v in graph.inputs]
+    return jax.jit(graph_to_jax(graph)).lower(*specs).as_text()

@@ -128,8 +128,18 @@ class Graph:
         return [v for v in self.inputs if v.kind == kind]
 
     def __str__(self):
+        """The canonical text form, without sources. `graph.format(source=True)` adds each
+        node's Cell path and file:line as a comment, as `graphcell dump` and save_graphs show."""
+        return self.format()
+
+    def format(self, source: bool = False) -> str:
+        """The canonical text form (`ir/printer.py`), which `ir.parser.parse_graph` reads back.
+        `source=True` ends each node's line with `# <Cell path> <file>:<line>`:
+
+            %3:f32[2,3] = add(%1, %2)  # fc1 model.py:12
+        """
         from .printer import format_graph
-        return format_graph(self)
+        return format_graph(self, source=source)
 
     def to_networkx(self):
         from .views import to_networkx

@@ -81,9 +81,10 @@ def debug_enabled() -> bool:
 
 
 def run_passes(graph: Graph, passes: list, dump_dir: str | os.PathLike | None = None,
-               verify_each: bool | None = None, max_rounds: int = 1) -> PassResult:
+               verify_each: bool | None = None, max_rounds: int = 1, on_pass=None) -> PassResult:
     """Runs `passes` ((name, pass) pairs) in order; returns the last graph and whether any
-    pass changed it. With `dump_dir`, writes `00-input.ir`, `01-<name>.ir`, ... there.
+    pass changed it. With `dump_dir`, writes `00-input.ir`, `01-<name>.ir`, ... there;
+    `on_pass(name, graph)` is called after every pass (save_graphs' writer, compiler/save_graphs.py).
 
     With `max_rounds` > 1 the list runs again while a round changes something (one pass can
     enable another that already ran: folding a predicate lets simplify drop a select, whose
@@ -105,6 +106,8 @@ def run_passes(graph: Graph, passes: list, dump_dir: str | os.PathLike | None = 
             round_changed |= step_changed
             if directory is not None:
                 _dump(directory / f"{step:02d}-{name}.ir", graph)
+            if on_pass is not None:
+                on_pass(name, graph)
             if verify_each:
                 try:
                     verify(graph)
@@ -121,13 +124,13 @@ PIPELINE_ROUNDS = 3
 
 
 def run_pipeline(graph: Graph, name: str, dump_dir: str | os.PathLike | None = None,
-                 verify_each: bool | None = None, max_rounds: int = PIPELINE_ROUNDS) -> PassResult:
+                 verify_each: bool | None = None, max_rounds: int = PIPELINE_ROUNDS, on_pass=None) -> PassResult:
     """Runs the named pipeline of `PIPELINES` ("xla" or "onnx") on `graph`, repeating it
     while it still changes something (at most `max_rounds` times)."""
     passes = PIPELINES.get(name)
     if passes is None:
         raise ValueError(f"unknown pass pipeline {name!r}; known: {', '.join(sorted(PIPELINES))}")
-    return run_passes(graph, passes, dump_dir, verify_each, max_rounds)
+    return run_passes(graph, passes, dump_dir, verify_each, max_rounds, on_pass)
 
 
 def _dump(path: Path, graph: Graph) -> None:

@@ -333,7 +333,9 @@ def _jit_session(traced, param_arrays=None) -> Session:
     or as inputs when that is None."""
     from ..compiler.onnx import RUNTIME_OPSET, lower
     from ..compiler.onnx_cache import cache_folder, cached_model
+    from ..compiler.save_graphs import onnx_compile
     from ..context import get_context
+    onnx_compile(traced)   # set_context(save_graphs=...)
     if param_arrays is None:
         model = cached_model(("jit", RUNTIME_OPSET, traced.graph),
                              lambda: lower(traced.graph, params_as_inputs=True, opset=RUNTIME_OPSET).model)
