@@ -129,7 +129,7 @@ def install_op_hooks(names=None) -> None:
     that holds them (later imports of them from graphcell.ops get the wrapped ones). A name
     is a function of graphcell.ops or an operator class (ops.MatMul: its instances' calls)."""
     from . import ops
-    from .ops import functional
+    from .ops import composite, functional
     kinds = _auto_kinds()
     for name in (kinds if names is None else names):
         if name in _hooked_names:
@@ -143,8 +143,10 @@ def install_op_hooks(names=None) -> None:
             continue
         wrapped = _hooked(original, name, kinds)
         for mod_name, module in list(sys.modules.items()):
-            # graphcell.ops' own modules keep theirs, bar the operator classes' (internal calls pass anyway)
-            ours = mod_name.startswith("graphcell.") and (not _internal(mod_name) or module in (ops, functional))
+            # graphcell.ops' own modules keep theirs, bar the ones users import as F and C and the operator
+            # classes' (calls from inside graphcell.ops pass uncast anyway: `op` reads its caller)
+            ours = mod_name.startswith("graphcell.") and (not _internal(mod_name)
+                                                          or module in (ops, functional, composite))
             if ours and module is not None and getattr(module, name, None) is original:
                 setattr(module, name, wrapped)
 
