@@ -14,7 +14,7 @@ import jax
 
 from ..frontend import pytree
 from ..graph_scalar import GraphScalar
-from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, trace
+from ..frontend.trace import TraceCache, Traced, alias_pattern, inline, paused_gc, trace
 from ..frontend.tracer import current_tracer
 from ..parallel import place_batch
 from ..runtime.executor import _SETTINGS
@@ -42,10 +42,11 @@ def compiled_fn(traced: Traced):
         from . import save_graphs
         from .to_jax import graph_to_jax, stablehlo_text
         recorder = save_graphs.start(traced)   # None unless set_context(save_graphs=...)
-        graph = run_pipeline(traced.graph, "xla", on_pass=recorder and recorder.stage).graph
-        if recorder is not None:
-            recorder.backend("stablehlo", ".mlir", lambda: stablehlo_text(graph))
-        fn = jax.jit(graph_to_jax(graph))
+        with paused_gc():
+            graph = run_pipeline(traced.graph, "xla", on_pass=recorder and recorder.stage).graph
+            if recorder is not None:
+                recorder.backend("stablehlo", ".mlir", lambda: stablehlo_text(graph))
+            fn = jax.jit(graph_to_jax(graph))
         traced.cache["xla"] = fn
     return fn
 
@@ -58,7 +59,12 @@ def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
         from ..runtime.session import run_traced_onnx
         outs = run_traced_onnx(traced, arrays)
     else:
-        outs = compiled_fn(traced)(*arrays)
+        fn = traced.cache.get("xla")
+        if fn is not None:
+            outs = fn(*arrays)
+        else:
+            with paused_gc():   # the first call: jax traces, lowers and compiles the graph
+                outs = compiled_fn(traced)(*arrays)
         hooks = traced.cache.get("hooks")
         if hooks is None:
             from ..ops.hooks import runs_hooks

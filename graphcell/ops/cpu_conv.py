@@ -3,7 +3,9 @@ stems, depthwise layers): a sum over input channels and kernel offsets of a stri
 the input times one weight, which XLA fuses into one loop that writes the output once. XLA's
 CPU convolution transposes NCHW to NHWC and back around a kernel that vectorises over input
 channels, of which such a layer has one to three. `nn_prims` picks it per platform with
-`lax.platform_dependent`, so on a GPU XLA keeps its convolution (cuDNN).
+`lax.platform_dependent`, so on a GPU XLA keeps its convolution (cuDNN); where the CPU is jax's
+only backend (`cpu_only`) it calls the direct form at once: platform_dependent traces both forms
+and a switch, half of the lowering of a ResNet-50 training step.
 
 Measured on this project's 2-core CPU (jax 0.10, float32; median ms, the forms alternating in
 one process). Alone: LeNet5's conv1 [32,1,32,32] x [6,1,5,5], XLA 1.29-1.74, direct
@@ -24,10 +26,12 @@ N=16 1.14x).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
 import jax
+import jax.extend.backend
 import jax.numpy as jnp
 
 # XLA's convolution wins from about this many terms (input channels per group x kernel
@@ -35,9 +39,11 @@ import jax.numpy as jnp
 DIRECT_MAX_TERMS = 32
 
 
-def _window_slice(t, starts, step, count, spatial_from: int):
-    """t[..., starts[i] + step[i] * range(count[i]), ...] over the axes from `spatial_from`."""
+def _window_slice(t, starts, step, count, spatial_from: int, channel: int):
+    """t[..., channel:channel+1, starts[i] + step[i] * range(count[i]), ...], the channel axis
+    just before the spatial axes from `spatial_from` on."""
     start, limit, strides = [0] * t.ndim, list(t.shape), [1] * t.ndim
+    start[spatial_from - 1], limit[spatial_from - 1] = channel, channel + 1
     for i, (first, st, n) in enumerate(zip(starts, step, count)):
         a = spatial_from + i
         start[a], limit[a], strides[a] = first, first + (n - 1) * st + 1, st
@@ -53,21 +59,34 @@ def has_direct_form(w_shape, batch_groups: int) -> bool:
     return batch_groups == 1 and w_shape[1] * math.prod(w_shape[2:]) <= DIRECT_MAX_TERMS
 
 
+@functools.cache
+def cpu_only() -> bool:
+    """Whether jax's only backend is the CPU, so every program runs there (read once: jax sets
+    its backends up once per process)."""
+    return set(jax.extend.backend.backends()) == {"cpu"}
+
+
 def direct_conv(x, w, strides, rhs_dilation, groups: int, out_spatial):
     """A convolution of x (already padded and dilated: [N,C,X...]) by w ([O,C/groups,K...]):
-    for each kernel offset and input channel, the strided slice of x times the weights."""
+    for each kernel offset and input channel, the strided slice of x times the weights.
+    Written with lax alone: each jax.numpy call or operator is a nested jit that jax infers
+    and inlines again, and a ResNet's gradients hold thousands of these terms."""
     if x.dtype in (jnp.float16, jnp.bfloat16):   # accumulate as XLA's convolution does, in float32
         return direct_conv(x.astype(jnp.float32), w.astype(jnp.float32), strides, rhs_dilation, groups,
                            out_spatial).astype(x.dtype)
-    nsp = x.ndim - 2
     n, c, o = x.shape[0], x.shape[1], w.shape[0]
     cg, og = c // groups, o // groups
-    xg = x.reshape((n, groups, 1, cg) + x.shape[2:])                   # [N, G, 1, C/G, X...]
-    wg = w.reshape((1, groups, og, cg) + w.shape[2:])                  # [1, G, O/G, C/G, K...]
+    nsp, kernel = x.ndim - 2, w.shape[2:]
+    xg = jax.lax.reshape(x, (n, groups, 1, cg) + x.shape[2:])        # [N, G, 1, C/G, X...]
+    # Every w[:, ci, off] at once, each [1, G, O/G, 1, 1...]: one split, not a slice per term.
+    terms = cg * math.prod(kernel)
+    weights = jax.lax.split(jax.lax.reshape(w, (1, groups, og, terms) + (1,) * nsp), [1] * terms, axis=3)
     acc = None
-    for off in _offsets(w.shape[2:]):
-        part = _window_slice(xg, [k * d for k, d in zip(off, rhs_dilation)], strides, out_spatial, 4)
+    for k, off in enumerate(_offsets(kernel)):
+        starts = [i * d for i, d in zip(off, rhs_dilation)]
         for ci in range(cg):
-            term = part[:, :, :, ci] * wg[(slice(None),) * 3 + (ci,) + off + (None,) * nsp]
-            acc = term if acc is None else acc + term                  # [N, G, O/G, P...]
-    return acc.reshape((n, o) + tuple(out_spatial))
+            # x's channel ci at this offset, [N, G, 1, 1, P...], times w[:, ci, off]
+            term = jax.lax.mul(_window_slice(xg, starts, strides, out_spatial, 4, channel=ci),
+                               weights[ci * (terms // cg) + k])
+            acc = term if acc is None else jax.lax.add(acc, term)     # [N, G, O/G, 1, P...]
+    return jax.lax.reshape(acc, (n, o) + tuple(out_spatial))

@@ -9,6 +9,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..dtype import DType, bool_
 from ..ir.core import TensorType
@@ -94,7 +95,7 @@ def binary(name: str, fn, *, floats_only: bool = False, bits_only: bool = False,
     return prim
 
 
-neg = unary("neg", jnp.negative)
+neg = unary("neg", lambda x: jax.lax.neg(x) if getattr(x, "dtype", np.bool_) != np.bool_ else jnp.negative(x))
 exp = unary("exp", jnp.exp, floats_only=True)
 log = unary("log", jnp.log, floats_only=True)
 log1p = unary("log1p", jnp.log1p, floats_only=True)
@@ -145,10 +146,12 @@ is_finite = unary("is_finite", jnp.isfinite, floats_only=True, out_dtype=bool_)
 def _relu(x):
     """x where x > 0, else 0: NaN gives 0, as MindSpore 2.10's ReLU (measured; max(x, 0) keeps
     NaN). onnxruntime's Relu keeps NaN, and its NaN-to-0 op (ThresholdedRelu) does not fuse into
-    the Conv or Gemm before it (LeNet5 ensembles 1.06-1.6x slower), so ONNX keeps Relu."""
+    the Conv or Gemm before it (LeNet5 ensembles 1.06-1.6x slower), so ONNX keeps Relu.
+    (lax, not jnp.where: see `_lax_binary`.)"""
     if not jnp.issubdtype(x.dtype, jnp.floating):
         return jnp.maximum(x, 0)
-    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
+    zero = np.zeros((), x.dtype)
+    return jax.lax.select(jax.lax.gt(x, zero), x, jax.lax.broadcast(zero, x.shape))
 
 
 # Their own primitives, not max(x, 0) and a clamp: the gradient at the kinks is MindSpore's
@@ -185,11 +188,33 @@ def _shrink(x, *, lambd, bias):
 # op: x - bias above lambd, x + bias below -lambd, 0 between (and for NaN, as MindSpore 2.10).
 shrink = unary("shrink", _shrink, floats_only=True)
 
-add = binary("add", jnp.add)
-sub = binary("sub", jnp.subtract)
-mul = binary("mul", jnp.multiply)
-div = binary("div", lambda x, y: jnp.divide(x, y) if jnp.issubdtype(x.dtype, jnp.inexact)
-             else jnp.floor_divide(x, y))
+def _lax_binary(lax_fn, jnp_fn, *, complex_ok: bool = True):
+    """`jnp_fn` computed by `lax_fn` itself where the two are one op: operands of one dtype, not
+    bool (jnp.add of bools is `or`) nor, for comparisons, complex. A jax.numpy function is a
+    nested jit: inside jit's trace, jax infers and inlines each call again, over 100 us per
+    node of a graph (a ResNet-50 training step has ~2,500 of these). The ranks are matched as
+    jax.numpy does (leading unit axes), and lax broadcasts unit axes and scalars itself."""
+    def impl(x, y):
+        dtype = getattr(x, "dtype", None)
+        if (dtype is None or dtype != getattr(y, "dtype", None) or dtype == np.bool_
+                or (not complex_ok and jnp.issubdtype(dtype, jnp.complexfloating))):
+            return jnp_fn(x, y)
+        if x.ndim != y.ndim and x.ndim and y.ndim:
+            rank = max(x.ndim, y.ndim)
+            x, y = jax.lax.broadcast_to_rank(x, rank), jax.lax.broadcast_to_rank(y, rank)
+        return lax_fn(x, y)
+    return impl
+
+
+def _divide(x, y):
+    return jnp.floor_divide(x, y) if not jnp.issubdtype(x.dtype, jnp.inexact) else _true_divide(x, y)
+
+
+_true_divide = _lax_binary(jax.lax.div, jnp.divide)
+add = binary("add", _lax_binary(jax.lax.add, jnp.add))
+sub = binary("sub", _lax_binary(jax.lax.sub, jnp.subtract))
+mul = binary("mul", _lax_binary(jax.lax.mul, jnp.multiply))
+div = binary("div", _divide)
 def _power(x, y):
     """jnp.power, with an integer power's negative exponents truncated as C, MindSpore and
     ONNX Pow do (1/x rounded toward zero: 1 for x == 1, +-1 for x == -1, 0 otherwise);
@@ -207,17 +232,17 @@ pow_ = binary("pow", _power)
 # gradient is x / (x^2 + y^2) everywhere (the composite's is NaN on the y axis).
 atan2 = binary("atan2", jnp.arctan2, floats_only=True)
 rem = binary("rem", jnp.fmod)   # C's fmod: the remainder takes x's sign (ONNX Mod with fmod=1)
-maximum = binary("max", jnp.maximum)
-minimum = binary("min", jnp.minimum)
+maximum = binary("max", _lax_binary(jax.lax.max, jnp.maximum))
+minimum = binary("min", _lax_binary(jax.lax.min, jnp.minimum))
 logical_and = binary("and", jnp.bitwise_and, bits_only=True)
 logical_or = binary("or", jnp.bitwise_or, bits_only=True)
 logical_xor = binary("xor", jnp.bitwise_xor, bits_only=True)
-eq = binary("eq", jnp.equal, out_dtype=bool_)
-ne = binary("ne", jnp.not_equal, out_dtype=bool_)
-lt = binary("lt", jnp.less, out_dtype=bool_)
-le = binary("le", jnp.less_equal, out_dtype=bool_)
-gt = binary("gt", jnp.greater, out_dtype=bool_)
-ge = binary("ge", jnp.greater_equal, out_dtype=bool_)
+eq = binary("eq", _lax_binary(jax.lax.eq, jnp.equal, complex_ok=False), out_dtype=bool_)
+ne = binary("ne", _lax_binary(jax.lax.ne, jnp.not_equal, complex_ok=False), out_dtype=bool_)
+lt = binary("lt", _lax_binary(jax.lax.lt, jnp.less, complex_ok=False), out_dtype=bool_)
+le = binary("le", _lax_binary(jax.lax.le, jnp.less_equal, complex_ok=False), out_dtype=bool_)
+gt = binary("gt", _lax_binary(jax.lax.gt, jnp.greater, complex_ok=False), out_dtype=bool_)
+ge = binary("ge", _lax_binary(jax.lax.ge, jnp.greater_equal, complex_ok=False), out_dtype=bool_)
 
 
 def _select_rule(pred: TensorType, x: TensorType, y: TensorType) -> TensorType:

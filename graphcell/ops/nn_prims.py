@@ -86,6 +86,8 @@ def _conv_impl(x, w, **attrs):
     """XLA's convolution; on the CPU a narrow one's direct form (ops/cpu_conv.py)."""
     if not cpu_conv.has_direct_form(w.shape, attrs["batch_groups"]):
         return _xla_conv(x, w, **attrs)
+    if cpu_conv.cpu_only():   # the platform is known: no switch to trace both forms into
+        return _direct_conv(x, w, **attrs)
     return jax.lax.platform_dependent(x, w, cpu=lambda x, w: _direct_conv(x, w, **attrs),
                                       default=lambda x, w: _xla_conv(x, w, **attrs))
 
@@ -377,10 +379,21 @@ def _conv_transpose_rule(ct: TensorType, w: TensorType, *, lhs_shape, strides, p
 
 
 def _conv_transpose_impl(ct, w, *, lhs_shape, strides, padding, rhs_dilation, groups):
-    attrs = _conv_transpose_attrs(lhs_shape, strides, padding, rhs_dilation, groups)
-    x = jnp.zeros((ct.shape[0], w.shape[1] * groups) + tuple(lhs_shape), ct.dtype)  # only its shape is read
-    _, vjp = jax.vjp(lambda a: _xla_conv(a, w, **attrs), x)
-    return vjp(ct)[0]
+    """The convolution jax's transpose rule makes of the forward one (what `jax.vjp` of
+    `_xla_conv` gives), written out: a vjp traced the forward convolution too, for every
+    convolution of a network's backward pass."""
+    nsp = len(lhs_shape)
+    pads = _vjp_lhs_padding(lhs_shape, w.shape[2:], strides, ct.shape[2:], padding, (1,) * nsp, rhs_dilation)
+    if groups > 1:   # the group axis moves from the kernel's output features into its inputs
+        o, cg = w.shape[:2]
+        w = jax.lax.reshape(w, (groups, o // groups) + w.shape[1:])              # [G, O/G, C/G, k...]
+        w = jax.lax.reshape(w, (o // groups, groups * cg) + w.shape[3:],        # [O/G, G*C/G, k...]
+                            dimensions=(1, 0) + tuple(range(2, w.ndim)))
+    spatial = tuple(range(2, 2 + nsp))
+    return jax.lax.conv_general_dilated(
+        ct, jax.lax.rev(w, spatial), (1,) * nsp, pads, lhs_dilation=strides, rhs_dilation=rhs_dilation,
+        dimension_numbers=jax.lax.ConvDimensionNumbers((0, 1) + spatial, (1, 0) + spatial, (0, 1) + spatial),
+        feature_group_count=groups, preferred_element_type=ct.dtype)
 
 
 conv_transpose = Primitive("conv_transpose", _conv_transpose_rule, _conv_transpose_impl)

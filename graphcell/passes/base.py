@@ -5,6 +5,11 @@ A pass never mutates its input: `rebuild` copies the graph into a fresh `GraphBu
 per node whether to copy it or to stand other values in for its outputs. The copy keeps
 what passes must not lose: each node's source (file, line, Cell path), each value's
 `mapped_axis`, the graph's name, state names and meta.
+
+With `scan_first`, `rebuild` first asks the hooks about the graph's own nodes and copies only
+when one would change something: the pipeline runs to a fixed point, so its last round changes
+nothing, and copying a ResNet-50 training step's 3,700 nodes for each pass of that round was a
+fifth of the pipeline's time.
 """
 from __future__ import annotations
 
@@ -26,7 +31,8 @@ Hook = Callable[[Node, tuple, GraphBuilder], Optional[tuple]]
 
 def rebuild(graph: Graph, hook: Hook | None = None, keep: Callable[[Node], bool] | None = None,
             subgraph_pass: Callable[[Graph], PassResult] | None = None,
-            on_copy: Callable[[Node, tuple, tuple], None] | None = None) -> tuple[Graph, bool]:
+            on_copy: Callable[[Node, tuple, tuple], None] | None = None,
+            scan_first: bool = False) -> tuple[Graph, bool]:
     """Copies `graph`; returns (new graph, whether a hook, `keep` or a subgraph changed it).
 
     `keep(node)` False drops a node (DCE); `hook` may rewrite one; `subgraph_pass` is applied
@@ -34,7 +40,15 @@ def rebuild(graph: Graph, hook: Hook | None = None, keep: Callable[[Node], bool]
     `on_copy(node, new_inputs, new_outputs)` hears of every plain copy (CSE records keys).
     While a hook runs, `builder.source` is the rewritten node's source, so the nodes the
     hook emits carry the user's line and Cell path.
+
+    `scan_first` (for hooks that keep no state between calls; `on_copy` is not called by the
+    scan): first run `keep`, the hook and the subgraph pass over `graph`'s own values, and
+    return `(graph, False)`, no copy, when none of them changes anything (`would_change`).
     """
+    if subgraph_pass is not None:
+        subgraph_pass = remembered(subgraph_pass)   # the scan's answers serve the copy
+    if scan_first and not would_change(graph, hook, keep, subgraph_pass):
+        return graph, False
     builder = GraphBuilder(graph.name)
     env: dict[Value, Value] = {}
     for v in graph.inputs:
@@ -69,6 +83,53 @@ def rebuild(graph: Graph, hook: Hook | None = None, keep: Callable[[Node], bool]
             env[old] = new
     new_graph = builder.build([env[v] for v in graph.outputs], graph.state_names, graph.meta)
     return new_graph, changed
+
+
+class _Emitted(Exception):
+    """A hook asked the scan's builder for a node: it is rewriting."""
+
+
+class _ScanBuilder(GraphBuilder):
+    """The builder a hook gets during `would_change`: emitting a node is a change, and is
+    refused before it could touch the graph (add_node would join the operands' users)."""
+
+    def add_node(self, primitive, inputs, attrs, source=None):
+        raise _Emitted
+
+
+def would_change(graph: Graph, hook: Hook | None = None, keep: Callable[[Node], bool] | None = None,
+                 subgraph_pass: Callable[[Graph], PassResult] | None = None) -> bool:
+    """Whether `rebuild(graph, hook, keep, subgraph_pass)` would change anything, found without
+    copying: the hook sees the graph's own values, which a copy matches node for node up to
+    its first change (same primitives, attrs, types and producers), so its answers are the
+    copy's. A hook that emits a node counts as changing, whatever it returns."""
+    builder = _ScanBuilder(graph.name)
+    for node in graph.nodes:
+        if keep is not None and not keep(node):
+            return True
+        if subgraph_pass is not None and any(isinstance(a, Graph) and subgraph_pass(a).changed
+                                             for a in node.attrs.values()):
+            return True
+        if hook is not None:
+            builder.source = node.source
+            try:
+                if hook(node, node.inputs, builder) is not None:
+                    return True
+            except _Emitted:
+                return True
+    return False
+
+
+def remembered(subgraph_pass):
+    """`subgraph_pass` answering each subgraph once (the scan's call serves the copy's)."""
+    answers: dict[int, tuple[Graph, PassResult]] = {}
+
+    def run(sub: Graph) -> PassResult:
+        seen = answers.get(id(sub))
+        if seen is None or seen[0] is not sub:
+            seen = answers[id(sub)] = (sub, subgraph_pass(sub))
+        return seen[1]
+    return run
 
 
 def _copy_node(builder: GraphBuilder, node: Node, ins: tuple, attrs: dict) -> tuple:

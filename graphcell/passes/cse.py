@@ -15,7 +15,7 @@ not is left alone. The first occurrence wins, so its source line is the one kept
 from __future__ import annotations
 
 from ..ir.core import Graph
-from .base import PassResult, rebuild, result
+from .base import PassResult, rebuild, remembered, result
 
 
 def _key(node, ins):
@@ -26,6 +26,9 @@ def _key(node, ins):
 
 def cse(graph: Graph) -> PassResult:
     """Merges pure nodes that apply one primitive to the same inputs with the same attrs."""
+    subgraph_pass = remembered(cse)
+    if not _has_duplicates(graph, subgraph_pass):   # (the pipeline's last round): no copy
+        return PassResult(graph, False)
     seen: dict = {}
 
     def lookup(node, ins, builder):
@@ -43,5 +46,23 @@ def cse(graph: Graph) -> PassResult:
             except TypeError:
                 pass
 
-    new, changed = rebuild(graph, lookup, subgraph_pass=cse, on_copy=record)
+    new, changed = rebuild(graph, lookup, subgraph_pass=subgraph_pass, on_copy=record)
     return result(graph, new, changed)
+
+
+def _has_duplicates(graph: Graph, subgraph_pass) -> bool:
+    """Whether `cse` would merge anything: the keys of the graph's own values, which a copy
+    matches node for node up to its first merge."""
+    keys: set = set()
+    for node in graph.nodes:
+        if any(isinstance(a, Graph) and subgraph_pass(a).changed for a in node.attrs.values()):
+            return True
+        if node.primitive.pure:
+            key = _key(node, node.inputs)
+            try:
+                if key in keys:
+                    return True
+                keys.add(key)
+            except TypeError:  # an unhashable attr: never merged
+                pass
+    return False

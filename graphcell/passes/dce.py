@@ -24,5 +24,5 @@ def dce(graph: Graph) -> PassResult:
         if not node.pure or any(v in live for v in node.outputs):
             kept.add(id(node))
             live.update(node.inputs)
-    new, changed = rebuild(graph, keep=lambda n: id(n) in kept, subgraph_pass=dce)
+    new, changed = rebuild(graph, keep=lambda n: id(n) in kept, subgraph_pass=dce, scan_first=True)
     return result(graph, new, changed)

@@ -78,7 +78,7 @@ class FoldConstants:
                 outs.append(array.astype(old.dtype.np_dtype, copy=False))
             return tuple(builder.add_node(core_prims.constant, (), {"value": Literal(a)})[0] for a in outs)
 
-        new, changed = rebuild(graph, hook, subgraph_pass=self)
+        new, changed = rebuild(graph, hook, subgraph_pass=self, scan_first=True)
         return result(graph, new, changed)
 
 

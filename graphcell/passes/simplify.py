@@ -52,7 +52,7 @@ def simplify(graph: Graph) -> PassResult:
     def hook(node, ins, builder):
         fn = RULES.get(node.primitive.name)
         return None if fn is None else fn(node, ins, builder)
-    new, changed = rebuild(graph, hook, subgraph_pass=simplify)
+    new, changed = rebuild(graph, hook, subgraph_pass=simplify, scan_first=True)
     return result(graph, new, changed)
 
 
