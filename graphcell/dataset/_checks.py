@@ -16,15 +16,16 @@ def check_folder(name: str, dataset_dir) -> str:
     return dataset_dir
 
 
-def check_usage(name: str, usage) -> str:
-    """usage None means "all", as in MindSpore."""
+def check_usage(name: str, usage, valid: tuple = USAGES, default: str = "all", arg: str = "usage") -> str:
+    """`usage` (or another choice argument, `arg`) checked against `valid` with 2.10's messages;
+    None means `default` ("all" for most readers, as in MindSpore)."""
     if usage is None:
-        return "all"
+        return default
     if not isinstance(usage, str):
-        raise TypeError(f"{name}: Argument usage with value {usage!r} is not of type [<class 'str'>], "
+        raise TypeError(f"{name}: Argument {arg} with value {usage!r} is not of type [<class 'str'>], "
                         f"but got {type(usage)}.")
-    if usage not in USAGES:
-        raise ValueError(f"{name}: Input usage is not within the valid set of {list(USAGES)}.")
+    if usage not in valid:
+        raise ValueError(f"{name}: Input {arg} is not within the valid set of {list(valid)}.")
     return usage
 
 

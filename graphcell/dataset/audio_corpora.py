@@ -15,7 +15,7 @@ import wave
 
 import numpy as np
 
-from ._checks import check_folder
+from ._checks import check_folder, check_usage
 from ._parallel import DatasetError
 from .sources import GeneratorDataset
 
@@ -71,17 +71,6 @@ class _AudioDataset(GeneratorDataset):
         self._name = f"{name}({dataset_dir!r})"
 
 
-def _usage(name: str, usage, valid: tuple, arg: str = "usage") -> str:
-    if usage is None:
-        return "all"
-    if not isinstance(usage, str):
-        raise TypeError(f"{name}: Argument {arg} with value {usage!r} is not of type [<class 'str'>], "
-                        f"but got {type(usage)}.")
-    if usage not in valid:
-        raise ValueError(f"{name}: Input {arg} is not within the valid set of {list(valid)}.")
-    return usage
-
-
 def _text_lines(path: str) -> list[str]:
     with open(path, encoding="utf-8", newline="") as f:
         return [line.rstrip("\r") for line in f.read().split("\n") if line.strip()]
@@ -122,7 +111,7 @@ class SpeechCommandsDataset(_AudioDataset):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
-        usage = _usage("SpeechCommandsDataset", usage, ("train", "test", "valid", "all"))
+        usage = check_usage("SpeechCommandsDataset", usage, ("train", "test", "valid", "all"))
         self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, usage)
 
     @staticmethod
@@ -188,7 +177,7 @@ class LibriTTSDataset(_AudioDataset):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
-        usage = _usage("LibriTTSDataset", usage, _LIBRITTS_USAGES + ("all",))
+        usage = check_usage("LibriTTSDataset", usage, _LIBRITTS_USAGES + ("all",))
         self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, usage)
 
     @staticmethod
@@ -229,7 +218,7 @@ class GTZANDataset(_AudioDataset):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
-        usage = _usage("GTZANDataset", usage, ("train", "valid", "test", "all"))
+        usage = check_usage("GTZANDataset", usage, ("train", "valid", "test", "all"))
         if usage != "all":
             raise NotImplementedError(f"GTZANDataset: usage={usage!r} (the filtered split's file lists) is not "
                                       "supported; read usage='all' and split it (Dataset.split)")
@@ -262,7 +251,7 @@ class CMUArcticDataset(_AudioDataset):
 
     def __init__(self, dataset_dir, name=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
-        name = "aew" if name is None else _usage("CMUArcticDataset", name, _ARCTIC_NAMES, "name")
+        name = "aew" if name is None else check_usage("CMUArcticDataset", name, _ARCTIC_NAMES, arg="name")
         self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, name)
 
     @staticmethod

@@ -17,25 +17,14 @@ import os
 
 import numpy as np
 
-from ._checks import check_file, check_folder, check_workers
+from ._checks import check_file, check_folder, check_usage, check_workers
 from .text_files import Shuffle, _FileRowsDataset
-
-
-def _usage(name: str, usage, valid: tuple, default: str) -> str:
-    if usage is None:
-        return default
-    if not isinstance(usage, str):
-        raise TypeError(f"{name}: Argument usage with value {usage!r} is not of type [<class 'str'>], "
-                        f"but got {type(usage)}.")
-    if usage not in valid:
-        raise ValueError(f"{name}: Input usage is not within the valid set of {list(valid)}.")
-    return usage
 
 
 def _files(name, dataset_dir, usage, valid, default, file_of) -> list[str]:
     """The files of `usage` in `dataset_dir` ("all": every usage's file, sorted by name)."""
     dataset_dir = check_folder(name, dataset_dir)
-    usage = _usage(name, usage, valid, default)
+    usage = check_usage(name, usage, valid, default)
     parts = ([u for u in valid if u != "all"] or ["all"]) if usage == "all" else [usage]
     return sorted(check_file(name, os.path.join(dataset_dir, file_of(u))) for u in parts)
 
@@ -123,7 +112,7 @@ class SST2Dataset(_CorpusDataset):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
                  num_shards=None, shard_id=None, cache=None):
         name = "SST2Dataset"
-        usage = _usage(name, usage, ("train", "test", "dev"), "train")
+        usage = check_usage(name, usage, ("train", "test", "dev"), "train")
         files = _files(name, dataset_dir, usage, ("train", "test", "dev"), "train", lambda u: f"{u}.tsv")
         columns = ["sentence"] if usage == "test" else ["sentence", "label"]
         super().__init__(files, columns, lambda path: self._read(path, usage == "test"), num_samples,

@@ -9,8 +9,8 @@ import os
 
 import numpy as np
 
-from ._checks import check_folder
-from .text_corpora import _CorpusDataset, _usage
+from ._checks import check_folder, check_usage
+from .text_corpora import _CorpusDataset
 from .text_files import Shuffle, _expand_files
 
 # the columns of each task, (train and eval; test), in 2.10's (sorted) order; WSC's target fields
@@ -83,7 +83,7 @@ class SQuADDataset(_CorpusDataset):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
                  num_shards=None, shard_id=None, cache=None):
         dataset_dir = check_folder("SQuADDataset", dataset_dir)
-        usage = _usage("SQuADDataset", usage, ("train", "dev", "all"), "all")
+        usage = check_usage("SQuADDataset", usage, ("train", "dev", "all"))
         files = [self._find(dataset_dir, u) for u in (("train", "dev") if usage == "all" else (usage,))]
         super().__init__(files, ["context", "question", "text", "answer_start"], self._read, num_samples,
                          num_parallel_workers, shuffle, num_shards, shard_id)

@@ -9,8 +9,8 @@ import os
 
 import numpy as np
 
-from ._checks import check_file, check_folder
-from .text_corpora import _CorpusDataset, _lines, _usage
+from ._checks import check_file, check_folder, check_usage
+from .text_corpora import _CorpusDataset, _lines
 from .text_files import Shuffle
 
 _MULTI30K_FILES = {"train": "training/train", "valid": "validation/val", "test": "mmt16_task1_test/test"}
@@ -23,7 +23,7 @@ class Multi30kDataset(_CorpusDataset):
                  shuffle=None, num_shards=None, shard_id=None, cache=None):
         name = "Multi30kDataset"
         dataset_dir = check_folder(name, dataset_dir)
-        usage = _usage(name, usage, ("train", "test", "valid", "all"), "all")
+        usage = check_usage(name, usage, ("train", "test", "valid", "all"))
         pair = ["en", "de"] if language_pair is None else language_pair
         if not isinstance(pair, (list, tuple)) or list(pair) not in (["en", "de"], ["de", "en"]):
             # 2.10's message, its repeated pair included (measured)
