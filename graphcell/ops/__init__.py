@@ -119,3 +119,4 @@ import sys as _sys  # noqa: E402
 from . import composite as _composite, functional as _functional, functional_names as _functional_names  # noqa: E402
 _functional_names.install(_functional, _sys.modules[__name__])
 _functional_names.install(_composite, _sys.modules[__name__], _functional_names.MINDSPORE_COMPOSITE)
+del _sys
