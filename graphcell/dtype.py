@@ -262,6 +262,25 @@ ALIASES = {"float": float32, "single": float32, "half": float16, "double": float
            "ushort": uint16, "uintc": uint32, "uintp": uint64, "cfloat": complex64, "cdouble": complex128}
 
 
+def exact_cast(src: DType, dst: DType) -> bool:
+    """Whether every value of `src` survives a cast to `dst` unchanged."""
+    if src is dst or src is bool_:
+        return True
+    if dst is bool_:
+        return False
+    s, d = src.np_dtype, dst.np_dtype
+    if src.is_integer and dst.is_integer:
+        si, di = np.iinfo(s), np.iinfo(d)
+        return di.min <= si.min and si.max <= di.max
+    if src.is_floating and dst.is_floating:
+        sf, df = ml_dtypes.finfo(s), ml_dtypes.finfo(d)
+        return df.nmant >= sf.nmant and df.maxexp >= sf.maxexp and df.minexp <= sf.minexp
+    if src.is_integer and dst.is_floating:
+        bits = np.iinfo(s).bits - (1 if np.iinfo(s).min < 0 else 0)
+        return ml_dtypes.finfo(d).nmant + 1 >= bits
+    return False
+
+
 def __getattr__(name):
     try:
         return ALIASES[name]

@@ -535,7 +535,7 @@ def test_inputs_sharing_a_name_survive_text_and_json():
 def test_fold_evaluates_element_moves_with_numpy_exactly_as_xla():
     """Folding ran every primitive through jax, one compile per primitive and shape; the
     primitives that only move elements fold with numpy, which must give the jax impl's array."""
-    from graphcell.ops import PRIMITIVES, row_writes, shape_ops
+    from graphcell.ops import PRIMITIVES, core_prims, row_writes, shape_ops
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 1, 3)).astype(np.float32)
     cases = [
@@ -549,8 +549,54 @@ def test_fold_evaluates_element_moves_with_numpy_exactly_as_xla():
         # a negative or too-large index clamps to the first or last row, in both
         (row_writes.write_rows, (np.zeros((4, 3), np.float32), np.array([2, -1, 7], np.int32),
                                  rng.standard_normal((3, 3)).astype(np.float32)), {}),
+        (core_prims.cast, (np.array([3, -(2 ** 24), 2 ** 24], np.int64),), {"dtype": ms.float32}),  # more below
     ]
     assert {c[0] for c in cases} == {p for p in PRIMITIVES.values() if p.host_impl}
     for prim, args, attrs in cases:
         np.testing.assert_array_equal(prim.host_impl(*args, **attrs), np.asarray(prim.impl(*args, **attrs)),
                                       err_msg=prim.name)
+
+
+def test_fold_casts_with_numpy_only_where_numpy_equals_xla(monkeypatch):
+    """Momentum's int64 -> float32 scalar casts were two eager XLA compiles in every process. A
+    cast folds with numpy where that is exact (widenings, integers a float's mantissa holds),
+    bit for bit XLA's result; a rounding, saturating or NaN-carrying cast still runs XLA's."""
+    from graphcell.ops import core_prims
+    with np.errstate(over="ignore", invalid="ignore"):
+        cases = [  # array, target, numpy's cast is exact
+            (np.array(3, np.int64), ms.float32, True),
+            (np.array([-(2 ** 24), 2 ** 24, 7], np.int64), ms.float32, True),
+            (np.array([2 ** 24 + 1], np.int64), ms.float32, False),      # rounds
+            (np.array([-(2 ** 53), 2 ** 53], np.int64), ms.float64, True),
+            (np.array([2 ** 53 + 1], np.int64), ms.float64, False),
+            (np.array([2048, -2048], np.int32), ms.float16, True),
+            (np.array([2049], np.int32), ms.float16, False),
+            (np.array([255, 0], np.uint8), ms.float16, True),
+            (np.array([True, False]), ms.float32, True),
+            (np.array([-3, 100], np.int8), ms.int64, True),
+            (np.array([1.5, -np.inf, -0.0, 65504], np.float16), ms.float32, True),
+            (np.array([1.2e-38, 3.4e38], np.float32), ms.float64, True),
+            (np.array([1e-40], np.float32), ms.float64, False),              # subnormal: XLA flushes it
+            (np.array([1.5, np.nan], np.float32), ms.float64, False),       # NaN payloads: XLA's
+            (np.array([1e10, 1.0000001], np.float64), ms.float32, False),   # rounds
+            (np.array([300.5, -7.9, np.nan], np.float32), ms.uint8, False),  # numpy wraps, XLA saturates
+            (np.array([1.5 + 2j], np.complex64), ms.float32, False),        # the real part
+            (np.array([1.0, 3.0], np.float32), ms.complex64, False),        # complex: XLA's
+            (np.array([1.0, 3.0], np.float32), ms.bfloat16, False),         # narrowing
+            (np.array([-256, 256], np.int64), ms.bfloat16, True),
+            (np.array([257], np.int64), ms.bfloat16, False),
+            (np.array([6e-8, -1.5], np.float16), ms.float64, False),        # subnormal
+            (np.array([6.2e-5, -1.5], np.float16), ms.float64, True),
+            (np.array([np.nan], np.float16), ms.float32, False),
+            (np.array([5, 6], np.int64), ms.int32, False),                  # narrowing
+        ]
+    via_xla = []
+    jax_cast = core_prims._cast_impl
+    monkeypatch.setattr(core_prims, "_cast_impl", lambda x, *, dtype: (via_xla.append(1), jax_cast(x, dtype=dtype))[1])
+    for array, dtype, exact in cases:
+        via_xla.clear()
+        folded = core_prims.cast.host_impl(array, dtype=dtype)
+        assert bool(via_xla) != exact, (array, dtype)
+        ours, xla = np.asarray(folded), np.asarray(jax_cast(array, dtype=dtype))
+        assert ours.dtype == xla.dtype == np.dtype(dtype.np_dtype), (array, dtype)
+        assert ours.tobytes() == xla.tobytes(), (array, dtype)

@@ -251,7 +251,20 @@ def _select_rule(pred: TensorType, x: TensorType, y: TensorType) -> TensorType:
     return TensorType(broadcast_shapes("select", pred.shape, x.shape, y.shape), dtype)
 
 
-select = Primitive("select", _select_rule, jnp.where)
+def _select(pred, x, y):
+    """jnp.where computed by lax.select (jnp.where is two nested jits): the operands broadcast
+    to the common shape first, unit axes and missing leading axes included."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype != getattr(y, "dtype", None) or getattr(pred, "dtype", None) != np.bool_:
+        return jnp.where(pred, x, y)
+    shape = np.broadcast_shapes(pred.shape, x.shape, y.shape)
+    pred, x, y = (a if a.shape == shape else
+                  jax.lax.broadcast_in_dim(a, shape, tuple(range(len(shape) - a.ndim, len(shape))))
+                  for a in (pred, x, y))
+    return jax.lax.select(pred, x, y)
+
+
+select = Primitive("select", _select_rule, _select)
 select.def_batch(batching.broadcasting(select))
 
 

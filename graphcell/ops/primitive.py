@@ -55,7 +55,7 @@ class Primitive:
         self.batch_rule: Callable | None = None
         self.vjp_rule: Callable | None = None
         # A numpy implementation giving `impl`'s exact result, for primitives that only move
-        # elements: constant folding runs it instead of compiling `impl` per shape.
+        # elements (and exact casts): constant folding runs it instead of compiling `impl` per shape.
         self.host_impl: Callable | None = None
         self.onnx_rule: Callable | None = None
         self.row_rule = None

@@ -23,7 +23,8 @@ def _reshape_rule(x: TensorType, *, shape: tuple) -> TensorType:
     return TensorType(shape, x.dtype)
 
 
-reshape = Primitive("reshape", _reshape_rule, lambda x, *, shape: jnp.reshape(x, shape))
+# lax, not jax.numpy, here and below: jnp adds argument checks per node (elementwise._lax_binary)
+reshape = Primitive("reshape", _reshape_rule, lambda x, *, shape: jax.lax.reshape(x, shape))
 
 
 @reshape.def_batch
@@ -41,7 +42,7 @@ def _transpose_rule(x: TensorType, *, perm: tuple) -> TensorType:
     return TensorType(tuple(x.shape[p] for p in perm), x.dtype)
 
 
-transpose = Primitive("transpose", _transpose_rule, lambda x, *, perm: jnp.transpose(x, perm))
+transpose = Primitive("transpose", _transpose_rule, lambda x, *, perm: jax.lax.transpose(x, perm))
 
 
 @transpose.def_batch

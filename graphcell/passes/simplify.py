@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
-from ..dtype import DType, bool_
+from ..dtype import bool_, exact_cast
 from ..ir.core import Graph, TensorType
 from ..ops import PRIMITIVES
 from ..ops import core_prims
@@ -193,25 +192,6 @@ def _reduce(node, ins, builder):
 
 
 # -- casts ----------------------------------------------------------------------------------
-
-def exact_cast(src: DType, dst: DType) -> bool:
-    """Whether every value of `src` survives a cast to `dst` unchanged."""
-    if src is dst or src is bool_:
-        return True
-    if dst is bool_:
-        return False
-    s, d = src.np_dtype, dst.np_dtype
-    if src.is_integer and dst.is_integer:
-        si, di = np.iinfo(s), np.iinfo(d)
-        return di.min <= si.min and si.max <= di.max
-    if src.is_floating and dst.is_floating:
-        sf, df = ml_dtypes.finfo(s), ml_dtypes.finfo(d)
-        return df.nmant >= sf.nmant and df.maxexp >= sf.maxexp and df.minexp <= sf.minexp
-    if src.is_integer and dst.is_floating:
-        bits = np.iinfo(s).bits - (1 if np.iinfo(s).min < 0 else 0)
-        return ml_dtypes.finfo(d).nmant + 1 >= bits
-    return False
-
 
 @rule("cast")
 def _cast(node, ins, builder):
