@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..dtype import bool_, exact_cast
+from ..dtype import exact_cast
 from ..ir.core import Graph, TensorType
 from ..ops import PRIMITIVES
 from ..ops import core_prims
