@@ -92,8 +92,7 @@ def tensor_pow(input, exponent):  # noqa: A002
     return _pow(input, exponent)
 
 
-def pows(input, exponent):  # noqa: A002
-    return tensor_pow(input, exponent)
+pows = tensor_pow
 
 
 def tensor_mod(x, y):
@@ -107,12 +106,10 @@ def tensor_floordiv(input, other):  # noqa: A002
     return floor_div(input, other)
 
 
-def floordiv(input, other):  # noqa: A002
-    return tensor_floordiv(input, other)
+floordiv = tensor_floordiv
 
 
-def floormod(x, y):
-    return tensor_mod(x, y)
+floormod = tensor_mod
 
 
 def tensor_muls(input, other):  # noqa: A002

@@ -101,7 +101,7 @@ class BandrejectBiquad(_Biquad):
         return 1.0, -2 * math.cos(w0), 1.0, 1 + alpha, -2 * math.cos(w0), 1 - alpha
 
 
-def _shelf(sample_rate, freq, Q, gain, treble):
+def _shelf_coefficients(sample_rate, freq, Q, gain, treble):
     """sox's bass / treble shelving filter."""
     w0, alpha = _alpha(sample_rate, freq, Q)
     A = math.exp(gain / 40 * math.log(10))
@@ -113,24 +113,29 @@ def _shelf(sample_rate, freq, Q, gain, treble):
             (A + 1) + t2 + t1, -2 * ((A - 1) + t3), (A + 1) + t2 - t1)
 
 
-class BassBiquad(_Biquad):
+class _Shelf(_Biquad):
+    """sox's bass (`TREBLE` False) or treble shelving filter."""
+    TREBLE = False
+
+    def __init__(self, sample_rate, gain, central_freq, Q=0.707):
+        self.sample_rate = _args.non_zero_int(sample_rate, "sample_rate")
+        self.gain = _args.number(gain, "gain", -_args.FLOAT_MAX, _args.FLOAT_MAX)
+        self.central_freq, self.Q = _args.number(central_freq, "central_freq"), _q(Q)
+
+    def _coefficients(self):
+        return _shelf_coefficients(self.sample_rate, self.central_freq, self.Q, self.gain, self.TREBLE)
+
+
+class BassBiquad(_Shelf):
     def __init__(self, sample_rate, gain, central_freq=100.0, Q=0.707):
-        self.sample_rate = _args.non_zero_int(sample_rate, "sample_rate")
-        self.gain = _args.number(gain, "gain", -_args.FLOAT_MAX, _args.FLOAT_MAX)
-        self.central_freq, self.Q = _args.number(central_freq, "central_freq"), _q(Q)
-
-    def _coefficients(self):
-        return _shelf(self.sample_rate, self.central_freq, self.Q, self.gain, treble=False)
+        super().__init__(sample_rate, gain, central_freq, Q)
 
 
-class TrebleBiquad(_Biquad):
+class TrebleBiquad(_Shelf):
+    TREBLE = True
+
     def __init__(self, sample_rate, gain, central_freq=3000, Q=0.707):
-        self.sample_rate = _args.non_zero_int(sample_rate, "sample_rate")
-        self.gain = _args.number(gain, "gain", -_args.FLOAT_MAX, _args.FLOAT_MAX)
-        self.central_freq, self.Q = _args.number(central_freq, "central_freq"), _q(Q)
-
-    def _coefficients(self):
-        return _shelf(self.sample_rate, self.central_freq, self.Q, self.gain, treble=True)
+        super().__init__(sample_rate, gain, central_freq, Q)
 
 
 class EqualizerBiquad(_Biquad):
