@@ -132,3 +132,29 @@ def test_csv_to_mr(tmp_path):
     CsvToMR(str(tmp_path / "t.csv"), str(tmp_path / "t.mindrecord")).transform()
     assert list(FileReader(str(tmp_path / "t.mindrecord")).get_next()) == [{"a": 1, "b": 2.5, "c": "x"},
                                                                          {"a": 3, "b": 4.0, "c": "y"}]
+
+
+def _pack_ints_reference(values):
+    """2.10's int compression written out element by element (the layout _format.pack_ints documents)."""
+    flat = [int(v) for v in np.asarray(values).ravel()]
+    widths = [next(w for w in (1, 2, 4, 8) if -(1 << (8 * w - 1)) <= v < 1 << (8 * w - 1)) for v in flat]
+    codes = [{1: 0, 2: 1, 4: 2, 8: 3}[w] for w in widths] + [0] * (-len(flat) % 4)
+    code_bytes = bytes((codes[i] << 6) | (codes[i + 1] << 4) | (codes[i + 2] << 2) | codes[i + 3]
+                       for i in range(0, len(codes), 4))
+    body = b"".join(v.to_bytes(w, "little", signed=True) for v, w in zip(flat, widths))
+    return len(flat).to_bytes(4, "big") + code_bytes + body
+
+
+def test_int_compression_matches_element_by_element_layout():
+    from graphcell.mindrecord._format import pack_ints, unpack_ints
+    rng = np.random.default_rng(0)
+    edges = [0, 127, 128, -128, -129, 32767, 32768, -32769, 2**31 - 1, 2**31, -2**31 - 1, 2**63 - 1, -2**63]
+    cases = [np.array([], np.int64), np.array(edges, np.int64), np.array(edges[:9], np.int32).reshape(3, 3)]
+    cases += [rng.integers(-s, s, n) for s, n in ((100, 5), (2**14, 7), (2**40, 300), (2**62, 1000))]
+    for values in cases:
+        blob = pack_ints(values)
+        assert blob == _pack_ints_reference(values)
+        # arrays over 255 body bytes: the per-element reader used to wrap its uint8 offset and misread them
+        np.testing.assert_array_equal(unpack_ints(blob, "w"), values.ravel().astype(np.int64))
+        with pytest.raises(MindRecordFormatError, match="truncated"):
+            unpack_ints(blob[:-1], "w") if len(values) else unpack_ints(b"\0\0\0\5", "w")

@@ -62,7 +62,7 @@ def pack_ints(values: np.ndarray) -> bytes:
     """An int array as 2.10 stores it: the count (4 bytes, big-endian), a 2-bit width code per
     element (0: 1 byte, 1: 2, 2: 4, 3: 8; first element in the high bits), then each element
     little-endian in the smallest signed width that holds it."""
-    flat = values.astype(np.int64).ravel()
+    flat = values.astype("<i8").ravel()
     codes = np.full(flat.shape, 3, np.uint8)
     for dtype, code in reversed(_WIDTHS[:3]):
         info = np.iinfo(dtype)
@@ -71,8 +71,9 @@ def pack_ints(values: np.ndarray) -> bytes:
     padded[: len(flat)] = codes
     quads = padded.reshape(-1, 4)
     code_bytes = (quads[:, 0] << 6) | (quads[:, 1] << 4) | (quads[:, 2] << 2) | quads[:, 3]
-    body = b"".join(np.asarray(v, _WIDTHS[c][0]).astype(np.dtype(_WIDTHS[c][0]).newbyteorder("<")).tobytes()
-                    for v, c in zip(flat.tolist(), codes.tolist()))
+    # a little-endian two's-complement value cut to its first `width` bytes is that value in the narrower type
+    keep = np.arange(8) < (1 << codes.astype(np.int64))[:, None]
+    body = flat.view(np.uint8).reshape(-1, 8)[keep].tobytes()
     return struct.pack(">I", len(flat)) + code_bytes.astype(np.uint8).tobytes() + body
 
 
@@ -83,16 +84,19 @@ def unpack_ints(blob: bytes, where: str) -> np.ndarray:
     pos = 4 + (n + 3) // 4
     if pos > len(blob):
         raise MindRecordFormatError(f"{where}: a compressed int array is truncated")
-    codes = np.frombuffer(blob[4:pos], np.uint8)
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        code = (codes[i // 4] >> (6 - 2 * (i % 4))) & 3
-        width = 1 << code
-        if pos + width > len(blob):
-            raise MindRecordFormatError(f"{where}: a compressed int array is truncated")
-        out[i] = int.from_bytes(blob[pos:pos + width], "little", signed=True)
-        pos += width
-    return out
+    packed = np.frombuffer(blob, np.uint8, count=pos - 4, offset=4)
+    codes = (packed[:, None] >> np.array([6, 4, 2, 0], np.uint8)).ravel()[:n] & 3
+    widths = np.left_shift(1, codes.astype(np.int64))
+    if pos + int(widths.sum()) > len(blob):
+        raise MindRecordFormatError(f"{where}: a compressed int array is truncated")
+    body = np.frombuffer(blob, np.uint8, count=int(widths.sum()), offset=pos)
+    keep = np.arange(8) < widths[:, None]
+    starts = np.cumsum(widths) - widths
+    # each value's bytes, then its sign byte repeated up to 8 bytes
+    out = np.zeros((n, 8), np.uint8)
+    out[body[starts + widths - 1] >= 0x80] = 0xFF
+    out[keep] = body
+    return out.view("<i8").reshape(n).astype(np.int64)
 
 
 # -- msgpack (the subset 2.10 writes for raw fields) ---------------------------------------------
