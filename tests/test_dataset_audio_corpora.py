@@ -120,3 +120,29 @@ def test_audio_corpora(tmp_path):
         ds.CMUArcticDataset(str(tmp_path / "cmu"))
     with pytest.raises(ValueError, match="The folder .*nope does not exist or is not a directory"):
         ds.YesNoDataset(str(tmp_path / "nope"))
+
+
+def test_gtzan_filtered_split(tmp_path):
+    # measured on MindSpore 2.10 with this tree: blues.00029 and jazz.00054 are train names, blues.00000,
+    # blues.00001 and jazz.00003 valid, blues.00012 test, disco.00038 in none of the lists
+    for genre, numbers in (("jazz", (54, 3)), ("blues", (29, 0, 12, 1)), ("disco", (38,))):
+        for n in numbers:
+            _wav(f"{tmp_path}/{genre}/{genre}.{n:05d}.wav", [n, -n], 22050)
+
+    def names(usage):
+        return [(r[2], round(r[0][0][0] * 32767)) for r in _rows(ds.GTZANDataset(str(tmp_path), usage, shuffle=False))]
+    assert names("train") == [("blues", 29), ("jazz", 54)]
+    assert names("valid") == [("blues", 0), ("blues", 1), ("jazz", 3)]
+    assert names("test") == [("blues", 12)]
+    assert sorted(names("all")) == sorted([("blues", n) for n in (29, 0, 12, 1)] + [("disco", 38), ("jazz", 54),
+                                                                                   ("jazz", 3)])
+    # the shipped lists: 443 / 197 / 290 of the 1000 names, disjoint (counted on 2.10 over all 1000 names)
+    from graphcell.dataset.audio_corpora import _gtzan_splits
+    splits = _gtzan_splits()
+    assert [len(splits[u]) for u in ("train", "valid", "test")] == [443, 197, 290]
+    assert len({f for files in splits.values() for _, f in files}) == 930
+    os.remove(f"{tmp_path}/blues/blues.00012.wav")
+    with pytest.raises(RuntimeError, match="no valid data found in path"):
+        ds.GTZANDataset(str(tmp_path), "test")
+    with pytest.raises(ValueError, match=r"Input usage is not within the valid set of \['train', 'valid', 'test', "):
+        ds.GTZANDataset(str(tmp_path), "dev")

@@ -207,35 +207,45 @@ class LibriTTSDataset(_AudioDataset):
 _GTZAN_GENRES = ("blues", "classical", "country", "disco", "hiphop", "jazz", "metal", "pop", "reggae", "rock")
 
 
-class GTZANDataset(_AudioDataset):
-    """GTZAN music genres: <genre>/<genre>.000NN.wav (22050 Hz), genres in name order, files in folder
-    listing order. Columns "waveform", "sample_rate" (uint32), "label" (the genre).
+def _gtzan_splits() -> dict[str, list[tuple[str, str]]]:
+    """usage -> [(genre, file name)] in 2.10's order, from gtzan_splits.txt (ranges of file numbers)."""
+    splits: dict = {"train": [], "valid": [], "test": []}
+    with open(os.path.join(os.path.dirname(__file__), "gtzan_splits.txt"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            usage, genre, runs = line.split()
+            for run in runs.split(","):
+                first, _, last = run.partition("-")
+                splits[usage] += [(genre, f"{genre}.{n:05d}.wav") for n in range(int(first), int(last or first) + 1)]
+    return splits
 
-    Only usage "all" (the default) is read here: 2.10's "train", "valid" and "test" are the fixed
-    fault-filtered split lists of GTZAN's file names, which graphcell does not carry."""
+
+class GTZANDataset(_AudioDataset):
+    """GTZAN music genres: <genre>/<genre>.000NN.wav (22050 Hz). Columns "waveform", "sample_rate"
+    (uint32), "label" (the genre). usage "all" (default): every .wav, genres in name order, files in
+    folder listing order; "train" / "valid" / "test": the files of GTZAN's standard filtered split
+    (443 / 197 / 290 names, gtzan_splits.txt) that exist, in the list's order (missing ones skipped,
+    unlisted ones never read), as measured on MindSpore 2.10."""
     COLUMNS = ("label",)
     RATE = 22050
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
         usage = check_usage("GTZANDataset", usage, ("train", "valid", "test", "all"))
-        if usage != "all":
-            raise NotImplementedError(f"GTZANDataset: usage={usage!r} (the filtered split's file lists) is not "
-                                      "supported; read usage='all' and split it (Dataset.split)")
-        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, usage)
 
     @staticmethod
-    def _rows_of(name, dataset_dir):
-        paths, values = [], []
-        for genre in _GTZAN_GENRES:
-            folder = os.path.join(dataset_dir, genre)
-            if os.path.isdir(folder):
-                files = [f for f in os.listdir(folder) if f.endswith(".wav")]
-                paths += [os.path.join(folder, f) for f in files]
-                values += [(np.array(genre),)] * len(files)
-        if not paths:
+    def _rows_of(name, dataset_dir, usage):
+        if usage == "all":
+            listed = [(genre, f) for genre in _GTZAN_GENRES if os.path.isdir(os.path.join(dataset_dir, genre))
+                      for f in os.listdir(os.path.join(dataset_dir, genre)) if f.endswith(".wav")]
+        else:
+            listed = [(genre, f) for genre, f in _gtzan_splits()[usage]
+                      if os.path.isfile(os.path.join(dataset_dir, genre, f))]
+        if not listed:
             raise RuntimeError(f"{name}: Invalid data, no valid data found in path:{dataset_dir}")
-        return paths, values
+        return [os.path.join(dataset_dir, g, f) for g, f in listed], [(np.array(g),) for g, _ in listed]
 
 
 _ARCTIC_NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp", "ljm", "lnh",
