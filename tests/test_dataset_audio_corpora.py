@@ -146,3 +146,63 @@ def test_gtzan_filtered_split(tmp_path):
         ds.GTZANDataset(str(tmp_path), "test")
     with pytest.raises(ValueError, match=r"Input usage is not within the valid set of \['train', 'valid', 'test', "):
         ds.GTZANDataset(str(tmp_path), "dev")
+
+
+def _sph(path, samples, rate=16000):
+    """A NIST SPHERE file of 16-bit little-endian PCM (TED-LIUM's .sph layout)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    head = (f"NIST_1A\n   1024\nsample_count -i {len(samples)}\nsample_n_bytes -i 2\nchannel_count -i 1\n"
+            f"sample_byte_format -s2 01\nsample_rate -i {rate}\nsample_coding -s3 pcm\nend_head\n").encode()
+    with open(path, "wb") as f:
+        f.write(head.ljust(1024, b" ") + np.asarray(samples, "<i2").tobytes())
+
+
+def test_tedlium(tmp_path):
+    # rows, orders, dtypes, segment lengths and messages measured on MindSpore 2.10 with these trees
+    top = tmp_path / "TEDLIUM_release2"
+    for talk, part, lines in (("Same", "train", 12), ("Abe", "train", 2), ("Same", "test", 2), ("Mid", "dev", 1)):
+        _sph(f"{top}/{part}/sph/{talk}.sph", np.arange(400) * 100 - 3000)
+        _write(f"{top}/{part}/stm/{talk}.stm", "".join(f"{talk} 1 {talk}_spk {k / 1000:.3f} {(k + 1) / 1000:.3f} "
+                                                       f"<o,f0,male> {part} {talk} {k}\n" for k in range(lines)))
+    _write(f"{top}/train/stm/Abe.stm", "Abe 1 Abe_spk 0.0 0.001 <o,f0,male> many   spaces  here \n"
+                                       "Abe 1 inter_segment_gap 0.002 0.0035 <o,,unknown> ignore_time_segment_in_scoring\n")
+    d = ds.TedliumDataset(str(top), "release2", shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "transcript", "talk_id", "speaker_id", "identifier"]
+    rows = _rows(d)
+    # sorted by line number as a string ("10" before "2"), then by .stm file name
+    assert [r[2] for r in rows] == ["many   spaces  here ", "dev Mid 0", "test Same 0", "train Same 0",
+                                    "ignore_time_segment_in_scoring", "test Same 1", "train Same 1", "train Same 10",
+                                    "train Same 11"] + [f"train Same {k}" for k in range(2, 10)]
+    assert rows[4][1:] == [16000, "ignore_time_segment_in_scoring", "Abe", "inter_segment_gap", "<o,,unknown>"]
+    sample = next(d.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert sample[0].dtype == np.float32 and sample[1].dtype == np.int32 and sample[1].shape == ()
+    # [floor(start * rate), floor(end * rate)) samples: 16 and 24 (2.10's lengths); 2.10's values are zeros
+    # for PCM .sph files (measured), graphcell's are the samples / 32767 as in the WAV readers
+    np.testing.assert_array_equal(np.array(rows[0][0], np.float32), ((np.arange(16) * 100 - 3000)[None] / 32767).astype(np.float32))
+    assert np.array(rows[4][0]).shape == (1, 24) and np.float32(rows[4][0][0][0]) == np.float32(200 / 32767)
+    assert len(_rows(ds.TedliumDataset(str(top), "release2", "dev"))) == 1
+
+    release3 = tmp_path / "TEDLIUM_release-3"
+    _sph(f"{release3}/data/sph/TalkC.sph", np.zeros(16100))
+    _write(f"{release3}/data/stm/TalkC.stm", "TalkC 1 TalkC 1.0 1.001 <o,f0,male> three\n")
+    [row] = _rows(ds.TedliumDataset(str(release3), "release3"))
+    assert np.array(row[0]).shape == (1, 15) and row[1:] == [16000, "three", "TalkC", "TalkC", "<o,f0,male>"]
+    _write(f"{release3}/data/stm/TalkC.stm", "TalkC 1 TalkC 1.0 1.001 <o,f0,male> three\nTalkC 1 TalkC 2.0 2.5 <o> b\n")
+    with pytest.raises(RuntimeError, match="failed to read data part from sph file: .*TalkC.sph"):
+        _rows(ds.TedliumDataset(str(release3), "release3", shuffle=False))
+
+    with pytest.raises(ValueError, match=r"Input usage is not within the valid set of \['all'\]"):
+        ds.TedliumDataset(str(release3), "release3", "train")
+    with pytest.raises(ValueError, match=r"Input release is not within the valid set of \['release1', 'release2', "):
+        ds.TedliumDataset(str(top), "release4")
+    with pytest.raises(TypeError, match="Argument release with value None is not of type"):
+        ds.TedliumDataset(str(top), None)
+    with pytest.raises(RuntimeError, match="extension .wav is not supported"):
+        ds.TedliumDataset(str(top), "release2", extensions=".wav")
+    with pytest.raises(ValueError, match="does not exist or is not a directory"):
+        ds.TedliumDataset(str(tmp_path / "none"), "release1")
+    with pytest.raises(RuntimeError, match="failed to open folder: .*TEDLIUM_release-3.train.stm"):
+        ds.TedliumDataset(str(release3), "release2")
+    os.remove(f"{top}/dev/stm/Mid.stm")
+    with pytest.raises(RuntimeError, match="no valid data matching the dataset API TedliumDataset"):
+        ds.TedliumDataset(str(top), "release2", "dev")

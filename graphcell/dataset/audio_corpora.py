@@ -1,6 +1,6 @@
 """Speech and music corpora in their published folder layouts (MindSpore 2.10's audio datasets):
-YesNoDataset, SpeechCommandsDataset, LJSpeechDataset, LibriTTSDataset, GTZANDataset and
-CMUArcticDataset. The file lists and texts are read at construction; a row's WAV file is read when
+YesNoDataset, SpeechCommandsDataset, LJSpeechDataset, LibriTTSDataset, GTZANDataset, CMUArcticDataset
+and TedliumDataset. The file lists and texts are read at construction; a row's audio file is read when
 the row is (on the reading workers), through GeneratorDataset's samplers, sharding and shuffling.
 
 As measured on MindSpore 2.10: "waveform" is float32 [1, samples] (16-bit PCM / 32767); a
@@ -15,7 +15,7 @@ import wave
 
 import numpy as np
 
-from ._checks import check_folder, check_usage
+from ._checks import check_folder, check_type, check_usage
 from ._parallel import DatasetError
 from .sources import GeneratorDataset
 
@@ -59,12 +59,13 @@ class _AudioDataset(GeneratorDataset):
     COLUMNS: tuple = ()
     RATE_DTYPE = np.uint32
     RATE = None
+    ROWS = _AudioRows
 
     def _read(self, dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, *args):
         name = type(self).__name__
         dataset_dir = check_folder(name, dataset_dir)
         paths, values = self._rows_of(name, dataset_dir, *args)
-        source = _AudioRows(name, paths, values, self.RATE_DTYPE, self.RATE)
+        source = self.ROWS(name, paths, values, self.RATE_DTYPE, self.RATE)
         GeneratorDataset.__init__(self, source, ["waveform", "sample_rate", *self.COLUMNS], num_samples=num_samples,
                                   num_parallel_workers=num_parallel_workers or 1, shuffle=shuffle, sampler=sampler,
                                   num_shards=num_shards, shard_id=shard_id)
@@ -246,6 +247,102 @@ class GTZANDataset(_AudioDataset):
         if not listed:
             raise RuntimeError(f"{name}: Invalid data, no valid data found in path:{dataset_dir}")
         return [os.path.join(dataset_dir, g, f) for g, f in listed], [(np.array(g),) for g, _ in listed]
+
+
+def read_sph_segment(name: str, path: str, start: float, end: float) -> tuple[np.ndarray, int]:
+    """Samples [start, end) seconds of a NIST SPHERE file of 16-bit PCM (a text header of the size its second
+    line gives, at least 1024 bytes; "sample_rate -i N"; "sample_byte_format -s2 10" for big-endian) as
+    float32 [1, n] (divided by 32767, as read_wav), and its rate."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1024)
+            fields = head.decode("latin-1").split("\n")
+            if len(head) < 1024 or fields[0] != "NIST_1A":
+                raise DatasetError(f"{name}: Invalid data, failed to read head part from sph file: {path}, "
+                                   "re-download dataset(make sure the data is true).")
+            header_size = int(fields[1])
+            keys = {line.split(" ")[0]: line.split(" ")[-1] for line in fields[2:] if line.count(" ") >= 2}
+            rate = int(keys.get("sample_rate", 16000))
+            big_endian = keys.get("sample_byte_format") == "10"
+            first, last = int(start * rate), int(end * rate)   # 2.10's sample counts: floor of the double product
+            f.seek(header_size + 2 * first)
+            data = f.read(2 * (last - first)) if last > first else b""
+    except OSError:
+        raise DatasetError(f"{name}: Invalid file, failed to open file: {path}") from None
+    if len(data) != 2 * max(last - first, 0):
+        raise DatasetError(f"{name}: Invalid data, failed to read data part from sph file: {path}, re-download "
+                           "dataset(make sure the data is true).")
+    samples = np.frombuffer(data, dtype=">i2" if big_endian else "<i2").astype(np.float64) / 32767.0
+    return samples.astype(np.float32)[None, :], rate
+
+
+class _SegmentRows(_AudioRows):
+    """Row i: (waveform of the segment values[i][:2] of paths[i], sample_rate, *values[i][2:])."""
+
+    def __getitem__(self, i):
+        start, end, *rest = self.values[i]
+        waveform, sample_rate = read_sph_segment(self.name, self.paths[i], start, end)
+        return (waveform, np.array(sample_rate, dtype=self.rate_dtype), *rest)
+
+
+_TEDLIUM_USAGES = {"release1": ("train", "test", "dev", "all"), "release2": ("train", "test", "dev", "all"),
+                   "release3": ("all",)}
+
+
+class TedliumDataset(_AudioDataset):
+    """TED-LIUM: `dataset_dir` is the release's folder, holding <usage>/stm/<talk>.stm and
+    <usage>/sph/<talk>.sph (release1, release2: usage "train", "test", "dev" or "all", the default;
+    "all" needs all three folders) or data/stm and data/sph (release3: usage "all" only). Each .stm line
+    "talk channel speaker start end identifier transcript" is a row: "waveform" (the [start, end)
+    seconds of the talk's .sph, float32 [1, n]), "sample_rate" (int32), "transcript" (the rest of
+    the line, spaces kept), "talk_id", "speaker_id", "identifier" (strings); ignore_time_segment_in_scoring
+    lines are rows too. As measured on MindSpore 2.10, rows come sorted by their line number within
+    their .stm file as a string ("10" before "2"), then by .stm file name, across usages.
+
+    Measured difference: 2.10 returns waveforms of zeros (of the right length) for every PCM .sph
+    file tried; graphcell returns the samples."""
+    COLUMNS = ("transcript", "talk_id", "speaker_id", "identifier")
+    RATE_DTYPE = np.int32
+    ROWS = _SegmentRows
+
+    def __init__(self, dataset_dir, release, usage=None, extensions=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        name = "TedliumDataset"
+        release = check_usage(name, check_type(name, "release", release, str), tuple(_TEDLIUM_USAGES), arg="release")
+        usage = check_usage(name, usage, _TEDLIUM_USAGES[release])
+        if extensions not in (None, ".sph"):
+            raise RuntimeError(f"TedliumNode: extension {extensions} is not supported.")
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, release,
+                   usage)
+
+    @staticmethod
+    def _rows_of(name, dataset_dir, release, usage):
+        parts = ["data"] if release == "release3" else ["train", "test", "dev"] if usage == "all" else [usage]
+        segments = []
+        for part in parts:
+            stm = os.path.join(dataset_dir, part, "stm")
+            if not os.path.isdir(stm):
+                raise RuntimeError(f"{name}: Invalid file, failed to open folder: {stm}")
+            for file in (f for f in os.listdir(stm) if f.endswith(".stm")):
+                with open(os.path.join(stm, file), encoding="utf-8") as f:
+                    lines = f.read().split("\n")
+                for number, line in enumerate(lines):
+                    if not line.strip():
+                        continue
+                    fields = line.rstrip("\r").split(" ", 6)
+                    if len(fields) < 7:
+                        raise RuntimeError(f"{name}: Invalid file {os.path.join(stm, file)}, line {number + 1}: "
+                                           "expected 'talk channel speaker start end identifier transcript'")
+                    talk, _, speaker, start, end, identifier, transcript = fields
+                    sph = os.path.join(dataset_dir, part, "sph", talk + ".sph")
+                    key = (str(number), file, sph)
+                    segments.append((key, sph, (float(start), float(end), np.array(transcript), np.array(talk),
+                                                np.array(speaker), np.array(identifier))))
+        if not segments:
+            raise RuntimeError(f"{name}: Invalid data, no valid data matching the dataset API TedliumDataset. "
+                               "Please check file path or dataset API.")
+        segments.sort(key=lambda s: s[0])
+        return [s[1] for s in segments], [s[2] for s in segments]
 
 
 _ARCTIC_NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk", "ksp", "ljm", "lnh",
