@@ -45,7 +45,7 @@ from .text_corpora import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, E
                            YelpReviewDataset)
 from .text_qa import CLUEDataset, SQuADDataset  # noqa: F401
 from .text_tagging import CoNLL2000Dataset, UDPOSDataset  # noqa: F401
-from .text_translation import Multi30kDataset  # noqa: F401
+from .text_translation import IWSLT2016Dataset, IWSLT2017Dataset, Multi30kDataset  # noqa: F401
 from .audio_corpora import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,  # noqa: F401
                             SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from .serialize import compare, deserialize, serialize, show  # noqa: F401
