@@ -167,3 +167,86 @@ def test_deserialise_rebuilds_the_pipeline(files, caplog):
     with caplog.at_level(logging.INFO, logger="graphcell.dataset.serialize"):
         ds.show(lines(), 1)
     assert '\n "op_type": "TextFileDataset",' in caplog.text
+
+
+def _reader_tree(root):
+    """One folder that every corpus reader below can read (each looks at its own files)."""
+    import wave
+    for wav in ("0_1_0_0_1_0_1_0.wav", "yes/a_nohash_0.wav", "wavs/LJ1.wav", "blues/blues.00029.wav"):
+        (root / wav).parent.mkdir(parents=True, exist_ok=True)
+        with wave.open(str(root / wav), "wb") as f:
+            f.setnchannels(1), f.setsampwidth(2), f.setframerate(22050), f.writeframes(bytes(4))
+    texts = {"metadata.csv": "LJ1|a|a\n", "dev-clean/1/2/1_2.trans.tsv": "1_2_3\ta\ta\n",
+             "cmu_us_bdl_arctic/etc/txt.done.data": '( arctic_a0001 "a" )\n', "test.txt": "w NN B\n",
+             "en-ud-tag.v2.dev.txt": "w\tNN\tNN\n", "dev/stm/t.stm": "t 1 s 0.0 0.1 <o> a\n",
+             "data/stm/t.stm": "t 1 s 0.0 0.1 <o> a\n"}
+    texts.update({f"{p}.{lang}": "a\n" for p in ("training/train", "validation/val", "mmt16_task1_test/test")
+                  for lang in ("en", "de")})
+    seg = '<mteval><doc><seg id="1">a</seg></doc></mteval>'
+    texts.update({"texts/en/de/en-de/IWSLT16.TED.dev2010.en-de.en.xml": seg,
+                  "texts/en/de/en-de/IWSLT16.TED.dev2010.en-de.de.xml": seg})
+    iwslt17 = "texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo"
+    texts.update({f"{iwslt17}/IWSLT17.TED.tst2010.it-ro.{lang}.xml": seg for lang in ("it", "ro")})
+    for name, text in texts.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return str(root)
+
+
+def test_corpus_readers_serialise_as_mindspore(tmp_path):
+    d = _reader_tree(tmp_path)
+    sharded = {"num_samples": 0, "num_shards": 1, "shard_id": 0}
+    # (dataset, 2.10's JSON for it less children/connector_queue_size/dataset_dir), measured on MindSpore 2.10
+    cases = [
+        (ds.YesNoDataset(d), {"num_parallel_workers": 2, "op_type": "YesNoNode", "sampler": RANDOM}),
+        (ds.YesNoDataset(d, num_samples=3, shuffle=False, num_parallel_workers=1),
+         {"num_parallel_workers": 1, "op_type": "YesNoNode", "sampler": {**SEQUENTIAL, "num_samples": 3}}),
+        (ds.SpeechCommandsDataset(d, usage="valid"), {"num_parallel_workers": 2, "op_type": "SpeechCommandsDataset",
+                                                      "sampler": RANDOM, "usage": "valid"}),
+        (ds.SpeechCommandsDataset(d), {"num_parallel_workers": 2, "op_type": "SpeechCommandsDataset",
+                                       "sampler": RANDOM, "usage": "all"}),
+        (ds.LJSpeechDataset(d), {"num_parallel_workers": 2, "op_type": "LJSpeechDataset", "sampler": RANDOM}),
+        (ds.LibriTTSDataset(d, usage="dev-clean"), {"num_parallel_workers": 2, "op_type": "LibriTTSDataset",
+                                                    "sampler": RANDOM, "usage": "dev-clean"}),
+        (ds.GTZANDataset(d, usage="train"), {"num_parallel_workers": 2, "op_type": "kGTZANNode", "sampler": RANDOM,
+                                             "usage": "train"}),
+        (ds.CMUArcticDataset(d, name="bdl"), {"name": "bdl", "num_parallel_workers": 2, "op_type": "CMUArcticDataset",
+                                              "sampler": RANDOM}),
+        (ds.TedliumDataset(d, "release1", usage="dev"),
+         {"extensions": ".sph", "num_parallel_workers": 2, "op_type": "TedliumDataset", "release": "release1",
+          "sampler": RANDOM, "usage": "dev"}),
+        (ds.TedliumDataset(d, "release3"),
+         {"extensions": ".sph", "num_parallel_workers": 2, "op_type": "TedliumDataset", "release": "release3",
+          "sampler": RANDOM, "usage": "all"}),
+        (ds.CoNLL2000Dataset(d, usage="test", shuffle=False),
+         {"num_parallel_workers": 2, **sharded, "op_type": "CoNLL2000Node", "shuffle": 0, "usage": "test"}),
+        (ds.UDPOSDataset(d, usage="valid", shuffle=ds.Shuffle.FILES, num_samples=5),
+         {"num_parallel_workers": 2, **sharded, "num_samples": 5, "op_type": "UDPOSNode", "shuffle": 1,
+          "usage": "valid"}),
+        (ds.Multi30kDataset(d, usage="train", language_pair=["de", "en"]),     # 2.10 records no usage
+         {"language_pair": ["de", "en"], "num_parallel_workers": 2, **sharded, "op_type": "Multi30kDataset",
+          "shuffle": 2}),
+        (ds.Multi30kDataset(d, num_samples=2, num_parallel_workers=1),
+         {"language_pair": ["en", "de"], "num_parallel_workers": 1, **sharded, "num_samples": 2,
+          "op_type": "Multi30kDataset", "shuffle": 2}),
+        (ds.IWSLT2016Dataset(d, usage="valid", language_pair=["en", "de"], valid_set="dev2010", test_set="tst2012"),
+         {"language_pair": ["en", "de"], "num_parallel_workers": 2, **sharded, "op_type": "IWSLT2016Dataset",
+          "shuffle": 2, "test_set": "tst2012", "usage": "valid", "valid_set": "dev2010"}),
+        (ds.IWSLT2017Dataset(d, usage="test", language_pair=("it", "ro"), shuffle=False),
+         {"language_pair": ["it", "ro"], "num_parallel_workers": 2, **sharded, "op_type": "IWSLT2017Dataset",
+          "shuffle": 0, "usage": "test"}),
+    ]
+    for dataset, expected in cases:
+        tree = ds.serialize(dataset)
+        assert tree == {"children": [], "connector_queue_size": 16, "dataset_dir": d, **expected}
+        assert list(tree) == sorted(tree)
+        # 2.10 rebuilds only LJSpeechDataset from its JSON; graphcell rebuilds each, reading the same rows
+        rebuilt = ds.deserialize(tree)
+        assert type(rebuilt) is type(dataset) and ds.serialize(rebuilt) == tree
+        if tree["op_type"] == "Multi30kDataset":      # without a usage it reads all three files
+            assert rebuilt.get_dataset_size() == min(3, tree["num_samples"] or 3)
+        else:
+            assert rebuilt.get_dataset_size() == dataset.get_dataset_size()
+    tree = ds.serialize(ds.CoNLL2000Dataset(d, usage="test", num_shards=2, shard_id=1))
+    assert (tree["num_shards"], tree["shard_id"], tree["shuffle"]) == (2, 1, 2)
+    assert ds.serialize(ds.deserialize(tree)) == tree

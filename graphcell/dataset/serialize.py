@@ -6,7 +6,9 @@ sources and dataset ops also carry "num_parallel_workers" and "connector_queue_s
 Map operations are {"tensor_op_name", "tensor_op_params"} for the vision/transforms classes
 known here; a Python callable becomes {"python_module", "tensor_op_name"} and, as in 2.10,
 cannot be rebuilt. Nodes are written from the arguments the user gave (Dataset._arguments), so
-a rebuilt pipeline reads the same rows. Nothing is pickled: the JSON is the whole record."""
+a rebuilt pipeline reads the same rows (except Multi30kDataset's, whose usage 2.10 does not record).
+The audio and text corpus readers are rebuilt too, where 2.10's deserialize rebuilds only
+LJSpeechDataset of them (measured). Nothing is pickled: the JSON is the whole record."""
 from __future__ import annotations
 
 import inspect
@@ -86,21 +88,58 @@ def _folder_source(kind: str):
     return write
 
 
+def _shard_fields(a: dict) -> dict:
+    """The sharding and shuffling fields of the file-reading sources (TextFile, CSV, the text corpora)."""
+    return {"num_samples": a["num_samples"] or 0, "num_shards": a["num_shards"] or 1, "shard_id": a["shard_id"] or 0,
+            "shuffle": _shuffle_code(a["shuffle"])}
+
+
 def _file_source(kind: str):
     def write(node, a):
         files = a["dataset_files"]
-        out = {"dataset_files": [files] if isinstance(files, str) else list(files),
-               "num_samples": a["num_samples"] or 0, "num_shards": a["num_shards"] or 1,
-               "shard_id": a["shard_id"] or 0, "shuffle": _shuffle_code(a["shuffle"])}
+        out = {"dataset_files": [files] if isinstance(files, str) else list(files), **_shard_fields(a)}
         if kind == "CSVDataset":
             out.update(column_names=list(a["column_names"] or []), field_delim=a["field_delim"])
         return out
     return write
 
 
+def _field(value, default):
+    value = default if value is None else value
+    return list(value) if isinstance(value, tuple) else value
+
+
+# Folder readers written with a sampler (audio) or with shard fields (text), plus the arguments 2.10
+# records for each, with the value it writes for None (measured). 2.10 records no usage for Multi30k.
+_SAMPLED_FIELDS = {"YesNoDataset": {}, "SpeechCommandsDataset": {"usage": "all"}, "LJSpeechDataset": {},
+                   "LibriTTSDataset": {"usage": "all"}, "GTZANDataset": {"usage": "all"},
+                   "CMUArcticDataset": {"name": "aew"},
+                   "TedliumDataset": {"release": None, "usage": "all", "extensions": ".sph"}}
+_SHARDED_FIELDS = {"CoNLL2000Dataset": {"usage": "all"}, "UDPOSDataset": {"usage": "all"},
+                   "Multi30kDataset": {"language_pair": ("en", "de")},
+                   "IWSLT2016Dataset": {"usage": "all", "language_pair": ("de", "en"), "valid_set": "tst2013",
+                                        "test_set": "tst2014"},
+                   "IWSLT2017Dataset": {"usage": "all", "language_pair": ("de", "en")}}
+# 2.10's op_type where it is not the class name
+_OP_TYPES = {"YesNoDataset": "YesNoNode", "GTZANDataset": "kGTZANNode", "CoNLL2000Dataset": "CoNLL2000Node",
+             "UDPOSDataset": "UDPOSNode"}
+
+
+def _reader_source(kind: str):
+    def write(node, a):
+        sampled = kind in _SAMPLED_FIELDS
+        out = {"dataset_dir": a["dataset_dir"]}
+        out.update({"sampler": _sampler(kind, a)} if sampled else _shard_fields(a))
+        fields = _SAMPLED_FIELDS[kind] if sampled else _SHARDED_FIELDS[kind]
+        out.update({name: _field(a[name], default) for name, default in fields.items()})
+        return out
+    return write
+
+
 _SOURCES = {"MnistDataset": _folder_source("MnistDataset"), "Cifar10Dataset": _folder_source("Cifar10Dataset"),
             "ImageFolderDataset": _folder_source("ImageFolderDataset"), "CSVDataset": _file_source("CSVDataset"),
-            "TextFileDataset": _file_source("TextFileDataset")}
+            "TextFileDataset": _file_source("TextFileDataset"),
+            **{kind: _reader_source(kind) for kind in (*_SAMPLED_FIELDS, *_SHARDED_FIELDS)}}
 
 
 # -- map operations -------------------------------------------------------------------------------
@@ -178,7 +217,7 @@ def _node(node: Dataset, writers) -> dict:
     kind = type(node).__name__
     queue = {"connector_queue_size": _QUEUE, "num_parallel_workers": _workers(a.get("num_parallel_workers"))}
     if kind in _SOURCES:
-        out = {"op_type": kind, **queue, **_SOURCES[kind](node, a)}
+        out = {"op_type": _OP_TYPES.get(kind, kind), **queue, **_SOURCES[kind](node, a)}
     elif isinstance(node, MindDataset):
         out = {"op_type": "MindDataDataset", **queue}         # 2.10 writes no file names for it
     elif isinstance(node, GeneratorDataset):                  # NumpySlicesDataset too: its data is not written
@@ -261,6 +300,12 @@ def _read_sampler(kind: str, sampler: dict) -> dict:
     return {"num_samples": sampler.get("num_samples") or None, "shuffle": name == "RandomSampler"}
 
 
+def _read_shard_fields(tree: dict) -> dict:
+    sharded = tree["num_shards"] > 1
+    return {"num_samples": tree["num_samples"] or None, "shuffle": _shuffle_of(tree["shuffle"]),
+            "num_shards": tree["num_shards"] if sharded else None, "shard_id": tree["shard_id"] if sharded else None}
+
+
 def _shuffle_of(code: int):
     from .text_files import Shuffle
     return {0: False, 1: Shuffle.FILES, 2: Shuffle.GLOBAL}[code]
@@ -292,14 +337,18 @@ def _build(tree: dict, readers) -> Dataset:
                                   extensions=tree["extensions"] or None, class_indexing=tree["class_indexing"] or None,
                                   decode=tree["decode"], **_read_sampler(kind, tree["sampler"]))
     if kind in ("CSVDataset", "TextFileDataset"):
-        common = dict(num_samples=tree["num_samples"] or None, num_parallel_workers=workers,
-                      shuffle=_shuffle_of(tree["shuffle"]),
-                      num_shards=tree["num_shards"] if tree["num_shards"] > 1 else None,
-                      shard_id=tree["shard_id"] if tree["num_shards"] > 1 else None)
+        common = dict(num_parallel_workers=workers, **_read_shard_fields(tree))
         if kind == "TextFileDataset":
             return TextFileDataset(tree["dataset_files"], **common)
         return CSVDataset(tree["dataset_files"], tree["field_delim"], column_names=tree["column_names"] or None,
                           **common)
+    reader = {_OP_TYPES.get(k, k): k for k in (*_SAMPLED_FIELDS, *_SHARDED_FIELDS)}.get(kind)
+    if reader is not None:
+        from .. import dataset
+        sampled = reader in _SAMPLED_FIELDS
+        fields = {name: tree[name] for name in (_SAMPLED_FIELDS[reader] if sampled else _SHARDED_FIELDS[reader])}
+        fields.update(_read_sampler(kind, tree["sampler"]) if sampled else _read_shard_fields(tree))
+        return getattr(dataset, reader)(tree["dataset_dir"], num_parallel_workers=workers, **fields)
     if kind in ("GeneratorDataset", "MindDataDataset"):
         raise ValueError(f"deserialize: a {kind} cannot be rebuilt from JSON: MindSpore's layout does not record "
                          "its data source")
