@@ -1,12 +1,13 @@
-"""The XLA lowering names each node's Cell: StableHLO locations and XLA's op metadata carry the
-Cell path as a jax name scope (`jit(Net)/seq/1/dot_general`), backward nodes with their note
-(`seq/1/[grad]/...`), and the values are those of the unscoped program."""
+"""The XLA lowering names each node's Cell and line: StableHLO locations and XLA's op metadata
+carry the Cell path as a jax name scope (`jit(Net)/seq/1/dot_general`), backward nodes with
+their note (`seq/1/[grad]/...`), and the node's file:line; the values are those of PYNATIVE."""
 import jax
 import numpy as np
 
 import graphcell as ms
 from graphcell import nn, ops
-from graphcell.compiler.to_jax import graph_to_jax, scope_name
+from graphcell.compiler.jax_locations import scope_name
+from graphcell.compiler.to_jax import graph_to_jax
 from graphcell.passes import run_pipeline
 
 
@@ -41,6 +42,8 @@ def test_lowered_program_names_the_cells_and_computes_the_same_values():
                     "/fc1/[param_grad]/"):
         assert op_name in text, op_name
     assert "seq.1" not in text   # the path's dots became scope levels
+    construct_line = Net.construct.__code__.co_firstlineno + 1   # `return self.seq(...)`
+    assert f'loc("{__file__}":{construct_line}:' in text         # the user's file:line
     assert 'op_name="jit(' in lowered.compile().as_text() and "/seq/1/" in lowered.compile().as_text()
 
     # Values: the scoped program equals PYNATIVE (which never lowers a graph) on the same net.

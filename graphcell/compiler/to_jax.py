@@ -4,53 +4,46 @@ Under `jax.jit` this gives the same XLA program as hand-written jax code: the in
 loop runs once, at jax trace time.
 
 Each node lowers inside a `jax.named_scope` of its Cell path (`layer1.0.conv1` becomes
-`layer1/0/conv1`, a pass's note a last part: `fc1/[grad]`), so StableHLO locations
-(`jax.jit(fn).lower(...).as_text(debug_info=True)`), XLA's op metadata and profiles name the
-user's Cell: `jit(Net)/layer1/0/conv1/conv_general_dilated`. Consecutive nodes of one Cell
-share one scope, entered once.
+`layer1/0/conv1`, a pass's note a last part: `fc1/[grad]`) and located at its file:line
+(`jax_locations.py`), so StableHLO locations (`jax.jit(fn).lower(...).as_text(debug_info=True)`),
+XLA's op metadata and profiles name the user's Cell and line:
+`jit(Net)/layer1/0/conv1/conv_general_dilated` at `model.py:31`. Consecutive nodes of one
+Cell and line share one scope, entered once.
 """
 from __future__ import annotations
 
 import jax
 
 from ..ir.core import Graph
-
-
-def scope_name(cell_scope: str) -> str:
-    """The jax name scope for a node's `SourceInfo.scope`: "seq.1 [grad]" -> "seq/1/[grad]"."""
-    path, _, note = cell_scope.partition(" [")
-    if path.startswith("["):   # a note with no Cell path: "[grad]"
-        path, note = "", path[1:]
-    parts = [p for p in path.split(".") if p]
-    if note:
-        parts.append(f"[{note}")
-    return "/".join(parts)
+from .jax_locations import located, scope_name
 
 
 def graph_to_jax(graph: Graph):
     """Returns `fn(*arrays) -> tuple(arrays)` computing `graph`'s outputs."""
     names: dict[str, str] = {}
-    runs: list[tuple[str, list]] = []   # (scope name, its consecutive nodes)
+    runs: list[tuple[tuple, list]] = []   # ((scope name, file, line), their consecutive nodes)
     for n in graph.nodes:
-        scope = n.source.scope
-        name = names.get(scope)
+        src = n.source
+        name = names.get(src.scope)
         if name is None:
-            name = names[scope] = scope_name(scope)
+            name = names[src.scope] = scope_name(src.scope)
         entry = (n.primitive.impl, n.primitive.multiple_results, n.inputs, n.attrs, n.outputs)
-        if runs and runs[-1][0] == name:
+        where = (name, src.file, src.line)
+        if runs and runs[-1][0] == where:
             runs[-1][1].append(entry)
         else:
-            runs.append((name, [entry]))
+            runs.append((where, [entry]))
     inputs, outputs = graph.inputs, graph.outputs
 
     def run(*arrays):
         env = dict(zip(inputs, arrays))
-        for name, nodes in runs:
-            if name:
-                with jax.named_scope(name):
+        for (name, file, line), nodes in runs:
+            with located(file, line):
+                if name:
+                    with jax.named_scope(name):
+                        _lower(nodes, env)
+                else:
                     _lower(nodes, env)
-            else:
-                _lower(nodes, env)
         return tuple(env[v] for v in outputs)
 
     run.__name__ = graph.name
