@@ -74,8 +74,11 @@ class Value:
 
 
 class Node:
-    """One application of a primitive. `attrs` are canonical, hashable Python data."""
-    __slots__ = ("primitive", "inputs", "attrs", "outputs", "source")
+    """One application of a primitive. `attrs` are canonical, hashable Python data.
+
+    A node's primitive and attrs never change after it is made (passes build new nodes, with
+    new attrs dicts, to rewrite one), so its purity is computed once, on first ask."""
+    __slots__ = ("primitive", "inputs", "attrs", "outputs", "source", "_pure")
 
     def __init__(self, primitive, inputs: tuple, attrs: dict, outputs: tuple, source: SourceInfo):
         self.primitive = primitive
@@ -83,6 +86,7 @@ class Node:
         self.attrs = attrs
         self.outputs = outputs
         self.source = source
+        self._pure: bool | None = None  # `pure`'s answer, once asked
 
     @property
     def output(self) -> Value:
@@ -92,13 +96,23 @@ class Node:
     @property
     def pure(self) -> bool:
         """Whether passes may drop, merge or fold this node: its primitive is pure and so is every
-        node of its subgraphs (a `cond` whose branch prints is not, though `cond` is)."""
-        return self.primitive.pure and all(n.pure for a in self.attrs.values() if isinstance(a, Graph)
-                                           for n in a.nodes)
+        node of its subgraphs (a `cond` whose branch prints is not, though `cond` is).
+        DCE, CSE and folding ask per node per pass: the answer is kept (see the class doc)."""
+        pure = self._pure
+        if pure is None:
+            pure = self._pure = walk_purity(self)
+        return pure
 
     def __repr__(self):
         from .printer import format_node
         return format_node(self, {})
+
+
+def walk_purity(node: Node) -> bool:
+    """`node.pure` computed afresh: its primitive's flag and every subgraph node's (each of
+    those answered from its own cache, so a body is walked once per node that holds it)."""
+    return node.primitive.pure and all(n.pure for a in node.attrs.values() if isinstance(a, Graph)
+                                       for n in a.nodes)
 
 
 @dataclass(eq=False)

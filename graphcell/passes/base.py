@@ -139,6 +139,7 @@ def _copy_node(builder: GraphBuilder, node: Node, ins: tuple, attrs: dict) -> tu
     if attrs is not node.attrs or any(a.type != b.type for a, b in zip(ins, node.inputs)):
         return builder.add_node(node.primitive, ins, attrs, node.source)
     new = Node(node.primitive, ins, attrs, (), node.source)
+    new._pure = node._pure   # same primitive, same attrs dict: same purity, not re-walked
     new.outputs = tuple(Value(v.type, "", "node", new) for v in node.outputs)
     for v in ins:
         v.users.append(new)
@@ -147,13 +148,15 @@ def _copy_node(builder: GraphBuilder, node: Node, ins: tuple, attrs: dict) -> tu
 
 
 def _rewrite_subgraphs(attrs: dict, subgraph_pass) -> tuple[dict, bool]:
+    """The attrs with each subgraph passed; `attrs` itself when no subgraph changed, so the
+    copy is a plain one (no shape rule re-run, and it keeps the node's purity)."""
     new_attrs, changed = dict(attrs), False
     for key, value in attrs.items():
         if isinstance(value, Graph):
             result = subgraph_pass(value)
             if result.changed:
                 new_attrs[key], changed = result.graph, True
-    return new_attrs, changed
+    return (new_attrs if changed else attrs), changed
 
 
 def result(old: Graph, new: Graph, changed: bool) -> PassResult:
