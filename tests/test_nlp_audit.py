@@ -44,3 +44,21 @@ def test_layer_norm_axes_are_checked_against_the_input_when_called(kwargs, messa
     norm = nn.LayerNorm((5,), **kwargs)   # MindSpore 2.10 builds it, and refuses the call
     with pytest.raises(RuntimeError, match="For primitive\\[LayerNorm\\], input_x's rank is 4, while " + message):
         norm(Tensor(np.ones((2, 3, 4, 5), np.float32)))
+
+
+def test_lstm_and_cross_entropy_refuse_bad_arguments_in_2_10s_words():
+    lstm = nn.LSTM(4, 6)
+    x = Tensor(np.ones((5, 3, 4), np.float32))
+    state = Tensor(np.ones((1, 2, 6), np.float32))
+    cases = [   # MindSpore 2.10's messages
+        (lambda: lstm(Tensor(np.ones((5, 3, 3), np.float32))), r"For primitive\[LSTM\], the x_shape\[2\] must be "
+         r"equal to 4, but got 3\."),
+        (lambda: lstm(Tensor(np.ones((5, 4), np.float32))), r"For primitive\[LSTM\], the x_shape.size\(\) must be "
+         r"equal to 3, but got 2\."),
+        (lambda: lstm(x, (state, state)), r"For primitive\[LSTM\], the h_shape\[1\] must be equal to 3, but got 2\."),
+        (lambda: nn.CrossEntropyLoss(label_smoothing=1.5), r"For 'CrossEntropyLoss', the 'label_smoothing' must be "
+         r"in range of \[0.0, 1.0\], but got 1.5 with type 'float'\."),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
