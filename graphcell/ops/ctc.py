@@ -94,9 +94,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     loss by its target length, at least 1, then averages); log_alpha [N, T, 2S+1], the forward
     variables, -inf past a sample's input length and its 2 * target_length + 1 states.
 
-    A target no path can produce (input too short) costs +inf, or 0 with `zero_infinity`
-    (torch's rule; MindSpore 2.10's CPU kernel raises when an input length is below its target
-    length). float32 and float64, as MindSpore."""
+    A target no path can produce (input too short) costs +inf with a NaN gradient over that
+    sample's frames (2.10's and torch's), or 0 with a zero gradient with `zero_infinity` (torch's
+    rule; 2.10 zeroes the gradient but returns the inf, contrary to its documentation). MindSpore
+    2.10's CPU kernel raises when an input length is below its target length. float32 and
+    float64, as MindSpore."""
     _check(log_probs, targets, input_lengths, target_lengths, blank)
     check_reduction(reduction, "ctc_loss")
     if not isinstance(zero_infinity, bool):
