@@ -82,7 +82,8 @@ class CrossEntropyLoss(LossBase):
                  label_smoothing: float = 0.0):
         super().__init__(reduction)
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
+            raise ValueError(f"For 'CrossEntropyLoss', the 'label_smoothing' must be in range of [0.0, 1.0], but got "
+                             f"{label_smoothing} with type '{type(label_smoothing).__name__}'.")
         self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
 
     def construct(self, logits, labels):

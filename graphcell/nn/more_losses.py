@@ -172,7 +172,9 @@ class TripletMarginWithDistanceLoss(LossBase):
 
 
 class CTCLoss(LossBase):
-    """ops.ctc_loss's loss (without its log_alpha)."""
+    """ops.ctc_loss's loss (without its log_alpha). As 2.10's, it also takes one unbatched
+    sample: log_probs [T, C], targets [S], input_lengths and target_lengths [1]; the loss is
+    then a scalar whatever the reduction."""
 
     def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
         super().__init__()
@@ -180,8 +182,12 @@ class CTCLoss(LossBase):
         self.reduction = _reduction("CTCLoss", reduction)
 
     def construct(self, log_probs, targets, input_lengths, target_lengths):
-        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+        unbatched = isinstance(log_probs, Tensor) and log_probs.ndim == 2
+        if unbatched:   # a batch of one
+            log_probs, targets = F.expand_dims(log_probs, 1), F.expand_dims(targets, 0)
+        loss = ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                         self.zero_infinity)[0]
+        return F.reshape(loss, ()) if unbatched else loss
 
 
 class FocalLoss(LossBase):

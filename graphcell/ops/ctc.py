@@ -94,21 +94,40 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     loss by its target length, at least 1, then averages); log_alpha [N, T, 2S+1], the forward
     variables, -inf past a sample's input length and its 2 * target_length + 1 states.
 
-    A target no path can produce (input too short) costs +inf, or 0 with `zero_infinity`
-    (torch's rule; MindSpore 2.10's CPU kernel raises when an input length is below its target
-    length). float32 and float64, as MindSpore."""
+    A target no path can produce (input too short) costs +inf with a NaN gradient over that
+    sample's frames (2.10's and torch's), or 0 with a zero gradient with `zero_infinity` (torch's
+    rule; 2.10 zeroes the gradient but returns the inf, contrary to its documentation). MindSpore
+    2.10's CPU kernel raises when an input length is below its target length. float32 and
+    float64, as MindSpore."""
     _check(log_probs, targets, input_lengths, target_lengths, blank)
     check_reduction(reduction, "ctc_loss")
     if not isinstance(zero_infinity, bool):
         raise TypeError(f"For 'ctc_loss', 'zero_infinity' must be a bool, but got {type(zero_infinity).__name__}.")
     loss, log_alpha = ctc_forward(log_probs, targets, input_lengths, target_lengths, blank)
+    impossible = F.equal(loss, float("inf"))
     if zero_infinity:
-        loss = F.select(F.equal(loss, float("inf")), F.zeros_like(loss), loss)
+        loss = F.select(impossible, F.zeros_like(loss), loss)
+    else:
+        loss = _nan_gradient_where_impossible(loss, impossible, log_probs, input_lengths)
     if reduction == "mean":
         loss = F.mean(F.div(loss, F.cast(F.maximum(F.cast(target_lengths, mstype.int32), 1), log_probs.dtype)))
     elif reduction == "sum":
         loss = F.reduce_sum(loss)
     return loss, log_alpha
+
+
+def _nan_gradient_where_impossible(loss, impossible, log_probs, input_lengths):
+    """`loss` unchanged, its gradient NaN over an impossible sample's frames (0 past its input
+    length), as MindSpore 2.10's and torch's (exp(lp) - exp(log_alpha + log_beta + inf - lp)).
+    A term of value 0 * NaN whose loss is then selected away: its cotangent (0) times the NaN
+    scale gives the NaN gradient, while the value keeps the inf."""
+    steps = log_probs.shape[0]
+    frames = F.less(Tensor(np.arange(steps, dtype=np.int32).reshape(steps, 1)),
+                    F.expand_dims(F.cast(input_lengths, mstype.int32), 0))
+    nan_scale = F.stop_gradient(F.select(F.logical_and(frames, F.expand_dims(impossible, 0)), float("nan"), 0.0))
+    zero = F.sub(log_probs, F.stop_gradient(log_probs))
+    term = F.reduce_sum(F.mul(zero, F.cast(F.expand_dims(nan_scale, 2), log_probs.dtype)), (0, 2))
+    return F.select(impossible, loss, F.add(loss, term))
 
 
 def ctc_forward(log_probs, targets, input_lengths, target_lengths, blank: int, merge_repeated: bool = True):

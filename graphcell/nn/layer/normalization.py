@@ -123,14 +123,15 @@ class LayerNorm(Cell):
             raise TypeError(f"For 'LayerNorm', the type of 'normalized_shape' must be tuple[int] or list[int], but "
                             f"got {normalized_shape} and the type is {type(normalized_shape)}.")
         self.normalized_shape = tuple(normalized_shape)
-        for name, axis in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
-            if axis < -1:   # MindSpore 2.10 rejects them too
-                raise ValueError(f"LayerNorm: {name} must be -1 or >= 0, got {axis}")
         self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
         self.gamma = make_param(gamma_init, self.normalized_shape, "gamma", dtype)
         self.beta = make_param(beta_init, self.normalized_shape, "beta", dtype)
 
     def construct(self, x):
+        for name, axis in (("begin_norm_axis", self.begin_norm_axis), ("begin_params_axis", self.begin_params_axis)):
+            if not -1 <= axis < x.ndim:   # MindSpore 2.10 checks them against the input, when called
+                raise RuntimeError(f"For primitive[LayerNorm], input_x's rank is {x.ndim}, while the '{name}' value "
+                                   f"should be in the range [-1, {x.ndim}), but got {axis}")
         begin = self.begin_norm_axis % x.ndim
         params_begin = self.begin_params_axis % x.ndim
         if tuple(x.shape[params_begin:]) != self.normalized_shape:

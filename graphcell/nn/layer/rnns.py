@@ -114,6 +114,12 @@ class _RNNBase(Cell):
 
     # -- checks --------------------------------------------------------------------------------
     def _check_x(self, x):
+        if self.is_lstm and isinstance(x, Tensor):   # 2.10's LSTM primitive checks these shapes in its words
+            if x.ndim != 3:
+                raise ValueError(f"For primitive[LSTM], the x_shape.size() must be equal to 3, but got {x.ndim}.")
+            if x.shape[2] != self.input_size:
+                raise ValueError(f"For primitive[LSTM], the x_shape[2] must be equal to {self.input_size}, but got "
+                                 f"{x.shape[2]}.")
         self.check_input(x, rank=3, what="x ([batch, seq_len, input_size])" if self.batch_first
                          else "x ([seq_len, batch, input_size])")
         self.check_input(x, axis=-1, size=self.input_size, what=f"x (input_size={self.input_size})")
@@ -132,6 +138,11 @@ class _RNNBase(Cell):
         shape = (count, batch, self.hidden_size)
         if self.is_lstm:
             h, c = lstm_state_pair(self, hx)
+            for name, state in (("h", h), ("c", c)):   # 2.10's LSTM primitive's words
+                if isinstance(state, Tensor) and state.ndim == 3 and tuple(state.shape) != shape:
+                    axis = next(i for i in range(3) if state.shape[i] != shape[i])
+                    raise ValueError(f"For primitive[LSTM], the {name}_shape[{axis}] must be equal to {shape[axis]}, "
+                                     f"but got {state.shape[axis]}.")
             check_state(self, h, "hx[0]", shape, dtype)
             check_state(self, c, "hx[1]", shape, dtype)
             states = (h, c)
