@@ -39,12 +39,13 @@ BLOCK = 16
 _PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSigmoid", "HardSwish",
                 "MaxPool", "AveragePool"}
 GROUPED_MARK = "conv_strategy=grouped"
+_OTHER_FLOATS = {onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16}
 
 
 def run(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict, runtime_inputs: set) -> None:
-    """Both rewrites, on float32 graphs whose weights are constants (not in `runtime_inputs`)."""
-    if not b.nodes or any(t != onnx.TensorProto.FLOAT for t in types.values()
-                          if t in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16)):
+    """Both rewrites, on float32 graphs (the block-diagonal mask is float32) whose weights are
+    constants (not in `runtime_inputs`)."""
+    if any(t in _OTHER_FLOATS for t in types.values()):
         return
     _pad_grouped_conv_inputs(b, keep, constants, shapes, runtime_inputs)
     _dense_layers_as_convs(b, keep, constants, shapes, runtime_inputs)
@@ -74,6 +75,8 @@ def _constant(name: str, flow: Dataflow, runtime_inputs: set) -> bool:
 # -- the grouped Conv's input channels --------------------------------------------------------------
 
 def _pad_grouped_conv_inputs(b, keep, constants, shapes, runtime_inputs) -> None:
+    if not any(n.op_type == "Conv" and GROUPED_MARK in n.name for n in b.nodes):
+        return   # no stacked form: no dataflow to build
     flow = Dataflow(b.nodes, keep, constants, shapes)
     for conv in list(b.nodes):
         if conv.op_type != "Conv" or GROUPED_MARK not in conv.name:
@@ -156,6 +159,8 @@ def _pad_grouped_conv_inputs(b, keep, constants, shapes, runtime_inputs) -> None
 # -- the dense layers -------------------------------------------------------------------------------
 
 def _dense_layers_as_convs(b, keep, constants, shapes, runtime_inputs) -> None:
+    if not any(n.op_type == "Transpose" and ints_attr(n, "perm") == [1, 0, 2] for n in b.nodes):
+        return
     flow = Dataflow(b.nodes, keep, constants, shapes)
     for transpose in list(b.nodes):
         found = _dense_chain(transpose, flow, shapes, runtime_inputs)
