@@ -69,13 +69,14 @@ def test_ensemble_metadata(shared_file):
 
 
 def test_the_file_holds_both_ensemble_forms_and_each_batch_size_takes_one(nets, shared_file):
-    """Batch 1 runs the stacked form (a wide and a grouped Conv); larger batches one wide Conv
-    over the shared input, then each member's chain (one Conv per member). Both read the
-    stacked weights, stored once."""
+    """Batch 1 runs the stacked form (a wide and a grouped Conv, the three dense layers as
+    grouped Convs: compiler/onnx_blocked.py); larger batches one wide Conv over the shared
+    input, then each member's chain (one Conv per member). Both read the stacked weights,
+    stored once (the stacked form's padded weights are expressions of them)."""
     model = onnx.load(shared_file)
     (dispatch,) = [n for n in model.graph.node if n.op_type == "If"]
     branches = {a.name: collections.Counter(n.op_type for n in a.g.node) for a in dispatch.attribute}
-    assert branches["then_branch"]["Conv"] == 2 and branches["else_branch"]["Conv"] == 1 + len(nets)
+    assert branches["then_branch"]["Conv"] == 2 + 3 and branches["else_branch"]["Conv"] == 1 + len(nets)
     params = sum(int(np.prod(p.shape)) for p in nets.get_parameters()) * 4
     assert params < os.path.getsize(shared_file) < 1.05 * params
     sess = Session(shared_file, providers=["cpu"])

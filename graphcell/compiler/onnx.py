@@ -423,7 +423,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     that batch-dependent attributes scale as they assume; `small` (`export_clamps.SmallTrace`)
     the trace below the bound of a clipped dimension (`Sym.hi`), which tells how slices of it count.
     """
-    from . import onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
+    from . import onnx_blocked, onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
     from .onnx_symbolic_shapes import localize_shape_constants, spell_dynamic_reshapes
     opset = DEFAULT_OPSET if opset is None else int(opset)
     if not MIN_OPSET <= opset <= max_opset():
@@ -469,6 +469,7 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     shapes = {**b.shapes, **{n: reshape_target(d) for n, (_, d) in carriers.items()}}  # for the peepholes
     types = {n: t for n, (t, _) in carriers.items()}
     onnx_peepholes.run(b, keep, shapes, types)
+    onnx_blocked.run(b, keep, {t.name: t for t in b.initializers}, shapes, types, {names[v] for v in args})
     spell_dynamic_reshapes(b, {n: d for n, (_, d) in carriers.items()})   # last: the peepholes read -1s
     localize_shape_constants(b)
 

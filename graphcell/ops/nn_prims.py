@@ -121,6 +121,7 @@ GROUPED_MAX_BATCH = {1: 0, 4: 0, 16: 0, 64: 0}
 #                 a shared input (see ONNX_WIDE_MAX_CHANNELS).
 #   onnx-batched  one wide convolution over a shared input, grouped ones after it, stacked
 #                 dense layers: fewer, larger nodes. batch 1: 0.79 / 3.0 (unrolled: 1.05 / 5.0).
+#                 Lowered, it is rewritten into onnxruntime's blocked layout (compiler/onnx_blocked.py).
 ONNX_CONV = {"onnx": ("unrolled", "unrolled"), "onnx-batched": ("wide", "grouped")}  # (shared, per-member input)
 # A convolution over a shared input with fewer output channels per member than onnxruntime's
 # blocked (NCHWc) kernels fill, 16 with AVX-512, is one wide convolution for the onnx target
