@@ -104,3 +104,47 @@ def test_the_gradient_of_max_pooling_reuses_the_forward_pool(kernel, stride, pad
     got = session.run(None, {session.get_inputs()[0].name: x})
     for g, want in zip(got, f(ms.Tensor(x))):
         np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.slow   # ~2.7 s: three traces, two XLA compiles
+def test_an_exported_lstm_training_step_runs_its_forward_loop_once():
+    """Export runs the "onnx" pipeline over its traces in step, so merge_scans makes the LSTM's
+    forward scan and its gradient's replay one loop: one Scan fewer in the file than in the
+    trace, and the file's step (batch dynamic) equals the XLA step at batch 2 and 5 (loss and
+    every updated parameter)."""
+    from graphcell import nn
+    ms.set_seed(5)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(3, 4, batch_first=True)
+            self.fc = nn.Dense(4, 2)
+
+        def construct(self, x):
+            return self.fc(self.lstm(x)[0][:, -1])
+
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.5))
+    rng = np.random.default_rng(5)
+    batches = [(ms.Tensor(rng.standard_normal((b, 6, 3)).astype(np.float32)),
+                ms.Tensor(rng.standard_normal((b, 2)).astype(np.float32))) for b in (2, 5)]
+    exported = to_onnx(step, *batches[0], params_as_inputs=True)
+    assert exported.dynamic == {"arg0": {0: "batch"}, "arg1": {0: "batch"}}
+    traced_scans = sum(n.primitive.name == "scan" for n in ms.trace(step, *batches[0]).graph.nodes)
+    assert [n.op_type for n in exported.model.graph.node].count("Scan") == traced_scans - 1 == 2
+    session = ort.InferenceSession(exported.model.SerializeToString(), providers=["CPUExecutionProvider"])
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = [o.name for o in session.get_outputs()]
+    params = exported.traced.params
+    start = [p.asnumpy().copy() for p in params]
+    for x, y in batches:
+        got = session.run(None, {inputs[0]: x.asnumpy(), inputs[1]: y.asnumpy(), **dict(zip(inputs[2:], start))})
+        for p, value in zip(params, start):
+            p.set_data(ms.Tensor(value))
+        loss = step(x, y)   # XLA
+        np.testing.assert_allclose(got[0], loss.asnumpy(), rtol=1e-5, atol=1e-6)
+        by_name = dict(zip(inputs[2:], params))
+        assert len(outputs) > 5
+        for name, value in zip(outputs[1:], got[1:]):
+            np.testing.assert_allclose(value, by_name[name[:-len(".new")]].asnumpy(), rtol=1e-5, atol=1e-6)

@@ -120,6 +120,23 @@ def test_onnx_compiles_write_the_trace_and_the_model_text(tmp_path):
     assert [n.primitive.name for n in exported.nodes] == ["dot_general", "add"]
 
 
+
+def test_an_export_that_merges_scans_writes_the_passes_it_ran(tmp_path):
+    """A scan's gradient replays the forward loop; export merges the two (export_passes.py) and
+    save_graphs writes the trace, then each pass it kept."""
+    def loss(h0, xs):
+        return ops.scan(lambda h, x: (ops.tanh(h + x), h), h0, xs)[0].sum()
+
+    ms.set_context(save_graphs=1, save_graphs_path=str(tmp_path / "export"))
+    h0, xs = ms.Tensor(np.ones((2, 3), np.float32)), ms.Tensor(np.ones((4, 2, 3), np.float32))
+    ms.export(ms.grad(loss), h0, xs, dynamic_axes=False, file_name=str(tmp_path / "m.onnx"))
+    rows = written(tmp_path / "export")
+    assert stages(rows)[0] == "00_trace" and "merge_scans" in " ".join(stages(rows))
+    scans = [sum(n.primitive.name == "scan" for n in parse_graph(ir_text(tmp_path / "export", row)).nodes)
+             for row in (rows[0], rows[-1])]
+    assert scans[0] == scans[1] + 1
+
+
 def test_the_environment_variables_win_over_set_context(tmp_path, monkeypatch):
     # Measured on MindSpore 2.10: MS_DEV_SAVE_GRAPHS=1 with set_context(save_graphs=3) saves level 1;
     # MS_DEV_SAVE_GRAPHS=0 with set_context(save_graphs=1) saves nothing; each path likewise.

@@ -34,6 +34,7 @@ from ..ops.primitive import Literal
 from ..tensor import Tensor
 from .export_clamps import clipped_slices, follow_clips, small_sizes
 from .export_ensemble import batch_axes, member_axis
+from .export_passes import optimized
 from .onnx import PROTO_LIMIT, Lowered, OnnxExportError, Sym, lower
 from .onnx_cache import cached_model
 from .save_graphs import onnx_compile
@@ -390,7 +391,7 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
     spec, the trace below clipped slices' bounds or None)."""
     traced = trace(fn, *args, name=_name_of(fn))
     if not axes:
-        return traced, None, {}, {}, None
+        return optimized([traced])[0], None, {}, {}, None
     sizes_a: dict[str, int] = {}
     for i, spec in axes.items():
         for a, s in spec.items():
@@ -404,23 +405,35 @@ def _trace_dynamic(fn, args, leaves, structure, axes, names):
                for k, (s, n) in enumerate(sorted(sizes_a.items()))}
     other = _trace_resized(fn, traced, leaves, structure, axes, sizes_b)
     dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
+    third = None
     if any(isinstance(d, Sym) and (d.c or d.d > 1) for entry in dims.values() for d in entry):
         sizes_c = _third_sizes(sizes_a, sizes_b, dims)
         third = _trace_resized(fn, traced, leaves, structure, axes, sizes_c)
         _check_offsets(traced.graph, third.graph, dims, sizes_c)
-    clip_trace, clips = None, clipped_slices(traced.graph, other.graph, dims)
-    if clips:
-        sizes_s = small_sizes(clips, sizes_a)
-        try:
-            small = _trace_resized(fn, traced, leaves, structure, axes, sizes_s, same_structure=False)
-        except OnnxExportError as e:   # the net refuses those sizes itself (narrow(x, 0, 1, 3) at batch 3)
-            warnings.warn(f"export: slices of fixed length along a dynamic axis are shorter at "
-                          f"{', '.join(f'{s} = {n}' for s, n in sorted(sizes_s.items()))}, where the code does "
-                          f"not run ({type(e.__cause__).__name__}: {e.__cause__}); the file declares their "
-                          "length above that", RuntimeWarning, stacklevel=4)
-        else:
-            clip_trace = follow_clips(traced.graph, small.graph, dims, clips, sizes_a, sizes_s)
     spec = {names[i]: dict(sorted(s.items())) for i, s in axes.items()}
+    clip_trace, clips = None, clipped_slices(traced.graph, other.graph, dims)
+    if not clips:
+        # Passes in step over the traces (export_passes.py: merging an RNN's scans), and the
+        # dims of what they made; the dims above checked the program as written. A clipped
+        # slice's trace below its bound pairs with the traced graph as traced, so exports
+        # with one skip the passes.
+        before = traced.graph
+        traced, other, *rest = optimized([traced, other] + ([third] if third is not None else []))
+        if traced.graph is not before:
+            dims = _dims(traced.graph, other.graph, sizes_a, sizes_b)
+            if rest:
+                _check_offsets(traced.graph, rest[0].graph, dims, sizes_c)
+        return traced, other, dims, spec, None
+    sizes_s = small_sizes(clips, sizes_a)
+    try:
+        small = _trace_resized(fn, traced, leaves, structure, axes, sizes_s, same_structure=False)
+    except OnnxExportError as e:   # the net refuses those sizes itself (narrow(x, 0, 1, 3) at batch 3)
+        warnings.warn(f"export: slices of fixed length along a dynamic axis are shorter at "
+                      f"{', '.join(f'{s} = {n}' for s, n in sorted(sizes_s.items()))}, where the code does "
+                      f"not run ({type(e.__cause__).__name__}: {e.__cause__}); the file declares their "
+                      "length above that", RuntimeWarning, stacklevel=4)
+    else:
+        clip_trace = follow_clips(traced.graph, small.graph, dims, clips, sizes_a, sizes_s)
     return traced, other, dims, spec, clip_trace
 
 
@@ -480,7 +493,7 @@ def _auto_dynamic(fn, args, leaves, structure, names, sequence_first: bool = Fal
             last_error = e
     warnings.warn(f"export: no dynamic batch axis found ({last_error}); exporting static shapes",
                   RuntimeWarning, stacklevel=4)
-    return trace(fn, *args, name=_name_of(fn)), None, {}, {}, None
+    return optimized([trace(fn, *args, name=_name_of(fn))])[0], None, {}, {}, None
 
 
 def _batch_axis_candidates(leaves, sequence_first: bool):

@@ -551,8 +551,9 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
 
 def _live_nodes(graph: Graph) -> set:
     """The nodes an output needs, and every impure one. `export` lowers the traced graph
-    without the pipelines (its dims are keyed by traced values), so what a trace computed for
-    nothing, such as the forward of a gradient whose value is unused, is left out here."""
+    without the pipelines (its dims are keyed by traced values; export_passes.py runs dce only
+    where scans merge), so what a trace computed for nothing, such as the forward of a
+    gradient whose value is unused, is left out here."""
     live_values, live = set(graph.outputs), set()
     for node in reversed(graph.nodes):
         if _has_effects(node) or any(v in live_values for v in node.outputs):

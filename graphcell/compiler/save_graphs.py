@@ -136,8 +136,12 @@ def made_from(traced, stage: str, source) -> None:
 
 def onnx_compile(traced) -> None:
     """save_graphs for an ONNX compile (jit(backend="onnx"), export): the stages, then at
-    level 2 the model's text."""
-    recorder = start(traced)
+    level 2 the model's text. An export's graph names the trace it was optimized from and
+    the passes it took (`passes` in its cache, compiler/export_passes.py): one file each."""
+    source, passes = traced.cache.get("passes", (traced, ()))
+    recorder = start(source)
     if recorder is not None:
+        for name, graph in passes:
+            recorder.stage(name, graph)
         from .onnx import model_text
         recorder.backend("onnx", ".onnx.txt", lambda: model_text(traced.graph))
