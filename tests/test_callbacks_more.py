@@ -205,6 +205,31 @@ def test_append_info_reaches_the_file(tmp_path):
     assert list(saved)[-2:] == ["step_num", "lr"]      # 2.10 puts epoch_num/step_num first
 
 
+
+@pytest.mark.parametrize("kwargs, expected", [   # measured on MindSpore 2.10: steps, seconds, keep_max, per_n_minutes
+    ({}, (1, None, 5, None)),
+    ({"save_checkpoint_steps": 4, "save_checkpoint_seconds": 10}, (4, None, 5, None)),
+    ({"save_checkpoint_steps": None, "save_checkpoint_seconds": 10}, (None, 10, 5, None)),
+    ({"keep_checkpoint_max": 0, "keep_checkpoint_per_n_minutes": 3}, (1, None, 0, 3)),
+    ({"keep_checkpoint_max": 2, "keep_checkpoint_per_n_minutes": 3}, (1, None, 2, None)),
+    ({"keep_checkpoint_max": None, "keep_checkpoint_per_n_minutes": None}, (1, None, 1, None)),
+    ({"keep_checkpoint_max": 0}, (1, None, 1, 0)),
+    ({"save_checkpoint_steps": 0, "save_checkpoint_seconds": 0}, (0, 0, 5, None)),
+])
+def test_checkpoint_config_schedules_as_mindspore(kwargs, expected):
+    c = CheckpointConfig(**kwargs)
+    assert (c.save_checkpoint_steps, c.save_checkpoint_seconds, c.keep_checkpoint_max,
+            c.keep_checkpoint_per_n_minutes) == expected
+
+
+def test_no_save_schedule_saves_nothing(tmp_path):
+    # 2.10: CheckpointConfig(save_checkpoint_steps=None, save_checkpoint_seconds=None) is accepted and no
+    # file is written, not even at the end of training
+    _, model = _model()
+    ck = ModelCheckpoint("a", str(tmp_path), CheckpointConfig(save_checkpoint_steps=None, save_checkpoint_seconds=None))
+    model.train(1, _data(), callbacks=[ck])
+    assert _files(tmp_path) == [] and ck.latest_ckpt_file_name is None
+
 # -- the optimizer's Parameters in a checkpoint: MindSpore 2.10's order -------------------------------
 
 _ORDER = {   # 2.10, a TrainOneStepCell over Dense(4, 3) ("fc"), after fc.weight and fc.bias
