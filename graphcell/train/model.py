@@ -313,7 +313,8 @@ class Model:
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
                            epoch_num=epoch, batch_num=steps, batch_size=batch_size,
                            cur_epoch_num=initial_epoch, cur_step_num=start, completed_step_num=start,
-                           net_outputs=None, dataset_sink_mode=dataset_sink_mode, mode="train",
+                           # False: every batch is fed to the step, as 2.10 falls back to on a CPU
+                           net_outputs=None, dataset_sink_mode=False, mode="train",
                            # 2.10's other fields, for callbacks that read them
                            parallel_mode="stand_alone", device_number=1, list_callback=cbs,
                            train_dataset_element=None, last_save_ckpt_step=None, latest_ckpt_file=None)
