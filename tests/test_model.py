@@ -242,3 +242,11 @@ def test_training_on_no_batches_or_with_sink_size_is_a_clear_error():
         model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(8, drop_remainder=True))
     with pytest.raises(NotImplementedError, match="sink_size=1"):
         model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(2), dataset_sink_mode=True, sink_size=1)
+
+
+def test_eval_without_metrics_gives_mindsporess_error():
+    # 2.10's message (measured), also when the network has its loss inside and no loss_fn is given
+    net = nn.Dense(3, 2)
+    model = Model(nn.WithLossCell(net, nn.MSELoss()), optimizer=nn.SGD(net.trainable_params(), 0.1))
+    with pytest.raises(ValueError, match=r"^For Model.eval, the model argument 'metrics' can not be None or empty"):
+        model.eval(_dataset(8))

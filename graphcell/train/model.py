@@ -366,10 +366,11 @@ class Model:
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
         """Runs the eval network over one pass of `valid_dataset`; returns {metric name: value}.
         A callback's request_stop() ends the pass after that batch (as in MindSpore 2.10)."""
+        if not self._metric_fns:   # 2.10's check and message, before the eval network's
+            raise ValueError("For Model.eval, the model argument 'metrics' can not be None or empty, you should set "
+                             "the argument 'metrics' for model.")
         if self._eval_step is None:
             raise ValueError("Model.eval: no eval network; give Model a loss_fn or an eval_network")
-        if not self._metric_fns:
-            raise ValueError("Model.eval: the Model has no metrics; build it with metrics={'accuracy'} etc.")
         cb = new_cb_params(network=self._network, epoch_num=1, cur_epoch_num=1, net_outputs=None)
         return self._run_eval(valid_dataset, _callbacks(callbacks), cb)
 
