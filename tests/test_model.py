@@ -168,7 +168,7 @@ def test_user_errors_are_clear():
         model.train(1, _dataset(16), initial_epoch=1)
     with pytest.raises(TypeError, match=r"callbacks\[0\]"):
         model.train(1, _dataset(16), callbacks=[print])
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(KeyError, match="unsupported metric acuracy"):   # 2.10's type (measured)
         Model(net, nn.MSELoss(), opt, metrics={"acuracy"})
 
 
@@ -250,3 +250,26 @@ def test_eval_without_metrics_gives_mindsporess_error():
     model = Model(nn.WithLossCell(net, nn.MSELoss()), optimizer=nn.SGD(net.trainable_params(), 0.1))
     with pytest.raises(ValueError, match=r"^For Model.eval, the model argument 'metrics' can not be None or empty"):
         model.eval(_dataset(8))
+
+
+@pytest.mark.parametrize("kwargs, error, message", [   # measured on MindSpore 2.10
+    ({"epoch": 0}, ValueError, "The input value must be int and must > 0, but got '0' with type 'int'."),
+    ({"epoch": 1.5}, TypeError, "The input value must be int, but got 'float'"),
+    ({"epoch": True}, TypeError, "The input value must be int and must > 0, but got 'True' with type 'bool'."),
+    ({"epoch": 2, "initial_epoch": -1}, ValueError, "The input value must be int and must >= 0, but got '-1' with "
+                                                    "type 'int'."),
+    ({"epoch": 2, "initial_epoch": 2}, ValueError, "For 'Model.train', the parameter 'epoch' must bigger than "
+                                                   "parameter 'initial_epoch', but got the parameter 'epoch' is 2, "
+                                                   "'initial_epoch' is 2."),
+])
+def test_epoch_arguments_checked_as_mindspore(kwargs, error, message):
+    net = nn.Dense(3, 2)
+    model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    with pytest.raises(error) as info:
+        model.train(train_dataset=_dataset(8), **kwargs)
+    assert str(info.value) == message
+
+
+def test_metrics_module_holds_every_metric_as_mindsporess_package():
+    from graphcell.train.metrics import ConfusionMatrix, Dice, auc, get_metric_fn
+    assert type(get_metric_fn("dice")) is Dice and callable(auc) and ConfusionMatrix.__name__ == "ConfusionMatrix"

@@ -387,3 +387,21 @@ class F1(Fbeta):
 
     def __init__(self, eval_type="classification"):
         super().__init__(1.0, eval_type)
+
+
+# 2.10's mindspore.train.metrics is a package holding every metric and the name lookup; the other metric
+# modules import this one, so their names are looked up on first use
+_ELSEWHERE = {"ConfusionMatrix": "metrics_confusion", "ConfusionMatrixMetric": "metrics_confusion",
+              "ROC": "metrics_curves", "auc": "metrics_curves", "BleuScore": "metrics_language",
+              "Perplexity": "metrics_language", "OcclusionSensitivity": "metrics_occlusion",
+              "Dice": "metrics_segmentation", "HausdorffDistance": "metrics_segmentation",
+              "MeanSurfaceDistance": "metrics_segmentation", "RootMeanSquareDistance": "metrics_segmentation",
+              "CosineSimilarity": "metrics_similarity", "get_metric_fn": "metrics_registry",
+              "get_metrics": "metrics_registry", "names": "metrics_registry"}
+
+
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,6 +19,20 @@ __all__ = ["Model"]
 _METRIC_NAMES = {name.lower(): name for name in _metric_names()}
 
 
+def _check_epochs(epoch, initial_epoch, caller: str) -> None:
+    """MindSpore 2.10's checks, types and messages (measured)."""
+    for v, bound in ((epoch, "> 0"), (initial_epoch, ">= 0")):
+        if not isinstance(v, int):
+            raise TypeError(f"The input value must be int, but got '{type(v).__name__}'")
+        if isinstance(v, bool):
+            raise TypeError(f"The input value must be int and must {bound}, but got '{v}' with type 'bool'.")
+        if v < (1 if bound == "> 0" else 0):
+            raise ValueError(f"The input value must be int and must {bound}, but got '{v}' with type 'int'.")
+    if initial_epoch >= epoch:
+        raise ValueError(f"For '{caller}', the parameter 'epoch' must bigger than parameter 'initial_epoch', but got "
+                         f"the parameter 'epoch' is {epoch}, 'initial_epoch' is {initial_epoch}.")
+
+
 def _build_metrics(metrics) -> dict:
     """{name: Metric} from None, a set/list of names, or a dict of name -> Metric."""
     if metrics is None:
@@ -34,7 +48,9 @@ def _build_metrics(metrics) -> dict:
     for name, m in items:
         if isinstance(m, str):
             if m.lower() not in _METRIC_NAMES:
-                raise ValueError(f"Model: unknown metric name {m!r}; known: {sorted(_METRIC_NAMES)}")
+                # 2.10's type and message, with the names that are known
+                raise KeyError(f"For 'get_metric_fn', unsupported metric {m}, please refer to official website for "
+                               f"more details about supported metrics. Known: {sorted(_METRIC_NAMES)}")
             m = get_metric_fn(_METRIC_NAMES[m.lower()])
         if not isinstance(m, _metrics.Metric):
             raise TypeError(f"Model: metric {name!r} must be a graphcell Metric, got {type(m).__name__}")
@@ -290,11 +306,7 @@ class Model:
         if self._train_step is None:
             raise ValueError(f"{caller}: the Model has no optimizer; build it with "
                              "Model(network, loss_fn, optimizer)")
-        for name, v in (("epoch", epoch), ("initial_epoch", initial_epoch)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"{caller}: {name} must be an int >= 0, got {v!r}")
-        if initial_epoch >= epoch:
-            raise ValueError(f"{caller}: initial_epoch ({initial_epoch}) must be smaller than epoch ({epoch})")
+        _check_epochs(epoch, initial_epoch, caller)
         cbs = _callbacks(callbacks)
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
             cbs.append(ProgressBar())
