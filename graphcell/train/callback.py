@@ -95,11 +95,17 @@ def _step_in_epoch(cb) -> int:
 
 
 def _check_int(owner: str, name: str, value, positive: bool = False) -> int:
-    """MindSpore's checks: a TypeError for a non-int (bool included), a ValueError for a bad value."""
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}")
+    """MindSpore's checks: a TypeError for a non-int (bool included), a ValueError for a bad value;
+    2.10's messages (measured; they name neither the owner nor the argument) for the >= 0 check."""
+    bound = "> 0" if positive else ">= 0"
+    if isinstance(value, bool):
+        raise TypeError(f"The input value must be int and must {bound}, but got '{value}' with type 'bool'.")
+    if not isinstance(value, (int, np.integer)):
+        raise TypeError(f"The input value must be int, but got '{type(value).__name__}'")
     if value < 0 or (positive and value == 0):
-        raise ValueError(f"{owner}: {name} must be an int {'> 0' if positive else '>= 0'}, got {value!r}")
+        if positive:   # TimeMonitor's data_size, checked when it is used: say which argument
+            raise ValueError(f"{owner}: {name} must be an int > 0, got {value!r}")
+        raise ValueError(f"The input value must be int and must >= 0, but got '{value}' with type 'int'.")
     return int(value)
 
 
