@@ -80,14 +80,18 @@ class Callback:
 
 
 def _loss_value(net_outputs) -> float | None:
-    """The scalar loss of a step's outputs (the first Tensor, as MindSpore's LossMonitor takes)."""
+    """The scalar loss of a step's outputs (the first Tensor, as MindSpore's LossMonitor takes).
+    From a tuple of outputs it is the numpy mean in the Tensor's dtype, printed as 2.10 prints it
+    (`loss is 2.6330104` for float32, measured); a lone Tensor's prints as a Python float."""
     out = net_outputs
     while isinstance(out, (tuple, list)) and out:
         out = out[0]
     if out is None:
         return None
     arr = np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out)
-    return float(arr.mean()) if arr.size else None
+    if not arr.size:
+        return None
+    return arr.mean() if out is not net_outputs and arr.dtype.kind == "f" else float(arr.mean())
 
 
 def _step_in_epoch(cb) -> int:

@@ -147,7 +147,9 @@ class Model:
     """Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, amp_level="O0").
 
     With `loss_fn`, `network(data) -> logits` and the step is `loss_fn(network(data), label)`;
-    without it, `network(*columns)` must already return the loss. `metrics`: a set of names
+    without it, `network(*columns)` must already return the loss. Without `optimizer`, training runs
+    that (loss) network as it is each step, as 2.10: Model(TrainOneStepCell(...)) trains with a
+    user's whole step; a plain loss network only computes. `metrics`: a set of names
     ({"accuracy", "loss", ...}) or a dict of name -> Metric. For `eval`, the default eval network
     returns (loss, logits, label): a `Loss` metric gets the loss, the others (logits, label).
     """
@@ -195,8 +197,10 @@ class Model:
         self._loss_network = with_loss(network, loss_fn) if loss_fn is not None else network
         # loss_scale_manager: a fixed one scales the loss by sens (the optimizer's loss_scale
         # divides it out), one with an update cell skips overflowing steps
+        # without an optimizer, 2.10 trains by running the (loss) network as it is: the way to give
+        # Model a whole custom step, Model(TrainOneStepCell(...)) (measured)
         self._train_network = (train_step_cell(self._loss_network, optimizer, loss_scale_manager)
-                               if optimizer is not None else None)
+                               if optimizer is not None else self._loss_network)
         if eval_network is not None:
             self._eval_network, self._eval_indexes = eval_network, eval_indexes
         elif loss_fn is not None:
@@ -303,9 +307,6 @@ class Model:
     def _train(self, epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, caller,
                validation=None) -> None:
         """The training loop of train and fit; `validation`: (valid_dataset, valid_frequency)."""
-        if self._train_step is None:
-            raise ValueError(f"{caller}: the Model has no optimizer; build it with "
-                             "Model(network, loss_fn, optimizer)")
         _check_epochs(epoch, initial_epoch, caller)
         cbs = _callbacks(callbacks)
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
