@@ -85,6 +85,19 @@ def test_cb_params_is_a_dict_with_mindsporess_fields():
         cb.no_such_field
 
 
+def test_sink_mode_reads_false_in_cb_params_as_on_a_mindspore_cpu():
+    # 2.10 on a CPU (measured) feeds batch by batch and sets cb_params.dataset_sink_mode False; so does graphcell
+    got = []
+
+    class Grab(Callback):
+        def on_train_step_end(self, run_context):
+            got.append(run_context.original_args().dataset_sink_mode)
+
+    _, model = _model()
+    model.train(1, _data(4, 2), callbacks=[Grab()], dataset_sink_mode=True)
+    assert got == [False, False]
+
+
 def _cb_params_of(model):
     got = []
 

@@ -74,8 +74,13 @@ def test_empty_metrics_raise_mindspore_error():
                    M.Recall(), M.F1()):
         with pytest.raises(RuntimeError, match="can not be calculated, because the number of samples is 0"):
             metric.eval()
-    with pytest.raises(RuntimeError, match="Accuracy can not be calculated, because the number of samples is 0."):
+    # MindSpore 2.10's messages (measured)
+    with pytest.raises(RuntimeError, match=r"^The 'Accuracy' can not be calculated, because the number of samples "
+                                           r"is 0, please check whether your inputs \(predicted value"):
         M.Accuracy().eval()
+    with pytest.raises(RuntimeError, match=r"^The 'Loss' can not be calculated, because the number of samples is 0, "
+                                           r"please check whether has called update method before calling eval"):
+        M.Loss().eval()
 
 
 def test_update_argument_errors():
@@ -104,8 +109,41 @@ def test_loss_averages_batch_means():
     for x in losses:
         metric.update(x)
     assert metric.eval() == pytest.approx((0.5 + 2.0 + 4.0) / 3)
-    with pytest.raises(ValueError, match="scalar or 1-D"):
+    with pytest.raises(ValueError, match=r"For 'Loss.update', the dimension of your input \(loss\) must be 1, but got 2"):
         metric.update(np.zeros((2, 2)))
+
+
+def test_eval_results_are_numpy_float64_as_mindspore():
+    # MindSpore 2.10 (measured): Accuracy, TopK, Loss, MAE and MSE all return numpy float64
+    results = [M.Accuracy()(LOGITS, LABELS), M.TopKCategoricalAccuracy(2)(LOGITS, LABELS),
+               M.Loss()(np.float32(1.5)), M.MAE()(np.ones((2, 3)), np.zeros((2, 3))),
+               M.MSE()(np.ones((2, 3)), np.zeros((2, 3)))]
+    assert all(isinstance(r, np.float64) for r in results)
+    # and print as 2.10's (numpy < 2) float64 do, also inside model.eval's dict
+    assert repr({"acc": M.Accuracy()(np.eye(3), np.array([0, 1, 0]))}) == "{'acc': 0.6666666666666666}"
+
+
+def test_single_score_column_is_a_rounded_binary_prediction():
+    # MindSpore 2.10 (measured): 0.4; the rounding is half to even (0.5 -> 0)
+    y_pred = np.array([[0.3], [0.7], [0.6], [0.5], [0.49]], np.float32)
+    assert M.Accuracy()(ms.Tensor(y_pred), ms.Tensor(np.array([0, 1, 0, 1, 1], np.int32))) == 0.4
+
+
+def test_argument_errors_as_mindspore():
+    # types and messages measured on MindSpore 2.10
+    with pytest.raises(TypeError, match=r"The argument 'eval_type' must be in .*, but got foo"):
+        M.Accuracy("foo")
+    with pytest.raises(TypeError, match="the type of the argument 'k' should be int"):
+        M.TopKCategoricalAccuracy(1.5)
+    with pytest.raises(ValueError, match=r"the argument 'k' must be at least 1, but got 'k' value: 0\."):
+        M.TopKCategoricalAccuracy(0)
+    assert M.TopKCategoricalAccuracy(True).k == 1
+    with pytest.raises(ValueError, match=r"For 'Fbeta', the argument 'beta' must be greater than 0, but got 0\."):
+        M.Fbeta(0)
+    with pytest.raises(ValueError, match=r"For 'Loss.update', it needs 1 input \(loss\), but got 2"):
+        M.Loss().update(1.0, 2.0)
+    with pytest.raises(ValueError, match=r"shape can not match.*But got y_pred shape \(3, 4\) and y shape \(2,\)"):
+        M.Accuracy().update(np.ones((3, 4)), np.ones(2))
 
 
 def test_mae_mse_sum_over_elements_mean_over_samples():

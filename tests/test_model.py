@@ -162,13 +162,11 @@ def test_initial_epoch_resume_equals_uninterrupted(tmp_path):
 
 def test_user_errors_are_clear():
     net, opt, model = _model()
-    with pytest.raises(ValueError, match="no optimizer"):
-        Model(net, nn.MSELoss()).train(1, _dataset(16))
     with pytest.raises(ValueError, match="initial_epoch"):
         model.train(1, _dataset(16), initial_epoch=1)
     with pytest.raises(TypeError, match=r"callbacks\[0\]"):
         model.train(1, _dataset(16), callbacks=[print])
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(KeyError, match="unsupported metric acuracy"):   # 2.10's type (measured)
         Model(net, nn.MSELoss(), opt, metrics={"acuracy"})
 
 
@@ -242,3 +240,69 @@ def test_training_on_no_batches_or_with_sink_size_is_a_clear_error():
         model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(8, drop_remainder=True))
     with pytest.raises(NotImplementedError, match="sink_size=1"):
         model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(2), dataset_sink_mode=True, sink_size=1)
+
+
+def test_eval_without_metrics_gives_mindsporess_error():
+    # 2.10's message (measured), also when the network has its loss inside and no loss_fn is given
+    net = nn.Dense(3, 2)
+    model = Model(nn.WithLossCell(net, nn.MSELoss()), optimizer=nn.SGD(net.trainable_params(), 0.1))
+    with pytest.raises(ValueError, match=r"^For Model.eval, the model argument 'metrics' can not be None or empty"):
+        model.eval(_dataset(8))
+
+
+@pytest.mark.parametrize("kwargs, error, message", [   # measured on MindSpore 2.10
+    ({"epoch": 0}, ValueError, "The input value must be int and must > 0, but got '0' with type 'int'."),
+    ({"epoch": 1.5}, TypeError, "The input value must be int, but got 'float'"),
+    ({"epoch": True}, TypeError, "The input value must be int and must > 0, but got 'True' with type 'bool'."),
+    ({"epoch": 2, "initial_epoch": -1}, ValueError, "The input value must be int and must >= 0, but got '-1' with "
+                                                    "type 'int'."),
+    ({"epoch": 2, "initial_epoch": 2}, ValueError, "For 'Model.train', the parameter 'epoch' must bigger than "
+                                                   "parameter 'initial_epoch', but got the parameter 'epoch' is 2, "
+                                                   "'initial_epoch' is 2."),
+])
+def test_epoch_arguments_checked_as_mindspore(kwargs, error, message):
+    net = nn.Dense(3, 2)
+    model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    with pytest.raises(error) as info:
+        model.train(train_dataset=_dataset(8), **kwargs)
+    assert str(info.value) == message
+
+
+def test_metrics_module_holds_every_metric_as_mindsporess_package():
+    from graphcell.train.metrics import ConfusionMatrix, Dice, auc, get_metric_fn
+    assert type(get_metric_fn("dice")) is Dice and callable(auc) and ConfusionMatrix.__name__ == "ConfusionMatrix"
+
+
+def test_model_without_optimizer_runs_the_network_as_its_train_step(capsys):
+    """2.10 (measured): Model(TrainOneStepCell(...)) trains with the user's whole step, and LossMonitor
+    prints the first of a tuple of outputs as a float32 (`loss is 2.6330104`); with a loss_fn and no
+    optimizer the loss network runs forward only (the same loss every step)."""
+    from graphcell import Tensor
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+    y = np.ones((4, 2), np.float32)
+    data = lambda: ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(2)
+
+    def step_cell():
+        net = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+        return net, step
+
+    class TupleStep(nn.Cell):
+        def __init__(self, step):
+            super().__init__()
+            self.step = step
+
+        def construct(self, a, b):
+            loss = self.step(a, b)
+            return loss, loss * 2
+
+    net, step = step_cell()
+    Model(TupleStep(step)).train(1, data(), callbacks=[LossMonitor()])
+    ref_net, ref_step = step_cell()
+    losses = [ref_step(Tensor(x[i:i + 2]), Tensor(y[i:i + 2])).asnumpy() for i in (0, 2)]
+    np.testing.assert_allclose(net.weight.asnumpy(), ref_net.weight.asnumpy(), rtol=1e-6)
+    want = "".join(f"epoch: 1 step: {i + 1}, loss is {np.float32(v)}\n" for i, v in enumerate(losses))
+    assert capsys.readouterr().out == want
+    net = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+    Model(net, nn.MSELoss()).train(1, data(), callbacks=[LossMonitor()])
+    assert np.all(net.weight.asnumpy() == 1)

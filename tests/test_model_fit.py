@@ -226,7 +226,7 @@ def test_fit_arguments_as_mindspore():
     with pytest.raises(ValueError, match=r"For Old callback, \{'epoch_end'\} methods may not be supported"):
         model.fit(1, data, callbacks=[Old()])
     model.train(1, data, callbacks=[Old()])   # train takes them (2.10 warns)
-    with pytest.raises(ValueError, match="Model.fit: initial_epoch"):
+    with pytest.raises(ValueError, match="For 'Model.fit', the parameter 'epoch' must bigger than parameter 'initial_epoch'"):
         model.fit(2, data, initial_epoch=2)
     with pytest.raises(TypeError, match="'valid_dataset_sink_mode' must be a bool"):
         model.fit(1, data, valid_dataset_sink_mode=1)

@@ -26,7 +26,17 @@ class TrainOneStepCell(Cell):
         if sens is not None and (isinstance(sens, bool) or not isinstance(sens, (int, float))):
             raise TypeError(f"TrainOneStepCell: 'sens' must be a number or None, got {type(sens).__name__}")
         self.sens = 1.0 if sens is None else float(sens)
+        self.sense_flag = sens is not None
         self.return_grad = bool(return_grad)
+        # what 2.10's TrainOneStepCell offers the subclasses model-zoo code writes (construct calls
+        # self.grad(self.network, self.weights)(*inputs, sens) and self.grad_reducer(grads))
+        from ..ops.higher_order import GradOperation
+        from .layer.basic import Identity
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = GradOperation(get_by_list=True)
+        self.grad_reducer = Identity()    # one device: nothing to reduce
+        self.reducer_flag = False
+        self.parallel_mode = "stand_alone"
 
     def construct(self, *inputs):
         from ..api.grad import value_and_grad

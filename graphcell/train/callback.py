@@ -80,14 +80,18 @@ class Callback:
 
 
 def _loss_value(net_outputs) -> float | None:
-    """The scalar loss of a step's outputs (the first Tensor, as MindSpore's LossMonitor takes)."""
+    """The scalar loss of a step's outputs (the first Tensor, as MindSpore's LossMonitor takes).
+    From a tuple of outputs it is the numpy mean in the Tensor's dtype, printed as 2.10 prints it
+    (`loss is 2.6330104` for float32, measured); a lone Tensor's prints as a Python float."""
     out = net_outputs
     while isinstance(out, (tuple, list)) and out:
         out = out[0]
     if out is None:
         return None
     arr = np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out)
-    return float(arr.mean()) if arr.size else None
+    if not arr.size:
+        return None
+    return arr.mean() if out is not net_outputs and arr.dtype.kind == "f" else float(arr.mean())
 
 
 def _step_in_epoch(cb) -> int:
@@ -95,11 +99,17 @@ def _step_in_epoch(cb) -> int:
 
 
 def _check_int(owner: str, name: str, value, positive: bool = False) -> int:
-    """MindSpore's checks: a TypeError for a non-int (bool included), a ValueError for a bad value."""
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}")
+    """MindSpore's checks: a TypeError for a non-int (bool included), a ValueError for a bad value;
+    2.10's messages (measured; they name neither the owner nor the argument) for the >= 0 check."""
+    bound = "> 0" if positive else ">= 0"
+    if isinstance(value, bool):
+        raise TypeError(f"The input value must be int and must {bound}, but got '{value}' with type 'bool'.")
+    if not isinstance(value, (int, np.integer)):
+        raise TypeError(f"The input value must be int, but got '{type(value).__name__}'")
     if value < 0 or (positive and value == 0):
-        raise ValueError(f"{owner}: {name} must be an int {'> 0' if positive else '>= 0'}, got {value!r}")
+        if positive:   # TimeMonitor's data_size, checked when it is used: say which argument
+            raise ValueError(f"{owner}: {name} must be an int > 0, got {value!r}")
+        raise ValueError(f"The input value must be int and must >= 0, but got '{value}' with type 'int'.")
     return int(value)
 
 
@@ -192,17 +202,20 @@ class CheckpointConfig:
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
                  saved_network=None, append_info=None, enc_key=None, enc_mode="AES-GCM",
-                 exception_save=False, crc_check=False, format="ckpt", **kwargs):
+                 exception_save=False, crc_check=False, remove_redundancy=False, format="ckpt", **kwargs):
         for name, v in (("save_checkpoint_steps", save_checkpoint_steps),
                         ("save_checkpoint_seconds", save_checkpoint_seconds),
                         ("keep_checkpoint_max", keep_checkpoint_max),
                         ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise ValueError(f"CheckpointConfig: {name} must be an int >= 0 or None, got {v!r}")
-        if not save_checkpoint_steps and not save_checkpoint_seconds:
-            raise ValueError("CheckpointConfig: save_checkpoint_steps and save_checkpoint_seconds are both "
-                             "0/None; nothing would ever be saved")
-        if not keep_checkpoint_max and not keep_checkpoint_per_n_minutes:
+        # as 2.10 (measured): a step schedule overrides the seconds one and keep_checkpoint_max the
+        # per-minutes one (the other reads None); neither schedule is no error, and saves nothing
+        if save_checkpoint_steps:
+            save_checkpoint_seconds = None
+        if keep_checkpoint_max:
+            keep_checkpoint_per_n_minutes = None
+        elif not keep_checkpoint_per_n_minutes:
             keep_checkpoint_max = 1
         if format not in ("ckpt", "safetensors"):
             raise ValueError(f"CheckpointConfig: format must be 'ckpt' or 'safetensors', got {format!r}")
@@ -218,6 +231,7 @@ class CheckpointConfig:
         self.enc_key, self.enc_mode = enc_key, enc_mode
         self.exception_save = exception_save
         self.crc_check = crc_check
+        self.remove_redundancy = remove_redundancy  # a parallel-training option: one device has no redundancy
         self.format = format
 
     @property
@@ -321,14 +335,15 @@ class ModelCheckpoint(Callback):
         if cfg.save_checkpoint_steps:
             due = cb.cur_step_num - self._last_saved_step >= cfg.save_checkpoint_steps
         else:
-            due = time.monotonic() - self._last_time >= cfg.save_checkpoint_seconds
+            due = bool(cfg.save_checkpoint_seconds) and time.monotonic() - self._last_time >= cfg.save_checkpoint_seconds
         if due:
             self._save(cb)
 
     def on_train_end(self, run_context):
         cb = run_context.original_args()
-        # MindSpore saves the final step too, unless it was just saved
-        if cb.cur_step_num != self._last_saved_step:
+        # MindSpore saves the final step too, unless it was just saved or nothing is scheduled
+        scheduled = self._config.save_checkpoint_steps or self._config.save_checkpoint_seconds
+        if scheduled and cb.cur_step_num != self._last_saved_step:
             self._save(cb)
         # and waits for a background save: the files are there when train() returns
         _wait_for_async_save()

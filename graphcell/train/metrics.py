@@ -69,9 +69,10 @@ class Metric:
         return y.ndim > 1 and bool(np.isin(y, (0, 1)).all()) and bool((y.sum(axis=-1) == 1).all())
 
     def _check_inputs(self, inputs, count: int, what: str | None = None):
-        if len(inputs) != count:
-            what = what or ("y_pred, y" if count == 2 else "loss")
-            raise ValueError(f"{type(self).__name__}.update needs {count} inputs ({what}), got {len(inputs)}")
+        if len(inputs) != count:   # MindSpore 2.10's message
+            what = what or ("predicted value, true value" if count == 2 else "loss")
+            raise ValueError(f"For '{type(self).__name__}.update', it needs {count} input{'s' if count > 1 else ''} "
+                             f"({what}), but got {len(inputs)}")
 
 
 def _update_first() -> RuntimeError:
@@ -93,10 +94,18 @@ def _check_choice(name: str, value, choices):
     return value
 
 
+class _Float64(np.float64):
+    """A metric's result: a numpy float64, as MindSpore 2.10 returns, that prints as a Python float
+    does (as numpy < 2's float64 does under 2.10), so `print(model.eval(ds))` reads the same."""
+    __repr__ = float.__repr__
+    __str__ = float.__repr__
+
+
 def _samples_zero(name: str) -> RuntimeError:
-    return RuntimeError(f"{name} can not be calculated, because the number of samples is 0. Check that the "
-                        "inputs (predicted value, true value) are not empty and that update() was called "
-                        "before eval().")
+    """MindSpore 2.10's message (measured; Loss's names no inputs)."""
+    inputs = "" if name == "Loss" else "your inputs (predicted value, true value) are empty, or "
+    return RuntimeError(f"The '{name}' can not be calculated, because the number of samples is 0, please check "
+                        f"whether {inputs}has called update method before calling eval method.")
 
 
 class _ClassificationMetric(Metric):
@@ -104,9 +113,9 @@ class _ClassificationMetric(Metric):
 
     def __init__(self, eval_type="classification"):
         super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(f"{type(self).__name__}: eval_type must be 'classification' or 'multilabel', "
-                             f"got {eval_type!r}")
+        if eval_type not in ("classification", "multilabel"):   # MindSpore 2.10's type and message
+            raise TypeError(f"The argument 'eval_type' must be in {{'classification', 'multilabel'}}, but got "
+                            f"{eval_type}")
         self._type = eval_type
 
     def _prepare(self, inputs) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +130,10 @@ class _ClassificationMetric(Metric):
                 y = y.argmax(axis=1)
             y = y.reshape(-1)
             if y.shape[0] != y_pred.shape[0]:
-                raise ValueError(f"{name}: y_pred has {y_pred.shape[0]} samples but y has {y.shape[0]}")
+                raise ValueError(f"In classification case, y_pred (predicted value) shape and y (true value) shape "
+                                 f"can not match, y shape should be equal to y_pred shape that the value at index 1 "
+                                 f"is deleted. Such as y_pred shape (1, 2, 3), then y shape should be (1, 3). But got "
+                                 f"y_pred shape {y_pred.shape} and y shape {y.shape}")
         elif y_pred.shape != y.shape or not np.isin(y_pred, (0, 1)).all() or not np.isin(y, (0, 1)).all():
             raise ValueError(f"{name} (multilabel): y_pred and y must be 0/1 arrays of one shape, got "
                              f"{list(y_pred.shape)} and {list(y.shape)}")
@@ -154,15 +166,30 @@ class Accuracy(_ClassificationMetric):
 
     @rearrange_inputs
     def update(self, *inputs):
-        y_pred, y = self._prepare(inputs)
-        correct = (y_pred == y).all(axis=1)
+        if self._type == "classification" and self._single_column(inputs):
+            # one score column: a binary prediction, rounded half to even as MindSpore 2.10 does
+            y_pred = np.round(self._convert_data(inputs[0])).reshape(-1)
+            y = self._convert_data(inputs[1]).reshape(-1)
+            if y.shape[0] != y_pred.shape[0]:
+                raise ValueError(f"In classification case, y_pred (predicted value) shape and y (true value) "
+                                 f"shape can not match, but got y_pred shape {y_pred.shape[0], 1} and y shape "
+                                 f"{y.shape}")
+            correct = y_pred == y
+        else:
+            y_pred, y = self._prepare(inputs)
+            correct = (y_pred == y).all(axis=1)
         self._correct_num += int(correct.sum())
         self._total_num += correct.shape[0]
+
+    def _single_column(self, inputs) -> bool:
+        self._check_inputs(inputs, 2)
+        shape = np.shape(inputs[0].asnumpy() if hasattr(inputs[0], "asnumpy") else inputs[0])
+        return len(shape) == 2 and shape[1] == 1
 
     def eval(self):
         if self._total_num == 0:
             raise _samples_zero("Accuracy")
-        return self._correct_num / self._total_num
+        return _Float64(self._correct_num / self._total_num)
 
 
 class TopKCategoricalAccuracy(Metric):
@@ -170,8 +197,12 @@ class TopKCategoricalAccuracy(Metric):
 
     def __init__(self, k):
         super().__init__()
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"TopKCategoricalAccuracy: k must be a positive int, got {k!r}")
+        if not isinstance(k, int):    # MindSpore 2.10's checks (a bool is an int there)
+            raise TypeError(f"For 'TopKCategoricalAccuracy', the type of the argument 'k' should be int, but got "
+                            f"'k' type: {type(k)}.")
+        if k < 1:
+            raise ValueError(f"For 'TopKCategoricalAccuracy', the argument 'k' must be at least 1, but got 'k' "
+                             f"value: {k}.")
         self.k = k
         self.clear()
 
@@ -195,7 +226,7 @@ class TopKCategoricalAccuracy(Metric):
     def eval(self):
         if self._samples_num == 0:
             raise _samples_zero(type(self).__name__)
-        return self._correct_num / self._samples_num
+        return _Float64(self._correct_num / self._samples_num)
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):
@@ -224,14 +255,14 @@ class Loss(Metric):
         if loss.ndim == 0:
             loss = loss.reshape(1)
         if loss.ndim != 1:
-            raise ValueError(f"Loss.update: the loss must be a scalar or 1-D, got shape {list(loss.shape)}")
+            raise ValueError(f"For 'Loss.update', the dimension of your input (loss) must be 1, but got {loss.ndim}.")
         self._sum_loss += float(loss.mean(-1))
         self._total_num += 1
 
     def eval(self):
         if self._total_num == 0:
             raise _samples_zero("Loss")
-        return self._sum_loss / self._total_num
+        return _Float64(self._sum_loss / self._total_num)
 
 
 class _ErrorMetric(Metric):
@@ -261,7 +292,7 @@ class _ErrorMetric(Metric):
     def eval(self):
         if self._samples_num == 0:
             raise _samples_zero(type(self).__name__)
-        return self._error_sum / self._samples_num
+        return _Float64(self._error_sum / self._samples_num)
 
 
 class MAE(_ErrorMetric):
@@ -312,7 +343,7 @@ class _PerClassCounts(_ClassificationMetric):
 
     @staticmethod
     def _reduce(per_class, average: bool):
-        return per_class.mean() if average else per_class
+        return _Float64(per_class.mean()) if average else per_class
 
 
 class Precision(_PerClassCounts):
@@ -340,7 +371,7 @@ class Fbeta(_PerClassCounts):
 
     def __init__(self, beta, eval_type="classification"):
         if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:
-            raise ValueError(f"Fbeta: beta must be a positive number, got {beta!r}")
+            raise ValueError(f"For 'Fbeta', the argument 'beta' must be greater than 0, but got {beta}.")
         self.beta = float(beta)
         super().__init__(eval_type)
 
@@ -356,3 +387,21 @@ class F1(Fbeta):
 
     def __init__(self, eval_type="classification"):
         super().__init__(1.0, eval_type)
+
+
+# 2.10's mindspore.train.metrics is a package holding every metric and the name lookup; the other metric
+# modules import this one, so their names are looked up on first use
+_ELSEWHERE = {"ConfusionMatrix": "metrics_confusion", "ConfusionMatrixMetric": "metrics_confusion",
+              "ROC": "metrics_curves", "auc": "metrics_curves", "BleuScore": "metrics_language",
+              "Perplexity": "metrics_language", "OcclusionSensitivity": "metrics_occlusion",
+              "Dice": "metrics_segmentation", "HausdorffDistance": "metrics_segmentation",
+              "MeanSurfaceDistance": "metrics_segmentation", "RootMeanSquareDistance": "metrics_segmentation",
+              "CosineSimilarity": "metrics_similarity", "get_metric_fn": "metrics_registry",
+              "get_metrics": "metrics_registry", "names": "metrics_registry"}
+
+
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

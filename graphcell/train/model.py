@@ -19,6 +19,20 @@ __all__ = ["Model"]
 _METRIC_NAMES = {name.lower(): name for name in _metric_names()}
 
 
+def _check_epochs(epoch, initial_epoch, caller: str) -> None:
+    """MindSpore 2.10's checks, types and messages (measured)."""
+    for v, bound in ((epoch, "> 0"), (initial_epoch, ">= 0")):
+        if not isinstance(v, int):
+            raise TypeError(f"The input value must be int, but got '{type(v).__name__}'")
+        if isinstance(v, bool):
+            raise TypeError(f"The input value must be int and must {bound}, but got '{v}' with type 'bool'.")
+        if v < (1 if bound == "> 0" else 0):
+            raise ValueError(f"The input value must be int and must {bound}, but got '{v}' with type 'int'.")
+    if initial_epoch >= epoch:
+        raise ValueError(f"For '{caller}', the parameter 'epoch' must bigger than parameter 'initial_epoch', but got "
+                         f"the parameter 'epoch' is {epoch}, 'initial_epoch' is {initial_epoch}.")
+
+
 def _build_metrics(metrics) -> dict:
     """{name: Metric} from None, a set/list of names, or a dict of name -> Metric."""
     if metrics is None:
@@ -34,7 +48,9 @@ def _build_metrics(metrics) -> dict:
     for name, m in items:
         if isinstance(m, str):
             if m.lower() not in _METRIC_NAMES:
-                raise ValueError(f"Model: unknown metric name {m!r}; known: {sorted(_METRIC_NAMES)}")
+                # 2.10's type and message, with the names that are known
+                raise KeyError(f"For 'get_metric_fn', unsupported metric {m}, please refer to official website for "
+                               f"more details about supported metrics. Known: {sorted(_METRIC_NAMES)}")
             m = get_metric_fn(_METRIC_NAMES[m.lower()])
         if not isinstance(m, _metrics.Metric):
             raise TypeError(f"Model: metric {name!r} must be a graphcell Metric, got {type(m).__name__}")
@@ -131,7 +147,9 @@ class Model:
     """Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, amp_level="O0").
 
     With `loss_fn`, `network(data) -> logits` and the step is `loss_fn(network(data), label)`;
-    without it, `network(*columns)` must already return the loss. `metrics`: a set of names
+    without it, `network(*columns)` must already return the loss. Without `optimizer`, training runs
+    that (loss) network as it is each step, as 2.10: Model(TrainOneStepCell(...)) trains with a
+    user's whole step; a plain loss network only computes. `metrics`: a set of names
     ({"accuracy", "loss", ...}) or a dict of name -> Metric. For `eval`, the default eval network
     returns (loss, logits, label): a `Loss` metric gets the loss, the others (logits, label).
     """
@@ -179,8 +197,10 @@ class Model:
         self._loss_network = with_loss(network, loss_fn) if loss_fn is not None else network
         # loss_scale_manager: a fixed one scales the loss by sens (the optimizer's loss_scale
         # divides it out), one with an update cell skips overflowing steps
+        # without an optimizer, 2.10 trains by running the (loss) network as it is: the way to give
+        # Model a whole custom step, Model(TrainOneStepCell(...)) (measured)
         self._train_network = (train_step_cell(self._loss_network, optimizer, loss_scale_manager)
-                               if optimizer is not None else None)
+                               if optimizer is not None else self._loss_network)
         if eval_network is not None:
             self._eval_network, self._eval_indexes = eval_network, eval_indexes
         elif loss_fn is not None:
@@ -287,14 +307,7 @@ class Model:
     def _train(self, epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch, caller,
                validation=None) -> None:
         """The training loop of train and fit; `validation`: (valid_dataset, valid_frequency)."""
-        if self._train_step is None:
-            raise ValueError(f"{caller}: the Model has no optimizer; build it with "
-                             "Model(network, loss_fn, optimizer)")
-        for name, v in (("epoch", epoch), ("initial_epoch", initial_epoch)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"{caller}: {name} must be an int >= 0, got {v!r}")
-        if initial_epoch >= epoch:
-            raise ValueError(f"{caller}: initial_epoch ({initial_epoch}) must be smaller than epoch ({epoch})")
+        _check_epochs(epoch, initial_epoch, caller)
         cbs = _callbacks(callbacks)
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
             cbs.append(ProgressBar())
@@ -313,7 +326,8 @@ class Model:
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
                            epoch_num=epoch, batch_num=steps, batch_size=batch_size,
                            cur_epoch_num=initial_epoch, cur_step_num=start, completed_step_num=start,
-                           net_outputs=None, dataset_sink_mode=dataset_sink_mode, mode="train",
+                           # False: every batch is fed to the step, as 2.10 falls back to on a CPU
+                           net_outputs=None, dataset_sink_mode=False, mode="train",
                            # 2.10's other fields, for callbacks that read them
                            parallel_mode="stand_alone", device_number=1, list_callback=cbs,
                            train_dataset_element=None, last_save_ckpt_step=None, latest_ckpt_file=None)
@@ -365,10 +379,11 @@ class Model:
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode: bool = False) -> dict:
         """Runs the eval network over one pass of `valid_dataset`; returns {metric name: value}.
         A callback's request_stop() ends the pass after that batch (as in MindSpore 2.10)."""
+        if not self._metric_fns:   # 2.10's check and message, before the eval network's
+            raise ValueError("For Model.eval, the model argument 'metrics' can not be None or empty, you should set "
+                             "the argument 'metrics' for model.")
         if self._eval_step is None:
             raise ValueError("Model.eval: no eval network; give Model a loss_fn or an eval_network")
-        if not self._metric_fns:
-            raise ValueError("Model.eval: the Model has no metrics; build it with metrics={'accuracy'} etc.")
         cb = new_cb_params(network=self._network, epoch_num=1, cur_epoch_num=1, net_outputs=None)
         return self._run_eval(valid_dataset, _callbacks(callbacks), cb)
 
