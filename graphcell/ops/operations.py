@@ -1537,7 +1537,7 @@ class Partial(Operator):
 class Print(Operator):
     """Prints its arguments, one a line. Inside a compiled graph (jit, GRAPH_MODE, vmap, grad) it
     prints when the graph runs, on every call, in MindSpore 2.10's graph form (ops/graph_print.py);
-    called eagerly, at once, Tensors as their repr (2.10's PyNative Print)."""
+    called eagerly (an eager grad's function too), at once, Tensors as their repr (2.10's PyNative Print)."""
 
     def __init__(self):
         super().__init__(side_effect_io=True)
