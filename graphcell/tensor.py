@@ -296,14 +296,27 @@ class Tensor(TensorMethods, TensorStorageMethods):
                             "element can (cast it with .astype(graphcell.int64))")
         return int(self._scalar("index"))
 
+    def _shown(self) -> "Tensor":
+        """The Tensor whose value repr, str and format show: a traced one of an eager grad's
+        trace shows this call's value, as PYNATIVE's print does (frontend/concrete.py)."""
+        if not self.is_symbolic:
+            return self
+        from .frontend.concrete import shown_now
+        shown = shown_now(self)
+        return self if shown is None else shown
+
     def __format__(self, spec: str) -> str:
         """A 0-d Tensor formats as its value (f"{loss:.4f}"); any other with an empty spec as str()."""
-        if self.ndim == 0 and not self.is_symbolic:
-            return format(self.item(), spec)
-        return object.__format__(self, spec)
+        shown = self._shown()
+        if shown.ndim == 0 and not shown.is_symbolic:
+            return format(shown.item(), spec)
+        return object.__format__(shown, spec)
 
     def __repr__(self):
         if self.is_symbolic:
+            shown = self._shown()
+            if not shown.is_symbolic:
+                return repr(shown)
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<traced>)"
         if isinstance(self._payload, SignatureOnly):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<dynamic shape>)"
@@ -312,7 +325,8 @@ class Tensor(TensorMethods, TensorStorageMethods):
 
     def __str__(self):
         if self.is_symbolic:
-            return repr(self)
+            shown = self._shown()
+            return repr(self) if shown.is_symbolic else str(shown)
         from ._tensor_repr import str_text
         return str_text(self._host("str()"))
 

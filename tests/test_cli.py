@@ -275,7 +275,7 @@ def test_user_error_exits_2_with_one_line():
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,5"], "Dense 'fc1'"),
     # the Python API's fix (x.astype(...)) becomes the command's option
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--input-dtype", "float64"],
-     "has dtype Float64 but the parameters are Float32; pass --input-dtype float32"),
+     "with type Tensor[Float64] and 'x2' with type Tensor[Float32]. Dense 'fc1': pass --input-dtype float32"),
     (["dump", f"{TINY}:TinyNet", "--args", "{oops", "--input-shape", "2,4"], "--args is not valid JSON"),
     (["dump", f"{TINY}:TinyNet", "--args", '{"width": 3}', "--input-shape", "2,4"], "unexpected keyword"),
     (["dump", f"{TINY}:TinyNet", "--input-shape", "2,4", "--passes", "cse,nope"], "unknown pass 'nope'"),

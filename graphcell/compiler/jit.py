@@ -135,7 +135,9 @@ class Jit:
     def __call__(self, *args, **kwargs):
         if current_tracer() is not None:  # jit inside a trace is the trace itself
             from ..frontend.ast_transform import converted
-            return converted(self.fn)(*args, **kwargs)
+            from ..frontend.concrete import compiled_region
+            with compiled_region():
+                return converted(self.fn)(*args, **kwargs)
         placed, placed_kwargs = place_batch(args, kwargs)  # DATA_PARALLEL: the batch over the data mesh
         traced, leaves = self.get_traced(*placed, **placed_kwargs)
         out = inline(traced, leaves)

@@ -13,7 +13,9 @@ values, and their tensor conditions stay `cond` / `while_loop` nodes.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 from ..ir.core import Value
 from . import eager
@@ -83,6 +85,47 @@ def array_of(t):
         return payload
     values = getattr(payload.tracer, "concrete", None)
     return None if values is None else values.evaluate(payload)
+
+
+class _CompiledRegions(threading.local):
+    depth = 0
+
+
+_COMPILED = _CompiledRegions()
+
+
+@contextlib.contextmanager
+def compiled_region():
+    """A jit function called inside a trace is traced into it: its Python is graph code (its
+    prints print at run time, in 2.10's graph form) even inside an eager grad's trace."""
+    _COMPILED.depth += 1
+    try:
+        yield
+    finally:
+        _COMPILED.depth -= 1
+
+
+def runs_as_python(tracer) -> bool:
+    """Whether Python traced by `tracer` runs as MindSpore's PYNATIVE runs it, on this call's
+    values: an eager grad's trace (or a probe inside one) in PYNATIVE_MODE, outside any jit
+    function it calls. 2.10 prints there at once, Tensors as their values (measured); under
+    jit, vmap or GRAPH_MODE a print is a graph print."""
+    values = getattr(tracer, "concrete", None)
+    if values is None or not values.params_known or _COMPILED.depth:
+        return False
+    from ..context import PYNATIVE_MODE, get_context
+    return get_context("mode") == PYNATIVE_MODE
+
+
+def shown_now(t):
+    """An eager Tensor of traced `t`'s value where its trace runs as Python (PYNATIVE's print,
+    repr and str show the value), else None."""
+    payload = t._payload
+    if not isinstance(payload, Value) or not runs_as_python(payload.tracer):
+        return None
+    array = payload.tracer.concrete.evaluate(payload)
+    from ..tensor import Tensor
+    return None if array is None else Tensor._wrap(array)
 
 
 def resolved(x):

@@ -9,7 +9,11 @@ a dtype as `Float32`; None as `None`. 2.10 prints Python values at run time too,
 Under a trace the arguments become one `host_call` node (ops/host_call.py: an ordered host
 callback, impure, so never dropped as dead code nor merged with an equal print) whose function
 prints the lines. Outside any trace Print prints at once: Tensors as their repr, other values as
-Python prints them (2.10's PyNative Print: measured).
+Python prints them (2.10's PyNative Print: measured). So does a print in a function an eager
+(PYNATIVE_MODE) grad differentiates: 2.10 runs it as Python, so `print` is Python's own (its
+keyword arguments too) and a traced Tensor shows this call's value (`frontend/concrete.py`'s
+`runs_as_python`; Tensor's repr/str/format read it), once per call, never in the backward
+(measured); a jit function it calls, and any grad under GRAPH_MODE, print as graphs do.
 
 An f-string or `"...".format(...)` holding a traced Tensor (`print(f"x={x}")`) prints the
 Tensor's str at run time (2.10: `x=[1. 2.]`, measured): converted code wraps each formatted value
@@ -31,6 +35,7 @@ import threading
 import numpy as np
 
 from ..dtype import Type, to_dtype
+from ..frontend.concrete import runs_as_python
 from ..frontend.tracer import current_tracer
 from ..tensor import Tensor
 from .host_call import HostFunction, host_call
@@ -137,8 +142,7 @@ def _host_function(template: tuple) -> HostFunction:
 
 def print_values(values) -> None:
     """Prints `values` when the graph being traced runs (each call), or at once outside a trace."""
-    tracing = current_tracer() is not None or any(_symbolic(v) for v in values)
-    if not tracing:
+    if _prints_now(values):
         from .._tensor_repr import format_tensor
         for value in values:
             builtins.print(format_tensor(value.asnumpy(), value.dtype) if isinstance(value, Tensor) else value)
@@ -152,7 +156,7 @@ def print_values(values) -> None:
 
 def graph_print(args, kwargs) -> None:
     """Python's `print` in converted code: at once outside a trace, else as ops.Print."""
-    if current_tracer() is None and not any(_symbolic(v) for v in args):
+    if _prints_now(args):
         builtins.print(*args, **kwargs)
         return
     if kwargs:   # 2.10's words (measured for sep= and flush=)
@@ -160,6 +164,15 @@ def graph_print(args, kwargs) -> None:
         raise RuntimeError(f"Got an unexpected keyword argument '{name}': print inside a compiled graph (jit, "
                            "GRAPH_MODE) prints each argument on its own line and takes no keyword arguments")
     print_values(args)
+
+
+def _prints_now(values) -> bool:
+    """Outside any trace, or in an eager grad's trace (PYNATIVE runs the function as Python:
+    a print there prints at once, traced Tensors as their values, on every call)."""
+    tracer = current_tracer()
+    if tracer is None:
+        return not any(_symbolic(v) for v in values)
+    return runs_as_python(tracer)
 
 
 def _symbolic(value) -> bool:
@@ -215,7 +228,9 @@ class _Slot:
 
 def format_value(value):
     """A value about to be formatted into a string in converted code."""
-    return _Slot(value) if isinstance(value, Tensor) and value.is_symbolic else value
+    if isinstance(value, Tensor) and value.is_symbolic and not runs_as_python(current_tracer()):
+        return _Slot(value)
+    return value
 
 
 def deferred_text(text):

@@ -34,6 +34,7 @@ from . import indexing as IX
 from . import math_ops as M
 from . import random_prims, reductions as red, shape_ops, sorting
 from .dynamic_shape import masked_select, nonzero, unique
+from .product_dtypes import check_product_dtypes
 from .op_base import (exporter, Operator, check_bool, check_call_int, check_choice, check_dtype, check_float, check_int,
                       check_int_or_ints, check_ints, check_positive_int, is_int)
 
@@ -295,6 +296,7 @@ class MatMul(Operator):
         if x.ndim != 2 or y.ndim != 2:
             raise ValueError(f"For 'MatMul', the inputs must be 2-D, but got shapes {list(x.shape)} and "
                              f"{list(y.shape)} (BatchMatMul takes batches).")
+        check_product_dtypes("MatMul", x, y)
         return _matmul(x, y, self.transpose_a, self.transpose_b)
 
 
@@ -311,6 +313,7 @@ class BatchMatMul(Operator):
         if x.ndim < 2 or y.ndim < 2:
             raise ValueError(f"For 'BatchMatMul', the inputs must have at least 2 dimensions, but got shapes "
                              f"{list(x.shape)} and {list(y.shape)}.")
+        check_product_dtypes("BatchMatMul", x, y)
         return _matmul(x, y, self.transpose_a, self.transpose_b)
 
 
@@ -1537,7 +1540,7 @@ class Partial(Operator):
 class Print(Operator):
     """Prints its arguments, one a line. Inside a compiled graph (jit, GRAPH_MODE, vmap, grad) it
     prints when the graph runs, on every call, in MindSpore 2.10's graph form (ops/graph_print.py);
-    called eagerly, at once, Tensors as their repr (2.10's PyNative Print)."""
+    called eagerly (an eager grad's function too), at once, Tensors as their repr (2.10's PyNative Print)."""
 
     def __init__(self):
         super().__init__(side_effect_io=True)

@@ -6,6 +6,7 @@ import numpy as np
 from ... import ops
 from ...ops import activations as A
 from ...ops import functional as F
+from ...ops.product_dtypes import check_product_dtypes
 from ...tensor import Parameter, Tensor
 from ..cell import Cell
 from ._init import default_bias_init, default_weight_init, make_param
@@ -78,8 +79,11 @@ class Dense(Cell):
         self.activation_flag = self.activation is not None
 
     def construct(self, x):
-        self.check_input(x, axis=-1, size=self.in_channels, what=f"input (in_channels={self.in_channels})",
-                         dtype=self.weight.dtype)
+        self.check_input(x, axis=-1, size=self.in_channels, what=f"input (in_channels={self.in_channels})")
+        if x.dtype is not self.weight.dtype:   # 2.10's Dense runs MatMul (ops/product_dtypes.py)
+            from ...frontend.tracer import current_scope
+            check_product_dtypes("MatMul", x, self.weight, f"Dense '{current_scope() or 'Dense'}': cast it with "
+                                                           f"x.astype(graphcell.{self.weight.dtype.name})")
         out = F.dense(x, self.weight, self.bias)
         return self.activation(out) if self.activation_flag else out
 
