@@ -20,7 +20,7 @@ from ..graph_scalar import GraphScalar, weak_dtype
 from ..tensor import Parameter, Tensor, host_array
 from .complex_guard import refuse_complex_tensors
 from .float_scalars import as_passed as _as_passed
-from .product_dtypes import check_product_dtypes
+from .product_dtypes import check_product_dtypes as _check_product_dtypes
 from . import core_prims, elementwise as ew, linalg, nn_prims, random_prims, reductions as red, shape_ops
 
 # -- argument conversion -------------------------------------------------------------------
@@ -1404,7 +1404,7 @@ def matmul(input, other) -> Tensor:  # noqa: A002
     if type(input) is Tensor and type(other) is Tensor and input._payload.dtype is other._payload.dtype:
         x, y = input, other   # the hot eager case: nothing for _pair to convert (dtypes are interned)
     else:
-        check_product_dtypes("MatMulExt", input, other)   # 2.10 promotes no product (ops/product_dtypes.py)
+        _check_product_dtypes("MatMulExt", input, other)   # 2.10 promotes no product (ops/product_dtypes.py)
         x, y = _pair(input, other)
     x_shape, y_shape = x._payload.shape, y._payload.shape  # read once: matmul is a hot eager op
     if not x_shape or not y_shape:
@@ -1442,13 +1442,13 @@ def matmul(input, other) -> Tensor:  # noqa: A002
 
 def dense(input, weight, bias=None) -> Tensor:  # noqa: A002
     """input @ weight.T + bias, with weight [out, in] as in MindSpore's Dense."""
-    check_product_dtypes("Dense", input, weight)
+    _check_product_dtypes("Dense", input, weight)
     out = dot_general(input, weight, ((as_tensor(input).ndim - 1,), (1,)))
     return out if bias is None else add(out, bias)
 
 
 def bmm(input_x, mat2):
-    check_product_dtypes("BatchMatMul", input_x, mat2)
+    _check_product_dtypes("BatchMatMul", input_x, mat2)
     return matmul(input_x, mat2)
 
 

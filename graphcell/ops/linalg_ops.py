@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import linalg
 from .complex_guard import refuse_complex_tensors
-from .product_dtypes import check_product_dtypes
+from .product_dtypes import check_product_dtypes as _check_product_dtypes
 from .composite import _as_float, _axis_list, _matrix_norm, _vector_norm
 
 __all__ = ["mm", "mv", "t", "kron", "einsum", "svd", "vector_norm", "matrix_norm", "renorm", "cdist", "dist",
@@ -35,7 +35,7 @@ def mm(input, mat2):  # noqa: A002 - MindSpore's names
     x, y = F.as_tensor(input), F.as_tensor(mat2)
     if x.ndim != 2 or y.ndim != 2:
         raise ValueError(f"mm: input and mat2 must be 2-D, got shapes {list(x.shape)} and {list(y.shape)}")
-    check_product_dtypes("MatMul", x, y)
+    _check_product_dtypes("MatMul", x, y)
     return F.matmul(x, y)
 
 
@@ -44,7 +44,7 @@ def mv(mat, vec):
     a, v = F.as_tensor(mat), F.as_tensor(vec)
     if a.ndim != 2 or v.ndim != 1:
         raise ValueError(f"mv: mat must be 2-D and vec 1-D, got shapes {list(a.shape)} and {list(v.shape)}")
-    check_product_dtypes("MatMul", a, v)
+    _check_product_dtypes("MatMul", a, v)
     return F.matmul(a, v)
 
 

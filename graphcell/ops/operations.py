@@ -34,7 +34,7 @@ from . import indexing as IX
 from . import math_ops as M
 from . import random_prims, reductions as red, shape_ops, sorting
 from .dynamic_shape import masked_select, nonzero, unique
-from .product_dtypes import check_product_dtypes
+from .product_dtypes import check_product_dtypes as _check_product_dtypes
 from .op_base import (exporter, Operator, check_bool, check_call_int, check_choice, check_dtype, check_float, check_int,
                       check_int_or_ints, check_ints, check_positive_int, is_int)
 
@@ -296,7 +296,7 @@ class MatMul(Operator):
         if x.ndim != 2 or y.ndim != 2:
             raise ValueError(f"For 'MatMul', the inputs must be 2-D, but got shapes {list(x.shape)} and "
                              f"{list(y.shape)} (BatchMatMul takes batches).")
-        check_product_dtypes("MatMul", x, y)
+        _check_product_dtypes("MatMul", x, y)
         return _matmul(x, y, self.transpose_a, self.transpose_b)
 
 
@@ -313,7 +313,7 @@ class BatchMatMul(Operator):
         if x.ndim < 2 or y.ndim < 2:
             raise ValueError(f"For 'BatchMatMul', the inputs must have at least 2 dimensions, but got shapes "
                              f"{list(x.shape)} and {list(y.shape)}.")
-        check_product_dtypes("BatchMatMul", x, y)
+        _check_product_dtypes("BatchMatMul", x, y)
         return _matmul(x, y, self.transpose_a, self.transpose_b)
 
 
