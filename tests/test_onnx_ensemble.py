@@ -19,10 +19,13 @@ CKPTS = [f"net{i}.ckpt" for i in range(4)]
 @pytest.fixture(scope="module", autouse=True)
 def _dispatch_from_two_members():
     """The golden ensemble has 4 members; export adds the batch-1 form from
-    SMALL_FORM_MIN_MEMBERS (8) up. These tests check that form, so they lower the bar
+    SMALL_FORM_MIN_MEMBERS (8) up, or from 4 where onnx_blocked pairs them (32 for convolutions
+    it cannot pair). These tests check that form, so they lower the bar
     (test_few_members_keep_the_per_member_form_alone checks the default)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("graphcell.compiler.export.SMALL_FORM_MIN_MEMBERS", 2)
+        mp.setattr("graphcell.compiler.export.SMALL_FORM_MIN_UNPAIRED_MEMBERS", 2)
+        mp.setattr("graphcell.compiler.export.SMALL_FORM_MIN_PAIRED_MEMBERS", 2)
         yield
 
 
@@ -237,17 +240,28 @@ def to_onnx_model(fn, x):
 
 
 def test_few_members_keep_the_per_member_form_alone(monkeypatch):
-    """Below SMALL_FORM_MIN_MEMBERS the file holds the per-member form alone: the stacked
-    form gains nothing measurable at batch 1 for 4 members."""
+    """The stacked form is added from 4 members where onnx_blocked pairs the members' grouped
+    Conv (a shared input, an even count), from 32 where it cannot (an odd count, or members
+    with their own inputs): below, the file holds the per-member form alone."""
     from graphcell.compiler import export as export_module
-    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)
-    x = ms.Tensor(golden_array("minibatch.npy"))
-    four = export_module.to_onnx(ms.vmap(nn.CellList([load_lenet(i) for i in range(4)]), in_axes=None), x)
-    assert "If" not in {n.op_type for n in four.model.graph.node}
-    np.testing.assert_allclose(Session(four.model, providers=["cpu"])(golden_array("minibatch.npy")),
-                               golden_array("vmap_in_axes_none.npy"), atol=1e-5, rtol=0)
-    eight = export_module.to_onnx(ms.vmap(nn.CellList([load_lenet(i % 4) for i in range(8)]), in_axes=None), x)
-    assert "If" in {n.op_type for n in eight.model.graph.node}
+    for name in ("SMALL_FORM_MIN_MEMBERS", "SMALL_FORM_MIN_PAIRED_MEMBERS", "SMALL_FORM_MIN_UNPAIRED_MEMBERS"):
+        monkeypatch.setattr(export_module, name, getattr(export_module, name).__class__(
+            {"SMALL_FORM_MIN_MEMBERS": 8, "SMALL_FORM_MIN_PAIRED_MEMBERS": 4,
+             "SMALL_FORM_MIN_UNPAIRED_MEMBERS": 32}[name]))   # the defaults, whatever the fixture set
+    x = golden_array("minibatch.npy")
+
+    def has_if(n, in_axes):
+        xs = x if in_axes is None else np.stack([x] * n)
+        exported = export_module.to_onnx(ms.vmap(nn.CellList([load_lenet(i % 4) for i in range(n)]),
+                                                 in_axes=in_axes), ms.Tensor(xs))
+        return exported, "If" in {node.op_type for node in exported.model.graph.node}
+
+    three, three_if = has_if(3, None)
+    assert not three_if
+    np.testing.assert_allclose(Session(three.model, providers=["cpu"])(x),
+                               golden_array("vmap_in_axes_none.npy")[:3], atol=1e-5, rtol=0)
+    assert has_if(4, None)[1] and not has_if(2, None)[1]
+    assert not has_if(8, 0)[1]
 
 
 class TwoConvs(nn.Cell):
@@ -268,7 +282,8 @@ def test_a_narrow_convolution_over_the_shared_input_is_one_wide_conv(width, conv
     a wider one stays per member, as does every convolution of per-member inputs."""
     from graphcell.compiler import export as export_module
     from graphcell.compiler.export import to_onnx
-    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    for name in ("SMALL_FORM_MIN_MEMBERS", "SMALL_FORM_MIN_PAIRED_MEMBERS", "SMALL_FORM_MIN_UNPAIRED_MEMBERS"):
+        monkeypatch.setattr(export_module, name, 64)   # the per-member form alone
     ensemble = ms.vmap(nn.CellList([TwoConvs(width) for _ in range(3)]), in_axes=None)
     x = RNG.standard_normal((5, 3, 6, 6)).astype(np.float32)
     model = to_onnx(ensemble, ms.Tensor(x)).model
@@ -286,7 +301,8 @@ def test_a_wide_convolution_over_many_members_runs_in_groups_of_members(opset, m
     members, so an unequal Split of the weights and a group without a Split of its own)."""
     from graphcell.compiler import export as export_module
     from graphcell.compiler import onnx_peepholes
-    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    for name in ("SMALL_FORM_MIN_MEMBERS", "SMALL_FORM_MIN_PAIRED_MEMBERS", "SMALL_FORM_MIN_UNPAIRED_MEMBERS"):
+        monkeypatch.setattr(export_module, name, 64)   # the per-member form alone
     monkeypatch.setattr(onnx_peepholes, "WIDE_GROUP_CHANNELS", 12)
     ensemble = ms.vmap(nn.CellList([TwoConvs(6) for _ in range(5)]), in_axes=None)
     x = RNG.standard_normal((5, 3, 6, 6)).astype(np.float32)
@@ -307,7 +323,8 @@ def test_members_take_their_weights_and_inputs_by_one_split_per_stacked_value(ne
     Reshape per member: onnxruntime folds or runs every node it is given. Opset 17 splits by
     the number of outputs, 18 by num_outputs."""
     from graphcell.compiler import export as export_module
-    monkeypatch.setattr(export_module, "SMALL_FORM_MIN_MEMBERS", 8)   # the per-member form alone
+    for name in ("SMALL_FORM_MIN_MEMBERS", "SMALL_FORM_MIN_PAIRED_MEMBERS", "SMALL_FORM_MIN_UNPAIRED_MEMBERS"):
+        monkeypatch.setattr(export_module, name, 64)   # the per-member form alone
     x = golden_array("minibatch.npy")
     x = x if in_axes is None else np.stack([x[(np.arange(3) + k) % 3] for k in range(4)])
     ensemble = ms.vmap(nets, in_axes=in_axes)

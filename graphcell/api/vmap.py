@@ -468,9 +468,11 @@ def _check_strategy(value, what):
 
 def _stacked_form_pays(traced, axis_size: int) -> bool:
     """export.stacked_form_pays for a built stacked form, whose wide and grouped convolutions
-    each cover every member."""
+    each cover every member: whether it can pay, paired by onnx_blocked or not (an export checks
+    the lowered form again; jit's `_onnx_form` has asked the rule without pairing first)."""
     from ..compiler.export import mean_conv_macs, stacked_form_pays
-    return stacked_form_pays(axis_size, mean_conv_macs(traced.graph) / axis_size)
+    macs = mean_conv_macs(traced.graph) / axis_size
+    return stacked_form_pays(axis_size, macs, paired=True) or stacked_form_pays(axis_size, macs, paired=False)
 
 
 __all__ = ["vmap", "VmapFunction"]

@@ -544,17 +544,36 @@ SMALL_FORM_MAX_CONV_MACS = 1_000_000
 # N=4 0.96-0.99, N=16 and 64 0.96-1.05; session 6 had read 15-18% at batch 256), so at N=4 it
 # would about cancel the gain.
 SMALL_FORM_MIN_MEMBERS = 8
+# An export knows more once the stacked form is lowered (session 21, LeNet5, batch 1, the file with
+# the If alternated with the per-member form alone, medians of bursts on a loaded 2-core machine):
+# where compiler/onnx_blocked.py pairs the members' grouped Conv (a shared input, an even number
+# of members) the stacked form pays from SMALL_FORM_MIN_PAIRED_MEMBERS: N=4 0.78-0.93, N=6
+# 0.82-0.88, N=10 0.87-0.96 (N=2 0.99-1.06). Where it cannot (an odd number of members, or
+# members with their own inputs, whose first Conv is grouped too), a convolutional stacked form
+# loses below SMALL_FORM_MIN_UNPAIRED_MEMBERS: N=3, 5, 7 1.2-1.3, N=9 1.01-1.18, N=15 0.94-1.01;
+# per-member inputs N=4 1.14-1.33, N=8 1.13-1.25, N=16 0.99-1.06, N=32 0.69-1.03.
+SMALL_FORM_MIN_PAIRED_MEMBERS = 4
+SMALL_FORM_MIN_UNPAIRED_MEMBERS = 32
 
 
-def stacked_form_pays(n_members: int | None, conv_macs: float) -> bool:
-    """Whether an ensemble's stacked form pays at batch <= SMALL_BATCH_MAX: SMALL_FORM_MIN_MEMBERS
-    members or more (when known) and convolutions of at most SMALL_FORM_MAX_CONV_MACS
-    multiply-adds per member and row on average (`conv_macs`). An export puts the stacked form
-    behind an If by this rule; jit(backend="onnx"), knowing the batch, builds one form
-    (api/vmap.py)."""
-    if n_members is not None and n_members < SMALL_FORM_MIN_MEMBERS:
+def stacked_form_pays(n_members: int | None, conv_macs: float, paired: bool | None = None) -> bool:
+    """Whether an ensemble's stacked form pays at batch <= SMALL_BATCH_MAX: convolutions of at
+    most SMALL_FORM_MAX_CONV_MACS multiply-adds per member and row on average (`conv_macs`), and
+    enough members (when known): SMALL_FORM_MIN_MEMBERS, or, where the lowered form is known
+    (`paired`: whether onnx_blocked paired the members' grouped Conv),
+    SMALL_FORM_MIN_PAIRED_MEMBERS when paired and SMALL_FORM_MIN_UNPAIRED_MEMBERS for an unpaired
+    form with convolutions. An export lowers the stacked form where it pays if paired, and puts
+    it behind an If where it pays as lowered; jit(backend="onnx"), knowing the batch, builds one
+    form by the rule without `paired` (api/vmap.py)."""
+    if conv_macs > SMALL_FORM_MAX_CONV_MACS:
         return False
-    return conv_macs <= SMALL_FORM_MAX_CONV_MACS
+    if n_members is None:
+        return True
+    if paired is None:
+        return n_members >= SMALL_FORM_MIN_MEMBERS
+    if paired:
+        return n_members >= SMALL_FORM_MIN_PAIRED_MEMBERS
+    return n_members >= (SMALL_FORM_MIN_UNPAIRED_MEMBERS if conv_macs > 0 else SMALL_FORM_MIN_MEMBERS)
 
 
 def mean_conv_macs(graph) -> float:
@@ -572,11 +591,13 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     behind an If, where it pays (`stacked_form_pays`)."""
     from ..ir.core import graph_signature
     from ..ops.nn_prims import chose_by_target
+    from .onnx_blocked import pairs_members
     from .onnx_dispatch import dispatch_on_batch
     batch = [(name, axis) for name, s in spec.items() for axis, symbol in s.items() if symbol == "batch"]
     if not batch or not chose_by_target(traced.graph):
         return model   # single models, ensembles over one shared-input layer: one graph for every target
-    if not stacked_form_pays(n_members, mean_conv_macs(traced.graph)):
+    macs = mean_conv_macs(traced.graph)
+    if not (stacked_form_pays(n_members, macs, paired=True) or stacked_form_pays(n_members, macs, paired=False)):
         return model   # few members or big convolutions: the per-member form alone
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):
@@ -584,8 +605,10 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
                                                                         arg_names)
     if graph_signature(small.graph) == graph_signature(traced.graph):
         return model   # nothing in the graph depends on the target
-    return dispatch_on_batch(lower_traced(small, small_other, small_dims, small_clips).model, model, *batch[0],
-                             SMALL_BATCH_MAX)
+    small_model = lower_traced(small, small_other, small_dims, small_clips).model
+    if not stacked_form_pays(n_members, macs, pairs_members(small_model.graph)):
+        return model   # members the blocked kernels could not pair, too few of them
+    return dispatch_on_batch(small_model, model, *batch[0], SMALL_BATCH_MAX)
 
 
 def _name_of(fn) -> str:
@@ -681,7 +704,8 @@ def _to_onnx(net, *inputs, dynamic_axes, opset, input_names, output_names, reduc
                                                                 for o in n.outputs] if dims else None,
                  [] if params_as_inputs else [np.asarray(a) for a in _params_of(traced).values()],
                  opset, params_as_inputs, arg_names, output_names, n_members, spec,
-                 (SMALL_BATCH_MAX, SMALL_FORM_MAX_CONV_MACS, SMALL_FORM_MIN_MEMBERS))
+                 (SMALL_BATCH_MAX, SMALL_FORM_MAX_CONV_MACS, SMALL_FORM_MIN_MEMBERS,
+                  SMALL_FORM_MIN_PAIRED_MEMBERS, SMALL_FORM_MIN_UNPAIRED_MEMBERS))
         model = cached_model(parts, build)
     else:
         model = build()

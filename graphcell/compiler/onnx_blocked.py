@@ -39,6 +39,8 @@ BLOCK = 16
 _PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSigmoid", "HardSwish",
                 "MaxPool", "AveragePool"}
 GROUPED_MARK = "conv_strategy=grouped"
+# Names the block-diagonal mask of a grouped Conv that runs members in pairs.
+PAIRED_MARK = "blocked/paired_members"
 _OTHER_FLOATS = {onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16}
 
 
@@ -142,6 +144,7 @@ def _pad_grouped_conv_inputs(b, keep, constants, shapes, runtime_inputs) -> None
         if pair > 1:
             mask = np.eye(pair, dtype=np.float32).reshape(1, pair, 1, pair, 1, 1)
             w2 = op("Mul", [w2, b.const(mask)])
+            new_nodes[-1].name = b.unique(f"{scope}/{PAIRED_MARK}")
         w2 = op("Reshape", [w2, b.ints([groups * out_per_group, pair * padded, *kernel2])])
         conv.input[1] = w2
         for attr in conv.attribute:
@@ -278,4 +281,10 @@ def _rewrite_dense(b, flow, view, transpose, layers, maps, n) -> None:
     b.nodes[:] = kept[:at] + new_nodes + kept[at:]
 
 
-__all__ = ["run"]
+def pairs_members(graph: onnx.GraphProto) -> bool:
+    """Whether a lowered graph runs a stacked form's grouped Conv with members paired in the
+    blocked kernels (what makes the stacked form pay for few members: compiler/export.py)."""
+    return any(PAIRED_MARK in n.name for n in graph.node)
+
+
+__all__ = ["pairs_members", "run"]
