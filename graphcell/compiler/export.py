@@ -538,11 +538,11 @@ SMALL_BATCH_MAX = 1
 # (on average 0.18 M multiply-adds per convolution and row) runs 1.3x faster stacked; the small
 # BN ResNet (2.0 M) 1.18x slower stacked (825 vs 701 us at N=4, 3.9 vs 3.3 ms at N=16).
 SMALL_FORM_MAX_CONV_MACS = 1_000_000
-# ...and only for this many members or more: the stacked form gains 3% at batch 1 for N=4 and
-# 22-40% for N=16 and 64 (bench_onnx.py), and the If that chooses costs up to a few percent at
-# every batch (session 18, each branch alternated with the same graph promoted to top level:
-# N=4 0.96-0.99, N=16 and 64 0.96-1.05; session 6 had read 15-18% at batch 256), so at N=4 it
-# would about cancel the gain.
+# ...and only for this many members or more while the lowered form is not known (jit's first
+# choice; dense-only ensembles): before compiler/onnx_blocked.py the stacked form gained 3% at
+# batch 1 for N=4 and 22-40% for N=16 and 64 (bench_onnx.py), and the If that chooses costs up
+# to a few percent at every batch (session 18, each branch alternated with the same graph
+# promoted to top level: N=4 0.96-0.99, N=16 and 64 0.96-1.05), so at N=4 it about cancelled.
 SMALL_FORM_MIN_MEMBERS = 8
 # An export knows more once the stacked form is lowered (session 21, LeNet5, batch 1, the file with
 # the If alternated with the per-member form alone, medians of bursts on a loaded 2-core machine):

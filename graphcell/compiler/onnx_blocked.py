@@ -22,7 +22,9 @@ which onnxruntime folds once at session creation; a graph taking its parameters 
 compute them every call, so `run` leaves such graphs alone.
 
 Measured (LeNet5, onnxruntime CPU, 2 cores, batch 1, each file alternated with the hand-built
-batched graph of bench/bench_onnx.py, medians of bursts): N=16 0.78-0.80, N=64 0.92 of its time.
+batched graph of bench/bench_onnx.py, medians of bursts): N=16 0.76-0.78, N=64 0.87-0.95 of its
+time. Pairing is what lets the stacked form pay for as few as 4 members (`pairs_members`, read
+by compiler/export.py's `stacked_form_pays`); at batch 2 and up it loses to the per-member form.
 """
 from __future__ import annotations
 
