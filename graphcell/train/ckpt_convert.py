@@ -116,3 +116,18 @@ def merge_sliced_parameter(sliced_parameters, strategy=None) -> Parameter:
                              f"dimension length: {got[1]}, shape except 0 axis: {got[2]} at index {i}.")
     merged = np.concatenate([p.asnumpy() for p in sliced_parameters])
     return Parameter(merged, name=first.name, requires_grad=first.requires_grad)
+
+
+_NO_OBFUSCATION = ("weight obfuscation (MindSpore's obfuscate_ckpt / load_obf_params_into_net) is not built in "
+                   "graphcell; obfuscate or de-obfuscate the checkpoint with MindSpore.")
+
+
+def obfuscate_ckpt(network, ckpt_files, target_modules=None, obf_config=None, saved_path="./", obfuscate_scale=100):
+    """Not built: refuses with a clear error rather than writing a checkpoint that is not obfuscated."""
+    raise NotImplementedError(f"For 'obfuscate_ckpt', {_NO_OBFUSCATION}")
+
+
+def load_obf_params_into_net(network, target_modules=None, obf_ratios=None, obf_config=None, data_parallel_num=1,
+                             **kwargs):
+    """Not built: refuses with a clear error rather than leaving the network unobfuscated."""
+    raise NotImplementedError(f"For 'load_obf_params_into_net', {_NO_OBFUSCATION}")

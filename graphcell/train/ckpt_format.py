@@ -90,6 +90,10 @@ if _bfloat16 is not None:
     _MS_TO_NP["BFloat16"] = np.dtype(_bfloat16)
 _NP_TO_MS: dict[np.dtype, str] = {dt: name for name, dt in _MS_TO_NP.items()}
 
+# First 4 bytes of a file MindSpore 2.10 saved with enc_key (measured): AES-GCM, AES-CBC. A plain
+# checkpoint starts with 0x0a (field 1, length-delimited), so these never begin a valid one.
+_ENCRYPTED_MAGIC = {b"\xd8\x5e\x3a\x7f": "AES-GCM", b"\xd9\x5e\x3a\x7f": "AES-CBC"}
+
 # Protobuf wire types.
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
 
@@ -391,6 +395,12 @@ def decode_ckpt(data: bytes | bytearray | memoryview, source: str = "<bytes>") -
     ``crc_num`` trailer, if present, is verified. Any malformed input raises :class:`CheckpointError` whose
     message names ``source`` and the byte offset; no other exception escapes for any input bytes.
     """
+    mode = _ENCRYPTED_MAGIC.get(bytes(data[:4]))
+    if mode is not None:
+        raise CheckpointError(source, None, f"the file is encrypted (MindSpore save_checkpoint with enc_key, "
+                                            f"enc_mode='{mode}'), which graphcell cannot decrypt",
+                              "Decrypt it with MindSpore (load_checkpoint with dec_key, then save_checkpoint "
+                              "without enc_key).")
     buf = _strip_crc(memoryview(data).cast("B"), source)
     result: dict[str, np.ndarray | str] = {}
     for rec, content in _group_slices(_parse_records(buf, source), source):

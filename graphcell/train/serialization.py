@@ -33,7 +33,7 @@ from .ckpt_format import (CheckpointError, MS_SAFETENSORS_METADATA, read_ckpt_fi
                           read_safetensors_file, write_ckpt_file, write_safetensors_file)
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
-           "extract_member", "CheckpointError", "ParameterLoadError"]
+           "extract_member", "async_ckpt_thread_status", "CheckpointError", "ParameterLoadError"]
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def _entries_of(save_obj, choice_func) -> OrderedDict:
 
 
 def _append_entries(entries: OrderedDict, append_dict) -> None:
-    """``append_dict`` goes last: int -> Int64 scalar, float -> Float32, bool -> Bool (``Tensor(v)``),
+    """``append_dict`` goes last: int -> Int64 scalar, float -> Float32 (np.float64 -> Float64), bool -> Bool (``Tensor(v)``),
     str stays a string, Tensors as they are. Not filtered by ``choice_func`` (MindSpore doesn't)."""
     if append_dict is None:
         return
@@ -158,6 +158,8 @@ def _append_entries(entries: OrderedDict, append_dict) -> None:
             if not -2**63 <= value < 2**63:
                 raise ValueError(f"For 'save_checkpoint', append_dict's {name!r} = {value} does not fit in Int64.")
             entries[name] = np.array(value, np.int64)
+        elif isinstance(value, np.float64):   # a float subclass; 2.10 keeps it Float64
+            entries[name] = np.array(value, np.float64)
         elif isinstance(value, float):
             entries[name] = np.array(value, np.float32)
         else:
@@ -222,6 +224,9 @@ class _AsyncSaver:
         self._thread = threading.Thread(target=self._run, args=args, name="asyn_save_ckpt", daemon=False)
         self._thread.start()
 
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def wait_at_exit(self) -> None:
         try:
             self.wait()
@@ -237,6 +242,16 @@ def wait_for_async_save() -> None:
     """Blocks until a `save_checkpoint(..., async_save=True)` in flight is on disk; raises
     RuntimeError if it failed. (ModelCheckpoint calls it when training ends or raises.)"""
     _ASYNC.wait()
+
+
+def async_ckpt_thread_status() -> bool:
+    """True while a ``save_checkpoint(..., async_save=True)`` is still writing (MindSpore 2.10's name)."""
+    return _ASYNC.alive()
+
+
+def _check_crc_flag(crc_check) -> None:
+    if not isinstance(crc_check, bool):   # 2.10's exception type and words
+        raise ValueError(f"The parameter 'crc_check' must be isinstance of {bool}, but got {crc_check}.")
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False, append_dict=None,
@@ -266,16 +281,17 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     """
     fmt = _check_format(format, "save_checkpoint")
     path = _save_path(ckpt_file_name, fmt)
-    for flag_name, flag in (("integrated_save", integrated_save), ("crc_check", crc_check)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"For 'save_checkpoint', '{flag_name}' must be a bool, but got {type(flag).__name__}.")
+    if not isinstance(integrated_save, bool):
+        raise TypeError(f"For 'save_checkpoint', 'integrated_save' must be a bool, but got "
+                        f"{type(integrated_save).__name__}.")
+    _check_crc_flag(crc_check)
     if not isinstance(async_save, (bool, str)) or (isinstance(async_save, str)
                                                    and async_save not in ("process", "thread")):
         raise ValueError(f"For 'save_checkpoint', 'async_save' must be a bool, 'process' or 'thread', but got "
                          f"{async_save!r}.")
     if enc_key is not None:
         raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not supported by "
-                                  "graphcell; save without enc_key.")
+                                  "graphcell (no AES implementation); save without enc_key.")
     remove_redundancy = kwargs.pop("remove_redundancy", None)
     if kwargs:
         raise TypeError(f"save_checkpoint() got unsupported keyword arguments {sorted(kwargs)}")
@@ -357,9 +373,12 @@ def load_checkpoint(ckpt_file_name, net: Cell | None = None, strict_load=False, 
     """
     if dec_key is not None:
         raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not supported by "
-                                  "graphcell.")
-    if not isinstance(crc_check, bool):
-        raise TypeError(f"For 'load_checkpoint', 'crc_check' must be a bool, but got {type(crc_check).__name__}.")
+                                  "graphcell; decrypt the file with MindSpore (load_checkpoint with dec_key, then "
+                                  "save_checkpoint without enc_key).")
+    _check_crc_flag(crc_check)
+    if choice_func is not None and not callable(choice_func):
+        raise TypeError(f"For 'load_checkpoint', 'choice_func' must be a function name -> bool, but got "
+                        f"{type(choice_func).__name__}.")
     specify_prefix = _check_prefix(specify_prefix, "specify_prefix")
     filter_prefix = _check_prefix(filter_prefix, "filter_prefix")
     path, fmt = _load_path_and_format(ckpt_file_name, format)
