@@ -24,8 +24,11 @@ vjp's remaining part from the last step to the first, reading them and summing t
 cotangents in its carry. The forward node keeps no residuals itself; `passes/merge_scans.py`
 makes it and the residual scan one loop. LSTM(64) training step, 32 steps at batch 16: 5.1 ms
 with the carries stacked and each step's forward recomputed in the backward loop, 4.1 ms with
-the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). A body with side effects keeps
-the recomputing form (its effects must run once per step).
+the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). Residuals that are arithmetic
+on other residuals are recomputed in the backward step, and a const's cotangent made by one
+matmul of two per-step values is one matmul over all the steps after the loop
+(ops/scan_vjp_plan.py): below jax's own step since. A body with side effects keeps the
+recomputing form (its effects must run once per step).
 
 Rules:
 - batch: a carry is batched if its start is or the body makes it so (fixed point); a batched
@@ -236,8 +239,8 @@ def _split_vjp_body(vjp: Graph, n_carry: int, n_in: int, n_sens: int):
                  if v in variant and v in read and v not in available]
     residuals = list(dict.fromkeys(residuals))
     const_only = {o for n in primal_nodes for o in n.outputs if o not in variant}
-    residuals, backward_nodes = recompute_cheap_residuals(residuals, primal_nodes, backward_nodes, vjp.nodes,
-                                                          available, const_only)
+    residuals, backward_nodes = recompute_cheap_residuals(residuals, backward_nodes, vjp.nodes, available,
+                                                          const_only)
     primal = Graph(tuple(carry_in) + tuple(x_in) + tuple(consts), tuple(primal_nodes), tuple(residuals), (),
                    f"{vjp.name}_primal", {})
     backward = Graph(tuple(x_in) + tuple(sens) + tuple(consts) + tuple(residuals), tuple(backward_nodes),
