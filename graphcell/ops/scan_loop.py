@@ -24,8 +24,11 @@ vjp's remaining part from the last step to the first, reading them and summing t
 cotangents in its carry. The forward node keeps no residuals itself; `passes/merge_scans.py`
 makes it and the residual scan one loop. LSTM(64) training step, 32 steps at batch 16: 5.1 ms
 with the carries stacked and each step's forward recomputed in the backward loop, 4.1 ms with
-the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). A body with side effects keeps
-the recomputing form (its effects must run once per step).
+the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). Residuals that are arithmetic
+on other residuals are recomputed in the backward step, and a const's cotangent made by one
+matmul of two per-step values is one matmul over all the steps after the loop
+(ops/scan_vjp_plan.py): below jax's own step since. A body with side effects keeps the
+recomputing form (its effects must run once per step).
 
 Rules:
 - batch: a carry is batched if its start is or the body makes it so (fixed point); a batched
@@ -44,6 +47,7 @@ from . import batching
 from .ad_util import F
 from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
 from .primitive import Primitive, ShapeError
+from .scan_vjp_plan import contract_over_steps, hoist_const_dots, recompute_cheap_residuals
 
 
 def _step_type(t: TensorType) -> TensorType:
@@ -132,12 +136,14 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     vjp_body = grads_only(grad_graph(body, wrt, float_carry + [n_carry + j for j in ys_ct], with_sens=True,
                                       name=f"vjp_{body.name}"), n_out)
     n_sens = len(float_carry) + len(ys_ct)
+    n_carry_ct = len(float_carry)
     split = _split_vjp_body(vjp_body, n_carry, n_in, n_sens)
 
     # 1. A forward scan stacking what the backward steps need of each step: the residuals (the
     #    per-step values the vjp reads: gate activations, the carry the step started from), or,
     #    when the body has side effects, just the carries, the rest recomputed step by step.
     #    merge_scans makes it one loop with the forward node's when both are in the graph.
+    hoisted: dict = {}   # a const's position in want_consts -> its cotangent's dot, made after the loop
     if split is not None:
         primal, backward = split
         residual_types = [v.type for v in primal.outputs]
@@ -152,11 +158,19 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     forward_body = build_graph(f"{body.name}_residuals", body.inputs, forward_step)
     residuals = scan_p.bind(*carry, *xs, *consts, body=forward_body, n_carry=n_carry, n_xs=n_xs,
                             length=length, reverse=reverse)[n_carry:]
+    if split is not None:   # x, the cotangents (carries', ys'), consts, residuals: which are stacked
+        b_in = backward.inputs
+        b_res = b_in[len(b_in) - len(residual_types):]
+        stacked = {**dict(zip(b_in[:n_xs], xs)), **dict(zip(b_res, residuals)),
+                   **{b_in[n_xs + n_carry_ct + i]: cts[n_carry + j] for i, j in enumerate(ys_ct)}}
+        backward, hoisted = hoist_const_dots(backward, n_carry_ct, len(want_xs), len(want_consts),
+                                             set(b_in[:n_xs + n_sens]) | set(b_res), stacked)
 
     # 2. The vjp from the last step to the first. Its carry: the cotangents of the float
     #    carries, then the running sums of the consts' cotangents.
-    sums = [F.zeros_like(consts[k]) for k in want_consts]
-    n_fc, n_sum, n_res = len(float_carry), len(want_consts), len(residual_types)
+    summed = [k for at, k in enumerate(want_consts) if at not in hoisted]
+    sums = [F.zeros_like(consts[k]) for k in summed]
+    n_fc, n_sum, n_res = len(float_carry), len(summed), len(residual_types)
 
     def backward_step(values):
         ct, acc, res = values[:n_fc], values[n_fc:n_fc + n_sum], values[n_fc + n_sum:n_fc + n_sum + n_res]
@@ -166,11 +180,13 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
             grads = inline_graph(backward, list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts) + list(res))
         else:   # res: the carries
             grads = inline_graph(vjp_body, list(res) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
-        new_ct, x_grads, c_grads = grads[:n_fc], grads[n_fc:n_fc + len(want_xs)], grads[n_fc + len(want_xs):]
-        return list(new_ct) + [F.add(a, g) for a, g in zip(acc, c_grads)] + list(x_grads)
+        n_fx = n_fc + len(want_xs)
+        new_ct, x_grads, c_grads = grads[:n_fc], grads[n_fc:n_fx], grads[n_fx:n_fx + n_sum]
+        operands = grads[n_fx + n_sum:]   # of the hoisted dots, stacked as ys
+        return list(new_ct) + [F.add(a, g) for a, g in zip(acc, c_grads)] + list(x_grads) + list(operands)
 
     template = ([_Slot(f"ct_{body.inputs[i].name}", body.inputs[i].type, "arg") for i in float_carry]
-                + [_Slot(f"sum_{body.inputs[n_in + k].name}", body.inputs[n_in + k].type, "arg") for k in want_consts]
+                + [_Slot(f"sum_{body.inputs[n_in + k].name}", body.inputs[n_in + k].type, "arg") for k in summed]
                 + [_Slot(f"res{r}", t, "arg") for r, t in enumerate(residual_types)]
                 + [_Slot(v.name, v.type, "arg") for v in body.inputs[n_carry:n_in]]
                 + [_Slot(f"ct_y{j}", body.outputs[n_carry + j].type, "arg") for j in ys_ct]
@@ -182,10 +198,15 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     result = [None] * len(primals)
     for i, g in zip(float_carry, back[:n_fc]):
         result[i] = g
-    for k, g in zip(want_consts, back[n_fc:n_fc + n_sum]):
+    for k, g in zip(summed, back[n_fc:n_fc + n_sum]):
         result[n_in + k] = g
     for j, g in zip(want_xs, back[n_fc + n_sum:]):
         result[n_carry + j] = g
+    xs_cts, new = back[n_fc + n_sum:n_fc + n_sum + len(want_xs)], back[n_fc + n_sum + len(want_xs):]
+    stacked_form = {"outer": lambda t: t, "xs_ct": lambda j: xs_cts[j], "new": lambda i: new[i]}
+    for at, (contract, lhs, rhs) in hoisted.items():
+        result[n_in + want_consts[at]] = contract_over_steps(stacked_form[lhs[0]](lhs[1]),
+                                                             stacked_form[rhs[0]](rhs[1]), contract)
     return tuple(result)
 
 
@@ -217,6 +238,9 @@ def _split_vjp_body(vjp: Graph, n_carry: int, n_in: int, n_sens: int):
     residuals = [v for v in list(carry_in) + [o for n in primal_nodes for o in n.outputs]
                  if v in variant and v in read and v not in available]
     residuals = list(dict.fromkeys(residuals))
+    const_only = {o for n in primal_nodes for o in n.outputs if o not in variant}
+    residuals, backward_nodes = recompute_cheap_residuals(residuals, backward_nodes, vjp.nodes, available,
+                                                          const_only)
     primal = Graph(tuple(carry_in) + tuple(x_in) + tuple(consts), tuple(primal_nodes), tuple(residuals), (),
                    f"{vjp.name}_primal", {})
     backward = Graph(tuple(x_in) + tuple(sens) + tuple(consts) + tuple(residuals), tuple(backward_nodes),

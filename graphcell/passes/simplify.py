@@ -20,7 +20,8 @@ reductions over no axes, a backward hook's markers. Layout: transpose with the i
 permutation, transpose of transpose, a transpose that only moves unit axes (a reshape), reshape
 to the same shape, reshape of reshape, broadcast to the same shape, broadcast of broadcast, a
 broadcast that adds only unit axes (a reshape), reductions over unit axes only (a reshape),
-full slices, zero pads, single-input concatenation.
+full slices, zero pads, single-input concatenation; a sum of zero pads of disjoint spans of one
+axis (a split's vjp) is one concatenation.
 """
 from __future__ import annotations
 
@@ -124,8 +125,51 @@ def _either_side(neutral):
     return simplify_pair
 
 
-RULES["add"] = _either_side(0)
 RULES["mul"] = _either_side(1)
+
+
+@rule("add")
+def _add(node, ins, builder):
+    return _either_side(0)(node, ins, builder) or _disjoint_pads(node, ins, builder)
+
+
+def _zero_pad_span(x):
+    """(operand, zero, axis, lo) when x zero-pads one axis only (no crop); else None."""
+    p = producer_of(x, PRIMITIVES["pad"])
+    if p is None or not _is(p.inputs[1], 0):
+        return None
+    lo, hi = p.attrs["lo"], p.attrs["hi"]
+    padded = [a for a in range(len(lo)) if lo[a] or hi[a]]
+    if len(padded) != 1 or min(lo + hi) < 0:
+        return None
+    return p.inputs[0], p.inputs[1], padded[0], lo[padded[0]]
+
+
+def _disjoint_pads(node, ins, builder):
+    """pad(a) + pad(b), zero pads of disjoint spans of one axis: one concatenation (the vjp of
+    an LSTM's gate split: four pads and three adds per step become one concatenate)."""
+    spans = [_zero_pad_span(x) for x in ins]
+    if None in spans or spans[0][2] != spans[1][2] or ins[0].type != ins[1].type:
+        return None
+    axis, zero = spans[0][2], spans[0][1]
+    pieces = sorted(((lo, x) for x, _, _, lo in spans), key=lambda p: p[0])
+    if pieces[0][0] + pieces[0][1].shape[axis] > pieces[1][0]:
+        return None   # they overlap
+    flat, at = [], pieces[0][0]
+    for lo, x in pieces:
+        if lo > at:   # a gap between them: zeros
+            shape = tuple(lo - at if a == axis else d for a, d in enumerate(x.shape))
+            flat.append(_bind(builder, "broadcast_in_dim", [zero], shape=shape, dims=()))
+        inner = producer_of(x, PRIMITIVES["concatenate"])
+        flat.extend(inner.inputs if inner is not None and inner.attrs["axis"] == axis else [x])
+        at = lo + x.shape[axis]
+    joined = _bind(builder, "concatenate", flat, axis=axis)
+    size = node.outputs[0].shape[axis]
+    if pieces[0][0] == 0 and at == size:
+        return (joined,)
+    lo = tuple(pieces[0][0] if a == axis else 0 for a in range(joined.ndim))
+    hi = tuple(size - at if a == axis else 0 for a in range(joined.ndim))
+    return (_bind(builder, "pad", [joined, zero], lo=lo, hi=hi),)
 
 
 @rule("sub")
