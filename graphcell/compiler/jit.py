@@ -54,8 +54,8 @@ def compiled_fn(traced: Traced):
 def onnx_graph(traced: Traced, on_pass=None):
     """The graph jit(backend="onnx") lowers: `traced.graph` through the "onnx" pipeline to a
     fixed point, as compiled_fn runs the XLA one (the verifier between passes in debug mode),
-    once per Traced; `on_pass(name, graph)` hears of each pass (save_graphs). The shapes are
-    static here, so the whole pipeline applies (export runs a subset: export_passes.py)."""
+    once per Traced; `on_pass(name, graph)` hears of each pass (save_graphs). An RNN training
+    step loses a Scan (merge_scans); passes/manager.py says why the list is short."""
     graph = traced.cache.get("onnx_graph")
     if graph is None:
         from ..passes.manager import run_pipeline
