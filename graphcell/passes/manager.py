@@ -55,8 +55,9 @@ PIPELINES: dict[str, list] = {
     # Measured (2 cores; onnxruntime's optimised models compared node for node; pass times the
     # minimum of 9 runs): with them, no optimised model changed (N=16 LeNet5 ensemble at batch 1
     # and 16, a small ResNet's inference and training step, an LSTM training step) but a 3-member
-    # LeNet5 training ensemble's, by 3 Transposes of 150 elements, for 10-45 ms more in a first
-    # call (ensemble at batch 16: 2.5 -> 33.5 ms; ResNet step 1.8 -> 32; ensemble step 16 -> 62).
+    # LeNet5 training ensemble's, by 3 Transposes of 150 elements, for 2-46 ms more in a first
+    # call (ensemble at batch 16: 2.5 -> 33.5 ms; ResNet step 1.8 -> 32; ensemble step 16 -> 62;
+    # LSTM step 7 -> 14), 5-10% of those first calls.
     "onnx": [
         ("cse", cse),
         # An RNN's forward scan and its gradient's replay become one loop: one Scan fewer
