@@ -23,7 +23,7 @@ from graphcell.ir import verify
 from graphcell.ir.core import GraphBuilder, TensorType
 from graphcell.ops import PRIMITIVES
 from graphcell.ops.primitive import ShapeError, canonical_attrs
-from graphcell.passes import PIPELINES, dce, run_passes, run_pipeline
+from graphcell.passes import PASSES, PIPELINES, dce, run_passes
 from graphcell.passes.fuse import FUSIONS, find_fusions, fuse
 from graphcell.passes.grad import grad_graph
 from graphcell.runtime import Session
@@ -310,16 +310,22 @@ def test_a_bias_reshape_with_other_uses_stays():
     assert [n.primitive.name for n in fusion.absorbed] == ["conv"]   # the reshape is an output too
 
 
-def test_the_table_and_the_onnx_pipeline():
+def _fused(graph, verify_each=False):
+    """The pass as `graphcell dump --passes fuse,dce` runs it."""
+    return run_passes(graph, [("fuse", PASSES["fuse"]), ("dce", PASSES["dce"])], verify_each=verify_each)
+
+
+def test_the_table_and_no_pipeline():
     assert set(FUSIONS) == {"dot_general", "conv"}
-    names = [name for name, _ in PIPELINES["onnx"]]
-    assert names.index("simplify") < names.index("fuse") < names.index("dce")
-    assert "fuse" not in [name for name, _ in PIPELINES["xla"]]   # XLA fuses by itself
+    # XLA fuses by itself; the ONNX lowering applies the table (find_fusions): no pipeline runs
+    # the pass, which `graphcell dump --passes fuse` still shows.
+    assert all("fuse" not in [name for name, _ in pipeline] for pipeline in PIPELINES.values())
+    assert PASSES["fuse"] is fuse
 
 
-def test_onnx_pipeline_on_lenet5_makes_three_linears():
+def test_fuse_on_lenet5_makes_three_linears():
     graph = ms.trace(load_lenet(0), ms.Tensor(golden_array("minibatch.npy"))).graph
-    result = run_pipeline(graph, "onnx", verify_each=True)
+    result = _fused(graph, verify_each=True)
     prims = collections.Counter(n.primitive.name for n in result.graph.nodes)
     assert prims["linear"] == 3 and prims["dot_general"] == 0 and prims["add"] == 0
     assert_same_outputs(graph, result.graph, seeds=(0,), rtol=1e-5, atol=1e-5, jit=True)
@@ -387,7 +393,8 @@ def test_conv_with_bias_in_an_ensemble_export():
 
 def test_a_prefused_graph_lowers_to_the_same_model():
     graph = ms.trace(ConvDense(), ms.Tensor(r(2, 3, 5, 5))).graph
-    fused = run_pipeline(graph, "onnx").graph
+    fused = _fused(graph).graph
+    assert any(n.primitive.name == "conv_bias" for n in fused.nodes)
     plain = [n.op_type for n in lower(graph, params_as_inputs=True).model.graph.node]
     prefused = [n.op_type for n in lower(fused, params_as_inputs=True).model.graph.node]
     assert plain == prefused == ["Conv", "Relu", "Reshape", "Gemm"]

@@ -106,12 +106,8 @@ def test_the_gradient_of_max_pooling_reuses_the_forward_pool(kernel, stride, pad
         np.testing.assert_allclose(g, want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.slow   # ~2.7 s: three traces, two XLA compiles
-def test_an_exported_lstm_training_step_runs_its_forward_loop_once():
-    """Export runs the "onnx" pipeline over its traces in step, so merge_scans makes the LSTM's
-    forward scan and its gradient's replay one loop: one Scan fewer in the file than in the
-    trace, and the file's step (batch dynamic) equals the XLA step at batch 2 and 5 (loss and
-    every updated parameter)."""
+def _lstm_step():
+    """An LSTM regressor's SGD training step, its weights drawn from seed 5."""
     from graphcell import nn
     ms.set_seed(5)
 
@@ -125,14 +121,27 @@ def test_an_exported_lstm_training_step_runs_its_forward_loop_once():
             return self.fc(self.lstm(x)[0][:, -1])
 
     net = Net()
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.5))
+    return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.5))
+
+
+def _scans(model) -> int:
+    return [n.op_type for n in model.graph.node].count("Scan")
+
+
+@pytest.mark.slow   # ~2.7 s: three traces, two XLA compiles
+def test_an_exported_lstm_training_step_runs_its_forward_loop_once():
+    """Export runs the "onnx" pipeline over its traces in step, so merge_scans makes the LSTM's
+    forward scan and its gradient's replay one loop: one Scan fewer in the file than in the
+    trace, and the file's step (batch dynamic) equals the XLA step at batch 2 and 5 (loss and
+    every updated parameter)."""
+    step = _lstm_step()
     rng = np.random.default_rng(5)
     batches = [(ms.Tensor(rng.standard_normal((b, 6, 3)).astype(np.float32)),
                 ms.Tensor(rng.standard_normal((b, 2)).astype(np.float32))) for b in (2, 5)]
     exported = to_onnx(step, *batches[0], params_as_inputs=True)
     assert exported.dynamic == {"arg0": {0: "batch"}, "arg1": {0: "batch"}}
     traced_scans = sum(n.primitive.name == "scan" for n in ms.trace(step, *batches[0]).graph.nodes)
-    assert [n.op_type for n in exported.model.graph.node].count("Scan") == traced_scans - 1 == 2
+    assert _scans(exported.model) == traced_scans - 1 == 2
     session = ort.InferenceSession(exported.model.SerializeToString(), providers=["CPUExecutionProvider"])
     inputs = [i.name for i in session.get_inputs()]
     outputs = [o.name for o in session.get_outputs()]
@@ -148,3 +157,38 @@ def test_an_exported_lstm_training_step_runs_its_forward_loop_once():
         assert len(outputs) > 5
         for name, value in zip(outputs[1:], got[1:]):
             np.testing.assert_allclose(value, by_name[name[:-len(".new")]].asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow   # ~1.9 s on a loaded machine: two traces, an XLA compile, two sessions
+def test_a_jit_onnx_lstm_training_step_runs_its_forward_loop_once(tmp_path, monkeypatch):
+    """jit(backend="onnx") runs the "onnx" pipeline: merge_scans makes the LSTM's forward scan
+    and its gradient's replay one loop, one Scan fewer in the model than in the trace (read
+    from the compile cache), and two steps equal two XLA steps (loss and every parameter). A
+    fresh trace of the same step hits the cache: no pass runs, and its first step is the same."""
+    import onnx
+    ms.set_context(compile_cache_dir=tmp_path)
+    try:
+        rng = np.random.default_rng(5)
+        x = ms.Tensor(rng.standard_normal((2, 6, 3)).astype(np.float32))
+        y = ms.Tensor(rng.standard_normal((2, 2)).astype(np.float32))
+        step, reference = _lstm_step(), _lstm_step()
+        on_onnx, on_xla = ms.jit(step, backend="onnx"), ms.jit(reference)
+        losses = []
+        for _ in range(2):
+            losses.append(on_onnx(x, y).asnumpy())
+            np.testing.assert_allclose(losses[-1], on_xla(x, y).asnumpy(), rtol=1e-5, atol=1e-6)
+        for p, q in zip(step.get_parameters(), reference.get_parameters()):
+            np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=p.name)
+        (traced,) = on_onnx.cache.values()
+        (path,) = (tmp_path / "onnx").glob("*.onnx")
+        traced_scans = sum(n.primitive.name == "scan" for n in traced.graph.nodes)
+        assert _scans(onnx.load(path)) == traced_scans - 1 == 2
+
+        def no_passes(*args, **kwargs):
+            raise AssertionError("a compile cache hit ran the passes")
+        monkeypatch.setattr("graphcell.passes.manager.run_pipeline", no_passes)
+        again = ms.jit(_lstm_step(), backend="onnx")
+        np.testing.assert_allclose(again(x, y).asnumpy(), losses[0], rtol=1e-6)
+        assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 1
+    finally:
+        ms.set_context(compile_cache_dir=None)

@@ -426,10 +426,10 @@ def _lenet_ensemble_and_gradient():
     return vmap_graph(graph, [None] + [0] * (n_in - 1), [0], 4), grad_graph(graph, wrt=list(range(1, n_in)))
 
 
-@pytest.mark.parametrize("pipeline", ["xla", "onnx"])
-def test_pipeline_on_lenet5_ensemble(pipeline):
+def test_pipeline_on_lenet5_ensemble():
+    # (the "onnx" pipeline leaves this graph alone: no simplify; onnxruntime merges the reshapes)
     ensemble, _ = _lenet_ensemble_and_gradient()
-    result = run_pipeline(ensemble, pipeline, verify_each=True)
+    result = run_pipeline(ensemble, "xla", verify_each=True)
     assert result.changed and len(result.graph.nodes) < len(ensemble.nodes)
     assert result.graph.outputs[0].mapped_axis == 0  # the ensemble's mapped axis survives
     assert "reshape(%0) {shape=(24,1,5,5)}" in show(ensemble)  # vmap's reshape chain ...

@@ -109,8 +109,11 @@ def test_onnx_compiles_write_the_trace_and_the_model_text(tmp_path):
     f(x)
     f(x)
     rows = written(tmp_path / "jit")
-    assert [(i, n, s) for i, n, _, s in rows] == [(0, "trace", ".ir"), (1, "onnx", ".onnx.txt")]
-    assert "Exp" in ir_text(tmp_path / "jit", rows[1])
+    # the trace, one round of the "onnx" pipeline (nothing changes), the model
+    names = ["trace", *[name for name, _ in PIPELINES["onnx"]], "onnx"]
+    assert [(i, n) for i, n, _, _ in rows] == list(enumerate(names))
+    assert [s for *_, s in rows] == [".ir"] * (len(names) - 1) + [".onnx.txt"]
+    assert "Exp" in ir_text(tmp_path / "jit", rows[-1])
 
     ms.set_context(save_graphs=1, save_graphs_path=str(tmp_path / "export"))
     ms.export(nn.Dense(3, 2), x, file_name=str(tmp_path / "m.onnx"))
@@ -119,6 +122,28 @@ def test_onnx_compiles_write_the_trace_and_the_model_text(tmp_path):
     exported = parse_graph(ir_text(tmp_path / "export", rows[0]))
     assert [n.primitive.name for n in exported.nodes] == ["dot_general", "add"]
 
+
+
+def test_jit_onnx_writes_the_passes_graphcell_dump_runs(tmp_path):
+    """jit(backend="onnx") runs the "onnx" pipeline as `graphcell dump --passes onnx` does
+    (cli/dump.py's list and rounds): that run on the trace save_graphs wrote gives the last
+    stage it wrote, which has one scan fewer (the gradient's replay merged into the forward)."""
+    from graphcell.cli.dump import pass_list, pipeline_rounds
+    from graphcell.passes import run_passes
+
+    def loss(h0, xs):
+        return ops.scan(lambda h, x: (ops.tanh(h + x), h), h0, xs)[0].sum()
+
+    ms.set_context(save_graphs=1, save_graphs_path=str(tmp_path))
+    h0, xs = np.ones((2, 3), np.float32), np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 2, 3)
+    got = ms.jit(ms.grad(loss), backend="onnx")(ms.Tensor(h0), ms.Tensor(xs))
+    rows = written(tmp_path)
+    assert stages(rows)[:3] == ["00_trace", "01_cse", "02_merge_scans"]   # grad was traced inside jit
+    grad_graph, last = (parse_graph(ir_text(tmp_path, row)) for row in (rows[0], rows[-1]))
+    dumped = run_passes(grad_graph, pass_list("onnx"), max_rounds=pipeline_rounds("onnx")).graph
+    assert dumped.format(source=True) == last.format(source=True)
+    assert [sum(n.primitive.name == "scan" for n in g.nodes) for g in (grad_graph, last)] == [3, 2]
+    np.testing.assert_allclose(got.asnumpy(), ms.grad(loss)(ms.Tensor(h0), ms.Tensor(xs)).asnumpy(), rtol=1e-5)
 
 
 def test_an_export_that_merges_scans_writes_the_passes_it_ran(tmp_path):

@@ -149,8 +149,7 @@ def pipeline_rounds(text: str) -> int:
 
 
 def pass_list(text: str) -> list:
-    from ..passes.manager import PIPELINES
-    known = {name: p for pipeline in PIPELINES.values() for name, p in pipeline}
+    from ..passes.manager import PASSES as known, PIPELINES
     if text == "all":
         return list(PIPELINES["xla"])
     if text in PIPELINES:

@@ -8,14 +8,14 @@ every pass runs on all the traces, and its result is kept only where they are st
 program (the check the traces themselves passed); where they are not, every trace keeps its
 graph from before that pass. The decision is the same for every trace, so values still pair.
 
-Export runs the passes of the "onnx" pipeline that the lowering does not redo
-(`EXPORT_PASSES`): cse and merge_scans, which make an RNN's forward scan and its gradient's
-replay one loop, then dce. The lowering already fuses biases (`find_fusions`), skips dead
-nodes and merges equal ONNX nodes, and onnxruntime folds constants at session creation.
-The rest of the pipeline does not fit export: folding evaluates iota-built masks (x[0] = 1
-on a dynamic batch selects by an iota over the rows) into constants that are right at the
-traced sizes only, in both traces alike, and the whole pipeline on both traces of the N=16
-LeNet5 ensemble made its export 22-32% slower for a file with the same nodes.
+Export runs the "onnx" pipeline's passes (`EXPORT_PASSES`, which names them all): cse and
+merge_scans, which make an RNN's forward scan and its gradient's replay one loop, then dce.
+The lowering already fuses biases (`find_fusions`), skips dead nodes and merges equal ONNX
+nodes, and onnxruntime folds constants at session creation (passes/manager.py). The XLA
+pipeline's folding would not fit export anyway: it evaluates iota-built masks (x[0] = 1 on a
+dynamic batch selects by an iota over the rows) into constants that are right at the traced
+sizes only, in both traces alike; and the former longer ONNX pipeline on both traces of the
+N=16 LeNet5 ensemble made its export 22-32% slower for a file with the same nodes.
 """
 from __future__ import annotations
 

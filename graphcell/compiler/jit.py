@@ -51,6 +51,19 @@ def compiled_fn(traced: Traced):
     return fn
 
 
+def onnx_graph(traced: Traced, on_pass=None):
+    """The graph jit(backend="onnx") lowers: `traced.graph` through the "onnx" pipeline to a
+    fixed point, as compiled_fn runs the XLA one (the verifier between passes in debug mode),
+    once per Traced; `on_pass(name, graph)` hears of each pass (save_graphs). An RNN training
+    step loses a Scan (merge_scans); passes/manager.py says why the list is short."""
+    graph = traced.cache.get("onnx_graph")
+    if graph is None:
+        from ..passes.manager import run_pipeline
+        with paused_gc():
+            graph = traced.cache["onnx_graph"] = run_pipeline(traced.graph, "onnx", on_pass=on_pass).graph
+    return graph
+
+
 def run_graph(traced: Traced, inputs: list[Tensor]) -> list[Tensor]:
     """Runs a traced graph on concrete Tensors with XLA; returns all outputs (state included)."""
     backend = traced.cache.get("backend", "xla")

@@ -10,8 +10,9 @@ writes files named as MindSpore 2.10 names them, `<stage index>_<stage>_<file nu
 
 The stage index restarts at every compile; the file number runs on over the process. The
 stages: `trace`, then `grad` or `vmap` for graphs those transforms built, then each pass of
-the XLA pipeline in the order it runs (rounds continue the count; passes/manager.py). ONNX
-compiles run no graphcell pass: their `.ir` is the trace. Levels, as 2.10's (measured):
+the pipeline in the order it runs (rounds continue the count; passes/manager.py): the XLA
+one, or for jit(backend="onnx") the ONNX one; an export writes the passes it kept
+(compiler/export_passes.py). Levels, as 2.10's (measured):
 1 `.ir` per stage; 2 also the backend's program, `<n>_stablehlo_<k>.mlir` (XLA) or
 `<n>_onnx_<k>.onnx.txt` (ONNX text, parameters as inputs); 3 also a `.dot` beside each `.ir`.
 
@@ -134,14 +135,16 @@ def made_from(traced, stage: str, source) -> None:
     traced.cache["made_from"] = (stage, source)
 
 
-def onnx_compile(traced) -> None:
+def onnx_compile(traced, optimize=None) -> None:
     """save_graphs for an ONNX compile (jit(backend="onnx"), export): the stages, then at
     level 2 the model's text. An export's graph names the trace it was optimized from and
-    the passes it took (`passes` in its cache, compiler/export_passes.py): one file each."""
+    the passes it took (`passes` in its cache, compiler/export_passes.py): one file each.
+    jit's passes run here (`optimize(on_pass)` returns the graph it lowers), as the XLA path's."""
     source, passes = traced.cache.get("passes", (traced, ()))
     recorder = start(source)
     if recorder is not None:
         for name, graph in passes:
             recorder.stage(name, graph)
+        graph = traced.graph if optimize is None else optimize(recorder.stage)
         from .onnx import model_text
-        recorder.backend("onnx", ".onnx.txt", lambda: model_text(traced.graph))
+        recorder.backend("onnx", ".onnx.txt", lambda: model_text(graph))

@@ -48,21 +48,28 @@ PIPELINES: dict[str, list] = {
         # tiles (inference; a no-op for anything that mixes rows, such as a training step).
         ("tile_rows", tile_rows),
     ],
+    # What jit(backend="onnx") runs (and export, in step over its traces: compiler/export_passes.py):
+    # only passes that change the model onnxruntime runs. The XLA list's fold and simplify and the
+    # bias fusion (passes/fuse.py) are left out: the lowering fuses biases itself (find_fusions),
+    # skips dead nodes and merges equal ones, and onnxruntime folds constants at session creation.
+    # Measured (2 cores; onnxruntime's optimised models compared node for node; pass times the
+    # minimum of 9 runs): with them, no optimised model changed (N=16 LeNet5 ensemble at batch 1
+    # and 16, a small ResNet's inference and training step, an LSTM training step) but a 3-member
+    # LeNet5 training ensemble's, by 3 Transposes of 150 elements, for 2-46 ms more in a first
+    # call (ensemble at batch 16: 2.5 -> 33.5 ms; ResNet step 1.8 -> 32; ensemble step 16 -> 62;
+    # LSTM step 7 -> 14), 5-10% of those first calls.
     "onnx": [
-        # As for XLA; see above for why each pass sits where it does.
         ("cse", cse),
+        # An RNN's forward scan and its gradient's replay become one loop: one Scan fewer
+        # (a training step's Scan body runs once per step instead of twice).
         ("merge_scans", merge_scans),
-        # A smaller limit: folded constants become initializers in the model file, and
-        # onnxruntime folds what is left at session creation anyway.
-        ("fold", FoldConstants(max_elements=4096)),
-        ("simplify", simplify),
-        # After simplify, so a bias add it reshaped or folded is in its final form; before the
-        # last cse/dce, which drop the products and bias reshapes the fused nodes absorbed.
-        ("fuse", fuse),
-        ("cse", cse),
         ("dce", dce),
     ],
 }
+
+# Every pass by name (for `graphcell dump --passes a,b`): the pipelines' and the bias fusion,
+# which the ONNX lowering applies by itself (find_fusions) and no pipeline runs.
+PASSES: dict = {**{name: p for pipeline in PIPELINES.values() for name, p in pipeline}, "fuse": fuse}
 
 
 class PassError(RuntimeError):

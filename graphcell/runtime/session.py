@@ -330,19 +330,26 @@ def _to_jax(outputs: list) -> list:
 
 def _jit_session(traced, param_arrays=None) -> Session:
     """The session of jit(backend="onnx"): parameters as initializers holding `param_arrays`,
-    or as inputs when that is None."""
+    or as inputs when that is None. The model is the "onnx" pipeline's graph lowered
+    (compiler/jit.py `onnx_graph`); the compile cache keys on the trace, so a hit skips the
+    passes as well as the lowering."""
+    from ..compiler.jit import onnx_graph
     from ..compiler.onnx import RUNTIME_OPSET, lower
     from ..compiler.onnx_cache import cache_folder, cached_model
     from ..compiler.save_graphs import onnx_compile
     from ..context import get_context
-    onnx_compile(traced)   # set_context(save_graphs=...)
+    # set_context(save_graphs=...): the stages, each pass among them (they run now, cache or not)
+    onnx_compile(traced, optimize=lambda on_pass: onnx_graph(traced, on_pass))
     if param_arrays is None:
-        model = cached_model(("jit", RUNTIME_OPSET, traced.graph),
-                             lambda: lower(traced.graph, params_as_inputs=True, opset=RUNTIME_OPSET).model)
+        model = cached_model(("jit", RUNTIME_OPSET, "onnx-pipeline", traced.graph),
+                             lambda: lower(onnx_graph(traced), params_as_inputs=True, opset=RUNTIME_OPSET).model)
     else:
-        params = {v: np.asarray(a) for v, a in zip(traced.graph.inputs[traced.n_args:], param_arrays)}
-        model = cached_model(("jit-baked", RUNTIME_OPSET, traced.graph, tuple(params.values())),
-                             lambda: lower(traced.graph, params=params, opset=RUNTIME_OPSET).model)
+        params = [np.asarray(a) for a in param_arrays]
+
+        def build():
+            graph = onnx_graph(traced)   # the passes keep the inputs, as new Values: paired by position
+            return lower(graph, params=dict(zip(graph.inputs[traced.n_args:], params)), opset=RUNTIME_OPSET).model
+        model = cached_model(("jit-baked", RUNTIME_OPSET, "onnx-pipeline", traced.graph, tuple(params)), build)
     # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
     session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
