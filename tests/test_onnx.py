@@ -822,6 +822,27 @@ def test_session_feeds_threads_and_types(tmp_path):
     assert Session(bf16, providers=["cpu"]).inputs[0][2] == ms.bfloat16.np_dtype   # it raised at load
 
 
+
+def test_session_checks_inputs_again_after_accepting_them(tmp_path):
+    # Session skips the checks for a signature (dtypes and shapes) it accepted before: a new
+    # signature, even one made of shapes each accepted before, must still be checked.
+    path = ms.export(lambda a, b: a * 2.0 + b, ms.Tensor(np.ones((2, 3), np.float32)),
+                     ms.Tensor(np.ones((2, 3), np.float32)), file_name=str(tmp_path / "m.onnx"))
+    sess = Session(path, providers="cpu")
+    two, four = np.ones((2, 3), np.float32), np.ones((4, 3), np.float32)
+    for _ in range(2):
+        np.testing.assert_array_equal(sess(two, two), 3.0)
+        np.testing.assert_array_equal(sess(four, four), 3.0)
+    with pytest.raises(SessionInputError, match=r"input 'b' has \w+=4 on axis 0, but input 'a' has \w+=2"):
+        sess(two, four)
+    with pytest.raises(SessionInputError, match=r"input 'a' is float64\[2,3\]"):
+        sess(two.astype(np.float64), two)
+    with pytest.raises(SessionInputError, match="input 'a' has rank 1"):
+        sess(np.ones(3, np.float32), two)
+    transposed = np.arange(6, dtype=np.float32).reshape(3, 2).T    # not C-contiguous: copied
+    np.testing.assert_array_equal(sess(transposed, two), 2 * transposed + 1)
+    np.testing.assert_array_equal(sess(transposed, two), 2 * transposed + 1)
+
 def test_check_treats_equal_nans_as_equal_and_names_a_diverging_output():
     ok = ms.check(lambda t: ops.sqrt(t) * 2.0, ms.Tensor(np.array([-1.0, 4.0], np.float32)))
     assert ok.ok
