@@ -8,14 +8,15 @@ with the `merge_scans` pass off (the forward loop and the replay that the scan's
 for its carries as two loops: what the pass saves), a hand-written `jax.lax.scan` LSTM under
 `jax.jit(value_and_grad)` with the SGD update in the same program, and torch's nn.LSTM with
 `loss.backward()` and torch.optim.SGD. Every contender starts from graphcell's weights and
-the first step's losses are checked to agree before timing.
+the first step's losses are checked to agree before timing. Timed round-robin in bursts of
+BURST calls, the first of each burst dropped (bench/common.py).
 """
 from __future__ import annotations
 
 import argparse
 
 import numpy as np
-from common import medians_ms
+from common import BURST, medians_ms
 
 import graphcell as ms
 from graphcell import nn
@@ -112,7 +113,10 @@ def run(hidden: int, steps: int, batch: int, budget_s: float) -> None:
         raise SystemExit(f"first-step losses disagree: {first}")
     contenders = {**{name: (lambda fn=fn: fn(gx, gy)) for name, fn in steps_fns.items()},
                   "jax.jit(value_and_grad(lax.scan))": jax_call, "torch nn.LSTM + SGD": lambda: tstep(tx, ty)}
-    times = medians_ms(contenders, budget_s=budget_s)
+    # In bursts: torch's threads keep spinning after its call, which the next contender's first
+    # call would pay for (graphcell, timed right after torch, read 1.11x jax's one call at a
+    # time and 0.97x in bursts, minutes apart).
+    times = medians_ms(contenders, budget_s=budget_s, burst=BURST)
     best_peer = min(v for k, v in times.items() if not k.startswith("graphcell"))
     print(f"\nLSTM({hidden}, {hidden}), seq_len {steps}, batch {batch}: one SGD training step, median ms")
     print("| path | ms | / best peer |")
