@@ -45,6 +45,7 @@ RUNTIME = "__gc"               # the closure variable holding cf_runtime
 FN_PREFIX = "__gcfn_"          # generated branch/body functions
 RETF, RETV = "__gc_retf", "__gc_retv"
 _BUILTINS = frozenset(dir(builtins))
+_NUMBER_TYPES = ("int", "float", "bool")
 
 
 class UnsupportedSyntaxError(GraphModeError):
@@ -171,12 +172,16 @@ def _needs_transform(fdef) -> bool:
     """Control flow to lower, or a call of something other than a builtin (the function it
     reaches may hold tensor control flow: calls are routed through `cf_runtime.callee`)."""
     for n in ast.walk(fdef):
-        if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
+        if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp, ast.Assert, ast.Raise)):
             return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _NUMBER_TYPES:
+            return True   # int(t) / float(t) / bool(t) of a traced Tensor is a number of the graph
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS
                                             and n.func.id != "print"):
             return True
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return True
+        if isinstance(n, ast.Compare) and len(n.ops) > 1:
             return True
         if isinstance(n, ast.comprehension) and n.ifs:
             return True
@@ -625,6 +630,28 @@ class _Convert(ast.NodeTransformer):
             return ast.copy_location(_call("not_", node.operand), node)
         return node
 
+    def visit_Compare(self, node):
+        # `a < b < c` is `a < b and b < c` (b evaluated once): with traced operands, an `and`
+        # of two Tensors (cf_runtime.and_), not the bool() of the first
+        self.generic_visit(node)
+        if len(node.ops) == 1 or any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.Await)) for n in ast.walk(node)):
+            return node
+        ops = _const(tuple(type(op).__name__ for op in node.ops))
+        rights = ast.Tuple([_thunk(c) for c in node.comparators], ast.Load())
+        return ast.copy_location(_call("compare_chain", node.left, ops, rights), node)
+
+    def visit_Raise(self, node):
+        # tagged, so a tensor `if` can raise it at run time (frontend/graph_raise.py)
+        self.generic_visit(node)
+        if node.exc is not None:
+            node.exc = ast.copy_location(_call("user_raise", node.exc), node.exc)
+        return node
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        message = _const(None) if node.msg is None else _thunk(node.msg)
+        return ast.copy_location(ast.Expr(_call("assert_", node.test, message)), node)
+
     def visit_comprehension(self, node):
         self.generic_visit(node)
         node.ifs = [ast.copy_location(_call("comp_test", c, self.where(c)), c) for c in node.ifs]
@@ -650,6 +677,9 @@ class _Convert(ast.NodeTransformer):
             for k in node.keywords:
                 k.value = k.value if k.arg is None else _call("format_value", k.value)
             return ast.copy_location(_call("deferred_text", node), node)
+        elif (isinstance(func, ast.Name) and func.id in _NUMBER_TYPES and len(node.args) == 1
+              and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+            return ast.copy_location(_call("number_", func, node.args[0]), node)
         elif isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
             node.args = [_name("__class__"), _name(top_args[0].arg)]  # zero-arg super() needs the class cell
         elif not (isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith(FN_PREFIX))

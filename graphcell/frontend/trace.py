@@ -197,6 +197,7 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         # Graph mode: tensor if/while/for compile to cond/while nodes (frontend/ast_transform.py).
         result = converted(fn)(*s_args, **s_kwargs)
         out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
+        out_tree = pytree.numpy_scalars_as_python(out_tree)
         out_values = [tracer.lift(t) for t in out_leaves]
         arg_writes = _arg_writes(tracer, symbolic, pytree.in_list(structure)) if hands_back_writes else []
     state = list(tracer.state.values())

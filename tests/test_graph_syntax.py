@@ -1,0 +1,47 @@
+"""Python syntax in compiled functions, as MindSpore 2.10's graph mode runs it (values measured
+on MindSpore 2.10): `raise`/`assert` under a tensor condition, chained comparisons with a
+Tensor, int()/float()/bool() of a traced Tensor, numpy scalars returned."""
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Tensor
+
+
+def _checked(x):
+    if x.sum() > 5:
+        raise ValueError("too big")
+    assert x.sum() > 0, "sum too small"
+    return x + 1
+
+
+def test_raise_and_assert_under_a_tensor_condition_raise_when_the_run_takes_them():
+    # 2.10 GRAPH_MODE: [1, 2] -> [2, 3]; [3, 4] -> ValueError('too big'); [-1, -2] ->
+    # AssertionError('sum too small'). Tracing both branches must not raise for every input.
+    f = ms.jit(_checked)
+    np.testing.assert_array_equal(f(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [2.0, 3.0])
+    with pytest.raises(ValueError, match="^too big$"):
+        f(Tensor(np.array([3.0, 4.0], np.float32)))
+    with pytest.raises(AssertionError, match="^sum too small$"):
+        f(Tensor(np.array([-1.0, -2.0], np.float32)))
+    np.testing.assert_array_equal(f(Tensor(np.array([0.5, 1.0], np.float32))).asnumpy(), [1.5, 2.0])
+    # eagerly it is Python's raise
+    with pytest.raises(ValueError, match="^too big$"):
+        _checked(Tensor(np.array([3.0, 4.0], np.float32)))
+
+
+def _numbers(x):
+    s = x.sum()
+    y = x
+    if 0 < s < 20:       # a chain with a Tensor: `0 < s and s < 20`
+        y = x + 1
+    return y, int(s), float(s.astype(ms.int32)), bool(s), int(-s), bool(s * 0), np.sum(np.arange(4)), 1 < 2 < 3
+
+
+def test_chained_comparison_numbers_of_tensors_and_numpy_scalars_in_jit():
+    # 2.10 GRAPH_MODE with x = [1.2, 1.5]: y = [2.2, 2.5]; int 2, float 2.0, True, int -2,
+    # False (Python types), np.sum -> int 6, True
+    out = ms.jit(_numbers)(Tensor(np.array([1.2, 1.5], np.float32)))
+    np.testing.assert_allclose(out[0].asnumpy(), [2.2, 2.5], rtol=1e-6)
+    assert [(type(v), v) for v in out[1:]] == [(int, 2), (float, 2.0), (bool, True), (int, -2), (bool, False),
+                                               (int, 6), (bool, True)]
