@@ -45,3 +45,23 @@ def test_chained_comparison_numbers_of_tensors_and_numpy_scalars_in_jit():
     np.testing.assert_allclose(out[0].asnumpy(), [2.2, 2.5], rtol=1e-6)
     assert [(type(v), v) for v in out[1:]] == [(int, 2), (float, 2.0), (bool, True), (int, -2), (bool, False),
                                                (int, 6), (bool, True)]
+
+
+def _guarded_loss(x):
+    try:
+        if x.sum() > 100:
+            raise ValueError("big")
+        y = x * x
+    except ValueError:
+        y = x * 3
+    return y.sum()
+
+
+def test_try_runs_as_python_under_an_eager_grad_and_is_refused_in_jit():
+    # 2.10: PYNATIVE's grad runs the Python, try/except included; GRAPH_MODE refuses `try`
+    x = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_array_equal(ms.grad(_guarded_loss)(Tensor(x)).asnumpy(), 2 * x)
+    np.testing.assert_array_equal(ms.grad(_guarded_loss)(Tensor(x + 100)).asnumpy(), [3.0, 3.0])
+    from graphcell.frontend.ast_transform import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="`try` statement"):
+        ms.jit(_guarded_loss)(Tensor(x))

@@ -63,8 +63,15 @@ def converted(fn):
     code = fn.__code__
     new_code = _CACHE.get(code)
     if new_code is None:
-        new_code = _transform(fn)
+        try:
+            new_code = _transform(fn)
+        except UnsupportedSyntaxError as e:
+            new_code = e
         _CACHE[code] = new_code
+    if isinstance(new_code, UnsupportedSyntaxError):
+        if _runs_as_python():   # an eager grad runs the Python as 2.10's PYNATIVE does: `try` works
+            return fn
+        raise new_code
     if new_code is _SKIP:
         return fn
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
@@ -75,6 +82,13 @@ def converted(fn):
     new.__qualname__ = fn.__qualname__
     new.__wrapped__ = fn
     return new
+
+
+def _runs_as_python() -> bool:
+    from .concrete import runs_as_python
+    from .tracer import current_tracer
+    tracer = current_tracer()
+    return tracer is not None and runs_as_python(tracer)
 
 
 def _runtime_cell():
