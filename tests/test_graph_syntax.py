@@ -65,3 +65,10 @@ def test_try_runs_as_python_under_an_eager_grad_and_is_refused_in_jit():
     from graphcell.frontend.ast_transform import UnsupportedSyntaxError
     with pytest.raises(UnsupportedSyntaxError, match="`try` statement"):
         ms.jit(_guarded_loss)(Tensor(x))
+
+
+def test_boolean_mask_index_under_an_eager_grad_uses_this_calls_mask():
+    # 2.10's PYNATIVE grad of (x[x > 2] ** 2).sum(): 2x where x > 2, else 0
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    g = ms.grad(lambda t: (t[t > 2] ** 2).sum())(Tensor(x))
+    np.testing.assert_array_equal(g.asnumpy(), np.where(x > 2, 2 * x, 0))
