@@ -72,3 +72,13 @@ def test_boolean_mask_index_under_an_eager_grad_uses_this_calls_mask():
     x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     g = ms.grad(lambda t: (t[t > 2] ** 2).sum())(Tensor(x))
     np.testing.assert_array_equal(g.asnumpy(), np.where(x > 2, 2 * x, 0))
+
+
+def test_numpy_values_a_jit_returns_stay_numpy():
+    # 2.10 GRAPH_MODE: np.array -> ndarray [1, 2]; numpy scalars -> int 6, float 2.5, int 4
+    f = ms.jit(lambda x: (x + 1, np.array([1, 2]), np.float32(2.5), np.int32(3) + 1))
+    out = f(Tensor(np.float32(1.0)))
+    assert isinstance(out[1], np.ndarray) and out[1].tolist() == [1, 2]
+    assert [(type(v), v) for v in out[2:]] == [(float, 2.5), (int, 4)]
+    out[1][0] = 7   # each call gets its own array
+    assert f(Tensor(np.float32(1.0)))[1].tolist() == [1, 2]

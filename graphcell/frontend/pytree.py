@@ -68,8 +68,8 @@ def unflatten(structure, leaves) -> Any:
     def build(s):
         if s is None:
             return next(it)
-        if isinstance(s, Static):
-            return s.value
+        if isinstance(s, Static):   # (a returned numpy array: each call gets its own)
+            return s.value.copy() if isinstance(s.value, np.ndarray) else s.value
         if s[0] is dict:
             return {k: build(v) for k, v in zip(s[1], s[2])}
         kind, items = s
