@@ -10,23 +10,24 @@ from graphcell import Tensor
 
 def _checked(x):
     if x.sum() > 5:
-        raise ValueError("too big")
+        raise ValueError(f"too big: {x.sum()}")
     assert x.sum() > 0, "sum too small"
     return x + 1
 
 
 def test_raise_and_assert_under_a_tensor_condition_raise_when_the_run_takes_them():
-    # 2.10 GRAPH_MODE: [1, 2] -> [2, 3]; [3, 4] -> ValueError('too big'); [-1, -2] ->
-    # AssertionError('sum too small'). Tracing both branches must not raise for every input.
+    # 2.10 GRAPH_MODE: [1, 2] -> [2, 3]; [3, 4] -> ValueError('too big: 7.0') (a Tensor in the
+    # message formatted with the run's value); [-1, -2] -> AssertionError('sum too small').
+    # Tracing both branches must not raise for every input.
     f = ms.jit(_checked)
     np.testing.assert_array_equal(f(Tensor(np.array([1.0, 2.0], np.float32))).asnumpy(), [2.0, 3.0])
-    with pytest.raises(ValueError, match="^too big$"):
+    with pytest.raises(ValueError, match=r"^too big: 7\.0$"):
         f(Tensor(np.array([3.0, 4.0], np.float32)))
     with pytest.raises(AssertionError, match="^sum too small$"):
         f(Tensor(np.array([-1.0, -2.0], np.float32)))
     np.testing.assert_array_equal(f(Tensor(np.array([0.5, 1.0], np.float32))).asnumpy(), [1.5, 2.0])
     # eagerly it is Python's raise
-    with pytest.raises(ValueError, match="^too big$"):
+    with pytest.raises(ValueError, match=r"^too big: 7\.0$"):
         _checked(Tensor(np.array([3.0, 4.0], np.float32)))
 
 
