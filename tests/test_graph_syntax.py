@@ -83,3 +83,15 @@ def test_numpy_values_a_jit_returns_stay_numpy():
     assert [(type(v), v) for v in out[2:]] == [(float, 2.5), (int, 4)]
     out[1][0] = 7   # each call gets its own array
     assert f(Tensor(np.float32(1.0)))[1].tolist() == [1, 2]
+
+
+def _kinds(x):
+    n = x.sum().item()
+    m = int(x.max())
+    return isinstance(n, float), isinstance(m, int), isinstance(n, Tensor), isinstance(m, (bool, float)), \
+        isinstance(x, Tensor)
+
+
+def test_isinstance_sees_a_graph_number_as_a_python_number():
+    # 2.10 GRAPH_MODE: (True, True, False, False, True)
+    assert ms.jit(_kinds)(Tensor(np.array([1.0, 2.5], np.float32))) == (True, True, False, False, True)

@@ -46,6 +46,7 @@ FN_PREFIX = "__gcfn_"          # generated branch/body functions
 RETF, RETV = "__gc_retf", "__gc_retv"
 _BUILTINS = frozenset(dir(builtins))
 _NUMBER_TYPES = ("int", "float", "bool")
+_NUMBER_AWARE = _NUMBER_TYPES + ("isinstance",)   # builtins that see a graph's number as a number
 
 
 class UnsupportedSyntaxError(GraphModeError):
@@ -188,8 +189,8 @@ def _needs_transform(fdef) -> bool:
     for n in ast.walk(fdef):
         if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp, ast.Assert, ast.Raise)):
             return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _NUMBER_TYPES:
-            return True   # int(t) / float(t) / bool(t) of a traced Tensor is a number of the graph
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _NUMBER_AWARE:
+            return True   # int(t) of a traced Tensor is a number of the graph; isinstance(n, float) of one
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS
                                             and n.func.id != "print"):
             return True
@@ -694,6 +695,9 @@ class _Convert(ast.NodeTransformer):
         elif (isinstance(func, ast.Name) and func.id in _NUMBER_TYPES and len(node.args) == 1
               and not node.keywords and not isinstance(node.args[0], ast.Starred)):
             return ast.copy_location(_call("number_", func, node.args[0]), node)
+        elif (isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 and not node.keywords
+              and not any(isinstance(a, ast.Starred) for a in node.args)):
+            return ast.copy_location(_call("isinstance_", func, *node.args), node)
         elif isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
             node.args = [_name("__class__"), _name(top_args[0].arg)]  # zero-arg super() needs the class cell
         elif not (isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith(FN_PREFIX))

@@ -235,6 +235,16 @@ def number_(kind, x):
     return kind(x)
 
 
+def isinstance_(builtin, value, classes):
+    """`isinstance(value, classes)`: a number of the graph (GraphScalar: `x.sum().item()`,
+    `int(t)`) is an instance of its Python type, as 2.10's variable scalars are (measured:
+    isinstance(x.sum().item(), float) is True), and not a Tensor."""
+    from ..graph_scalar import GraphScalar
+    if builtin is isinstance and type(value) is GraphScalar:
+        return issubclass(value.python_type(), classes)
+    return builtin(value, classes)
+
+
 def not_any(*flags):
     """`not (f1 or f2 or ...)` over break/continue/return flags, Python where possible."""
     from ..ops import functional as F
