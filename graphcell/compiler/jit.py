@@ -140,7 +140,7 @@ class Jit:
             # onnxruntime: a vmapped ensemble picks its form by the call's batch ("onnx-auto",
             # resolved in api/vmap.py), as an export's batch-dispatch If would.
             with lowering_for("onnx-auto" if key[-1] == "onnx" else key[-1]):
-                traced = trace(self.fn, *args, name=self.name, shares_aliases=True, **kwargs)
+                traced = trace(self.fn, *args, name=self.name, shares_aliases=True, arrays_out=True, **kwargs)
             traced.cache["backend"] = key[-1]
             self.cache[key] = traced
         return traced, leaves

@@ -45,6 +45,8 @@ RUNTIME = "__gc"               # the closure variable holding cf_runtime
 FN_PREFIX = "__gcfn_"          # generated branch/body functions
 RETF, RETV = "__gc_retf", "__gc_retv"
 _BUILTINS = frozenset(dir(builtins))
+_NUMBER_TYPES = ("int", "float", "bool")
+_NUMBER_AWARE = _NUMBER_TYPES + ("isinstance",)   # builtins that see a graph's number as a number
 
 
 class UnsupportedSyntaxError(GraphModeError):
@@ -62,8 +64,15 @@ def converted(fn):
     code = fn.__code__
     new_code = _CACHE.get(code)
     if new_code is None:
-        new_code = _transform(fn)
+        try:
+            new_code = _transform(fn)
+        except UnsupportedSyntaxError as e:
+            new_code = e
         _CACHE[code] = new_code
+    if isinstance(new_code, UnsupportedSyntaxError):
+        if _runs_as_python():   # an eager grad runs the Python as 2.10's PYNATIVE does: `try` works
+            return fn
+        raise new_code
     if new_code is _SKIP:
         return fn
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
@@ -74,6 +83,13 @@ def converted(fn):
     new.__qualname__ = fn.__qualname__
     new.__wrapped__ = fn
     return new
+
+
+def _runs_as_python() -> bool:
+    from .concrete import runs_as_python
+    from .tracer import current_tracer
+    tracer = current_tracer()
+    return tracer is not None and runs_as_python(tracer)
 
 
 def _runtime_cell():
@@ -171,12 +187,16 @@ def _needs_transform(fdef) -> bool:
     """Control flow to lower, or a call of something other than a builtin (the function it
     reaches may hold tensor control flow: calls are routed through `cf_runtime.callee`)."""
     for n in ast.walk(fdef):
-        if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
+        if isinstance(n, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp, ast.Assert, ast.Raise)):
             return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _NUMBER_AWARE:
+            return True   # int(t) of a traced Tensor is a number of the graph; isinstance(n, float) of one
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS
                                             and n.func.id != "print"):
             return True
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return True
+        if isinstance(n, ast.Compare) and len(n.ops) > 1:
             return True
         if isinstance(n, ast.comprehension) and n.ifs:
             return True
@@ -625,6 +645,28 @@ class _Convert(ast.NodeTransformer):
             return ast.copy_location(_call("not_", node.operand), node)
         return node
 
+    def visit_Compare(self, node):
+        # `a < b < c` is `a < b and b < c` (b evaluated once): with traced operands, an `and`
+        # of two Tensors (cf_runtime.and_), not the bool() of the first
+        self.generic_visit(node)
+        if len(node.ops) == 1 or any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.Await)) for n in ast.walk(node)):
+            return node
+        ops = _const(tuple(type(op).__name__ for op in node.ops))
+        rights = ast.Tuple([_thunk(c) for c in node.comparators], ast.Load())
+        return ast.copy_location(_call("compare_chain", node.left, ops, rights), node)
+
+    def visit_Raise(self, node):
+        # tagged, so a tensor `if` can raise it at run time (frontend/graph_raise.py)
+        self.generic_visit(node)
+        if node.exc is not None:
+            node.exc = ast.copy_location(_call("user_raise", node.exc), node.exc)
+        return node
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        message = _const(None) if node.msg is None else _thunk(node.msg)
+        return ast.copy_location(ast.Expr(_call("assert_", node.test, message)), node)
+
     def visit_comprehension(self, node):
         self.generic_visit(node)
         node.ifs = [ast.copy_location(_call("comp_test", c, self.where(c)), c) for c in node.ifs]
@@ -650,6 +692,12 @@ class _Convert(ast.NodeTransformer):
             for k in node.keywords:
                 k.value = k.value if k.arg is None else _call("format_value", k.value)
             return ast.copy_location(_call("deferred_text", node), node)
+        elif (isinstance(func, ast.Name) and func.id in _NUMBER_TYPES and len(node.args) == 1
+              and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+            return ast.copy_location(_call("number_", func, node.args[0]), node)
+        elif (isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 and not node.keywords
+              and not any(isinstance(a, ast.Starred) for a in node.args)):
+            return ast.copy_location(_call("isinstance_", func, *node.args), node)
         elif isinstance(func, ast.Name) and func.id == "super" and not node.args and top_args:
             node.args = [_name("__class__"), _name(top_args[0].arg)]  # zero-arg super() needs the class cell
         elif not (isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith(FN_PREFIX))

@@ -15,6 +15,8 @@ body functions), `live` maps those read after the statement to the line of that 
 """
 from __future__ import annotations
 
+import functools
+import operator
 import os
 import sysconfig
 import types
@@ -23,6 +25,7 @@ from ..tensor import Tensor
 from . import cf_build
 from .cf_build import UNSET, ControlFlowError, Undefined, Where, is_traced  # noqa: F401
 from .concrete import resolved
+from .graph_raise import assert_, has_traced_text, is_user_raise, raise_when, user_raise  # noqa: F401
 
 
 def _where(what: str, where) -> Where:
@@ -38,8 +41,38 @@ def if_stmt(test, true_fn, false_fn, values, names, live, where):
     test = resolved(test)
     if not is_traced(test):
         return true_fn(*values) if test else false_fn(*values)
-    return cf_build.cond(test, true_fn, false_fn, tuple(values), names=names, live=dict(live),
-                         where=_where("if", where))
+    try:
+        return cf_build.cond(test, _side(true_fn, True), _side(false_fn, False), tuple(values), names=names,
+                             live=dict(live), where=_where("if", where))
+    except BaseException as e:
+        side, error = getattr(e, _RAISED_ON, None), e
+        if side is None or not is_user_raise(e):
+            raise
+    # One branch raises the user's error: raised by the run that takes it (frontend/graph_raise.py)
+    if has_traced_text(error):   # its message formats Tensors of the branch: make them here
+        try:
+            (true_fn if side else false_fn)(*values)
+        except BaseException as e:
+            if not is_user_raise(e):
+                raise
+            error = e
+    raise_when(test if side else not_(test), error)
+    return (false_fn if side else true_fn)(*values)
+
+
+_RAISED_ON = "_graphcell_raised_on"   # which branch of the innermost tensor `if` an error left
+
+
+def _side(fn, side: bool):
+    @functools.wraps(fn)   # (the subgraph is named after the branch function)
+    def branch(*values):
+        try:
+            return fn(*values)
+        except BaseException as e:
+            if is_user_raise(e):
+                setattr(e, _RAISED_ON, side)
+            raise
+    return branch
 
 
 def while_stmt(cond_fn, body_fn, values, names, live, where):
@@ -162,6 +195,54 @@ def _pick(a, b, when_true: str):
         b = bool(b)
     truth = _bool_tensor(a)
     return F.select(truth, b, a) if when_true == "b" else F.select(truth, a, b)
+
+
+_COMPARISONS = {
+    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge, "Eq": operator.eq,
+    "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
+    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
+}
+
+
+def compare_chain(left, ops, right_thunks):
+    """`left op0 r0 op1 r1 ...`: `left op0 r0 and r0 op1 r1 and ...`, each operand evaluated
+    once and only while the result so far is not a Python false."""
+    result, prev = None, left
+    for op, thunk in zip(ops, right_thunks):
+        if result is not None:
+            truth = resolved(result)
+            if not is_traced(truth) and not truth:
+                return result
+        right = thunk()
+        this = _COMPARISONS[op](prev, right)
+        result = this if result is None else and_(result, lambda this=this: this)
+        prev = right
+    return result
+
+
+def number_(kind, x):
+    """`int(x)` / `float(x)` / `bool(x)`: of a one-element traced Tensor whose value the trace
+    does not know (graph mode), a number of the graph (a GraphScalar, handed back from a jit
+    as a Python int, float or bool, as 2.10 does); otherwise Python's."""
+    if kind in (int, float, bool) and is_traced(x) and x.size == 1 and is_traced(resolved(x)):
+        from .. import dtype as mstype
+        from ..graph_scalar import mark
+        x = x.reshape(())
+        if kind is bool:
+            return mark(_bool_tensor(x))
+        target = mstype.int64 if kind is int else mstype.float32
+        return mark(x if x.dtype is target else x.astype(target))
+    return kind(x)
+
+
+def isinstance_(builtin, value, classes):
+    """`isinstance(value, classes)`: a number of the graph (GraphScalar: `x.sum().item()`,
+    `int(t)`) is an instance of its Python type, as 2.10's variable scalars are (measured:
+    isinstance(x.sum().item(), float) is True), and not a Tensor."""
+    from ..graph_scalar import GraphScalar
+    if builtin is isinstance and type(value) is GraphScalar:
+        return issubclass(value.python_type(), classes)
+    return builtin(value, classes)
 
 
 def not_any(*flags):

@@ -135,7 +135,7 @@ def paused_gc():
 
 
 def trace(fn: Callable, *args, name: str | None = None, hands_back_writes: bool = True,
-          shares_aliases: bool = False, **kwargs) -> Traced:
+          shares_aliases: bool = False, arrays_out: bool = False, **kwargs) -> Traced:
     """Traces `fn(*args, **kwargs)`. Tensor leaves of the arguments become graph inputs;
     everything else is a constant of the trace. With `hands_back_writes`, arguments the
     function writes in place are graph outputs too (`Traced.arg_writes`); control-flow bodies
@@ -143,10 +143,12 @@ def trace(fn: Callable, *args, name: str | None = None, hands_back_writes: bool 
     `shares_aliases` (jit, whose cache key holds `alias_pattern`), a Tensor passed twice,
     `f(x, x)`, is one Tensor inside, as in MindSpore 2.10's graph mode (measured): a write
     through one name is read through the other and handed back once. Its second input is
-    left unread. (An export keeps them apart: an example passed twice is two inputs.)"""
+    left unread. (An export keeps them apart: an example passed twice is two inputs.) With
+    `arrays_out` (jit), a numpy array the function returns (JIT Fallback's `np.array(...)`) is
+    handed back as that array, as 2.10 does (measured), not as a Tensor output."""
     with paused_gc():
         return _trace(fn, args, kwargs, name, concrete=False, hands_back_writes=hands_back_writes,
-                      shares_aliases=shares_aliases)
+                      shares_aliases=shares_aliases, arrays_out=arrays_out)
 
 
 def alias_pattern(leaves: list) -> tuple | None:
@@ -166,7 +168,7 @@ def trace_with_values(fn: Callable, *args) -> Traced:
 
 
 def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: bool,
-           hands_back_writes: bool = True, shares_aliases: bool = False) -> Traced:
+           hands_back_writes: bool = True, shares_aliases: bool = False, arrays_out: bool = False) -> Traced:
     leaves, structure = pytree.flatten((args, kwargs))
     counts = [len(pytree.flatten(a)[0]) for a in args]
     counts.append(len(leaves) - sum(counts))
@@ -196,7 +198,8 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
             note_training_mode(owner)
         # Graph mode: tensor if/while/for compile to cond/while nodes (frontend/ast_transform.py).
         result = converted(fn)(*s_args, **s_kwargs)
-        out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=True)
+        out_leaves, out_tree = pytree.flatten(result, arrays_are_tensors=not arrays_out)
+        out_tree = pytree.numpy_scalars_as_python(out_tree)
         out_values = [tracer.lift(t) for t in out_leaves]
         arg_writes = _arg_writes(tracer, symbolic, pytree.in_list(structure)) if hands_back_writes else []
     state = list(tracer.state.values())

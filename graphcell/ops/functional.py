@@ -1135,9 +1135,9 @@ def _assignable(value, shape: tuple) -> Tensor:
 
 def _index_items(item) -> tuple:
     """One index item as the items `_expanded` works with (MindSpore 2.10's rules, measured):
-    an array as an integer Tensor; a bool mask, eagerly, as the integer Tensors of its nonzero
-    positions (numpy's x[mask] is x[mask.nonzero()]); True as None (a new axis of 1); False and
-    floats are IndexErrors."""
+    an array as an integer Tensor; a bool mask, eagerly (or in an eager grad, which knows its
+    value), as the integer Tensors of its nonzero positions (numpy's x[mask] is
+    x[mask.nonzero()]); True as None (a new axis of 1); False and floats are IndexErrors."""
     if isinstance(item, (bool, np.bool_)):
         if not item:
             raise IndexError("When tensor is indexed by a bool object, the value only support 'True'.")
@@ -1148,6 +1148,9 @@ def _index_items(item) -> tuple:
     if not isinstance(item, (Tensor, list, np.ndarray)):
         return (item,)
     idx = as_tensor(item)
+    if idx.dtype is mstype.bool_ and idx.is_symbolic:
+        from ..frontend.concrete import resolved
+        idx = resolved(idx)   # an eager grad's mask has this call's value (2.10's PYNATIVE indexes by it)
     if idx.dtype is mstype.bool_ and not idx.is_symbolic:
         return tuple(Tensor(np.asarray(p, np.int64)) for p in np.nonzero(np.asarray(idx._payload)))
     return (_index_array(idx),)
