@@ -68,6 +68,8 @@ _LAZY = {
     **dict.fromkeys(["ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "merge_sliced_parameter",
                      "obfuscate_ckpt", "load_obf_params_into_net"],
                     "graphcell.train.ckpt_convert"),
+    **dict.fromkeys(["load_segmented_checkpoints", "unified_safetensors", "transform_checkpoints",
+                     "transform_checkpoint_by_rank", "get_ckpt_path_with_strategy"], "graphcell.train.parallel_ckpt"),
     **dict.fromkeys(["Generator", "default_generator", "seed", "manual_seed", "initial_seed", "get_rng_state",
                      "set_rng_state"], "graphcell.ops.generator"),
     **dict.fromkeys(["from_numpy", "frombuffer", "is_tensor"], "graphcell.common.tensor_from"),

@@ -970,7 +970,7 @@ class Parameter(Tensor):
     owns it, as slice `index` of the ensemble's stacked array: then reading it slices, and
     training the ensemble copies nothing per member.
     """
-    __slots__ = ("_name", "_requires_grad", "_array", "_home", "_home_index")
+    __slots__ = ("_name", "_requires_grad", "_array", "_home", "_home_index", "_layerwise_parallel")
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -984,6 +984,19 @@ class Parameter(Tensor):
         self._array = _to_array(default_input, mstype.int32 if type(default_input) is int else None)
         self.name = name
         self.requires_grad = requires_grad
+        self.layerwise_parallel = layerwise_parallel
+
+    @property
+    def layerwise_parallel(self) -> bool:
+        """MindSpore's flag for a parameter that model-parallel training does not all-reduce; kept
+        (and copied) for code that reads it. graphcell trains on one device, where it changes nothing."""
+        return self._layerwise_parallel
+
+    @layerwise_parallel.setter
+    def layerwise_parallel(self, value) -> None:
+        if not isinstance(value, bool):
+            raise TypeError("The argument `layerwise_parallel` must be bool type.")   # 2.10's (measured)
+        self._layerwise_parallel = value
 
     @property
     def name(self) -> str:
@@ -1025,7 +1038,8 @@ class Parameter(Tensor):
 
     def copy(self) -> "Parameter":
         """A new Parameter of the same name, value and requires_grad (MindSpore's copy)."""
-        return Parameter(self._payload, name=self.name, requires_grad=self.requires_grad)
+        return Parameter(self._payload, name=self.name, requires_grad=self.requires_grad,
+                         layerwise_parallel=self.layerwise_parallel)
 
     @property
     def _payload(self):
@@ -1110,7 +1124,7 @@ class Parameter(Tensor):
             from .common.initializer import initializer_from
             value = initializer_from(init).sample(self.shape, self.dtype.np_dtype)
         name = f"{prefix}.{self.name}" if prefix else self.name
-        return Parameter(value, name=name, requires_grad=self.requires_grad)
+        return Parameter(value, name=name, requires_grad=self.requires_grad, layerwise_parallel=self.layerwise_parallel)
 
     def __repr__(self):
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
@@ -1124,7 +1138,8 @@ class Parameter(Tensor):
         return str(self) if not spec else super().__format__(spec)
 
     def __getstate__(self):
-        return {"array": self.asnumpy(), "name": self.name, "requires_grad": self.requires_grad}
+        return {"array": self.asnumpy(), "name": self.name, "requires_grad": self.requires_grad,
+                "layerwise_parallel": self.layerwise_parallel}
 
     def __setstate__(self, state):
         self._home = None
@@ -1132,6 +1147,7 @@ class Parameter(Tensor):
         self._array = jnp.asarray(state["array"])
         self.name = state["name"]
         self.requires_grad = state["requires_grad"]
+        self.layerwise_parallel = state.get("layerwise_parallel", False)
 
 
 class ParameterTuple(tuple):

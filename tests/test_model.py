@@ -230,16 +230,14 @@ def test_jit_recompiles_once_per_training_mode():
     assert any((o == 0).any() for o in outs[True])  # train mode really drops
 
 
-def test_training_on_no_batches_or_with_sink_size_is_a_clear_error():
+def test_training_on_no_batches_is_a_clear_error():
     """An empty epoch crashed ModelCheckpoint with ZeroDivisionError (and without callbacks
-    trained nothing silently); sink_size was ignored (2 epochs of sink_size 1 ran 12 steps)."""
+    trained nothing silently). sink_size: tests/test_model_sink_size.py."""
     net = nn.Dense(2, 1)
     model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
     data = {"x": np.ones((5, 2), np.float32), "y": np.ones((5, 1), np.float32)}
     with pytest.raises(ValueError, match="the dataset has no batches"):
         model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(8, drop_remainder=True))
-    with pytest.raises(NotImplementedError, match="sink_size=1"):
-        model.train(1, ds.NumpySlicesDataset(data, shuffle=False).batch(2), dataset_sink_mode=True, sink_size=1)
 
 
 def test_eval_without_metrics_gives_mindsporess_error():

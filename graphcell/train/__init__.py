@@ -28,6 +28,7 @@ from .callback_resilience import BackupAndRestore, OnRequestExit
 from .flops_collector import FlopsUtilizationCollector
 from .ckpt_convert import ckpt_to_safetensors, load_checkpoint_async, merge_sliced_parameter, safetensors_to_ckpt
 from .distributed_ckpt import build_searched_strategy, load_distributed_checkpoint
+from .parallel_ckpt import get_ckpt_path_with_strategy
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_checkpoints",
            "extract_member", "load_torch_state_dict", "CheckpointError", "ParameterLoadError",
@@ -41,7 +42,8 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "stack_c
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network",
            "data_sink", "DatasetHelper", "connect_network_with_dataset", "BackupAndRestore", "OnRequestExit",
            "FlopsUtilizationCollector", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async",
-           "merge_sliced_parameter", "build_searched_strategy", "load_distributed_checkpoint", "export", "load"]
+           "merge_sliced_parameter", "build_searched_strategy", "load_distributed_checkpoint", "get_ckpt_path_with_strategy",
+           "export", "load"]
 
 
 def __getattr__(name):

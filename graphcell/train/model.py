@@ -6,6 +6,7 @@ so per-step Python work is only the data iterator and the callbacks.
 """
 from __future__ import annotations
 
+import itertools
 
 from ..compiler.jit import jit
 from ..nn.cell import Cell
@@ -56,6 +57,32 @@ def _build_metrics(metrics) -> dict:
             raise TypeError(f"Model: metric {name!r} must be a graphcell Metric, got {type(m).__name__}")
         out[name] = m
     return out
+
+
+def _check_sink_size(sink_size, caller: str) -> None:
+    """MindSpore 2.10's check, types and messages (measured; it checks in non-sink mode too)."""
+    if isinstance(sink_size, bool) or not isinstance(sink_size, int):
+        raise TypeError(f"The type of input value must be 'int', but got '{type(sink_size).__name__}'.")
+    if sink_size == 0 or sink_size < -1:
+        word = "parameter" if caller == "Model.fit" else "argument"
+        raise ValueError(f"For '{caller}', The {word} 'sink_size' must be -1 or positive, but got {sink_size}.")
+
+
+def _dataset_epochs(total_steps: int, start: int, steps: int) -> int:
+    """The dataset epochs (passes) a sink-mode run reads: from the one holding global step
+    `start` to the one holding step `total_steps`; -1 (endless) for an endless dataset."""
+    if steps < 0:
+        return -1
+    return -(-total_steps // steps) - start // steps
+
+
+def _batch_stream(iterator):
+    """The batches of the iterator's epochs one after another: sink mode's epochs of sink_size
+    steps run across the dataset's own epochs (each pass reshuffles, as a new epoch does)."""
+    passes = iterator.num_epochs
+    while passes != 0:
+        yield from iterator
+        passes -= 1
 
 
 def _callbacks(callbacks) -> list[Callback]:
@@ -237,7 +264,15 @@ class Model:
               sink_size: int = -1, initial_epoch: int = 0):
         """Trains from epoch `initial_epoch` + 1 to `epoch` (MindSpore counts epochs from 1).
 
-        `dataset_sink_mode` is accepted; graphcell feeds each batch to the compiled step either way.
+        `dataset_sink_mode` is accepted; graphcell feeds each batch to the compiled step either way
+        (`cb_params.dataset_sink_mode` is False, as 2.10 reports on a CPU). With it and
+        `sink_size=k > 0`, an epoch is k steps, as MindSpore documents for a device: the data
+        runs on across epochs (a dataset pass that runs out starts the next, reshuffled, one),
+        callbacks see `batch_num == k`, LossMonitor, ModelCheckpoint and TimeMonitor count steps
+        per such epoch, and the run takes `epoch * k` steps (an endless `repeat()` dataset works
+        too). MindSpore 2.10's CPU build differs: it runs whole dataset passes while reporting
+        `batch_num == k` (measured), which graphcell does not copy. `initial_epoch=E` resumes at
+        global step `E * k`.
 
         Resuming (as in MindSpore): a ModelCheckpoint file holds the weights and the optimizer
         state; load it with `load_param_into_net(model.train_network, load_checkpoint(path))`.
@@ -308,6 +343,9 @@ class Model:
                validation=None) -> None:
         """The training loop of train and fit; `validation`: (valid_dataset, valid_frequency)."""
         _check_epochs(epoch, initial_epoch, caller)
+        if not isinstance(dataset_sink_mode, bool):   # 2.10's message (measured)
+            raise TypeError(f"The input value must be a bool, but got {type(dataset_sink_mode).__name__}.")
+        _check_sink_size(sink_size, caller)
         cbs = _callbacks(callbacks)
         if ProgressBar.wanted() and not any(isinstance(c, ProgressBar) for c in cbs):
             cbs.append(ProgressBar())
@@ -315,16 +353,15 @@ class Model:
         if steps == 0:
             raise ValueError(f"{caller}: the dataset has no batches (fewer rows than the batch size with "
                              "drop_remainder=True, or an empty source)")
-        if dataset_sink_mode and sink_size > 0 and sink_size != steps:
-            raise NotImplementedError(f"{caller}: sink_size={sink_size} (epochs of {sink_size} steps, the data "
-                                      f"running on across them) is not supported; the dataset has {steps} "
-                                      "batches an epoch: leave sink_size at -1, or take(sink_size) batches")
+        # sink mode with sink_size k: epochs of k steps, the data running on across them
+        sunk = dataset_sink_mode and sink_size > 0 and sink_size != steps
+        epoch_steps = sink_size if sunk else steps
         batch_size = train_dataset.get_batch_size() if hasattr(train_dataset, "get_batch_size") else None
-        start = _start_step(train_dataset, initial_epoch, steps, caller)
+        start = _start_step(train_dataset, initial_epoch, epoch_steps, caller)
         # completed_step_num: the global steps whose update is in the parameters
         cb = new_cb_params(train_network=self._train_network, network=self._network,
                            optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
-                           epoch_num=epoch, batch_num=steps, batch_size=batch_size,
+                           epoch_num=epoch, batch_num=epoch_steps, batch_size=batch_size,
                            cur_epoch_num=initial_epoch, cur_step_num=start, completed_step_num=start,
                            # False: every batch is fed to the step, as 2.10 falls back to on a CPU
                            net_outputs=None, dataset_sink_mode=False, mode="train",
@@ -333,14 +370,17 @@ class Model:
                            train_dataset_element=None, last_save_ckpt_step=None, latest_ckpt_file=None)
         ctx = RunContext(cb)
         # the iterator counts epochs from the resumed one, so its shuffles are the uninterrupted run's
-        iterator = train_dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch, _init_step=start)
+        iterator = train_dataset.create_tuple_iterator(
+            num_epochs=_dataset_epochs(epoch * epoch_steps, start, steps) if sunk else epoch - initial_epoch,
+            _init_step=start)
+        batches = _batch_stream(iterator) if sunk else None
         self._train_network.set_train(True)
         try:
             _fire(cbs, "on_train_begin", ctx)
             for ep in range(initial_epoch + 1, epoch + 1):
                 cb.cur_epoch_num = ep
                 _fire(cbs, "on_train_epoch_begin", ctx)
-                for columns in iterator:
+                for columns in (itertools.islice(batches, epoch_steps) if sunk else iterator):
                     cb.cur_step_num += 1
                     cb.train_dataset_element = list(columns)
                     _fire(cbs, "on_train_step_begin", ctx)
