@@ -17,6 +17,7 @@ from . import onnx_fusions
 from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, value_scope
 from .onnx_dataflow import Dataflow, int_reader, ints_attr, use_counts
 from .onnx_dense_gemm import dense_bias_as_gemm
+from .onnx_member_norms import fold_member_norms
 
 
 def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict, dims: dict | None = None) -> None:
@@ -33,6 +34,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict, dims: dict | None 
     _bias_into_conv(b, keep, shapes)
     onnx_fusions.fuse(b, keep, constants, shapes, types)
     dense_bias_as_gemm(b, keep, constants(), shapes, types, dims or {})   # after Attention took its MatMuls
+    fold_member_norms(b, keep, constants(), shapes, types)   # into those Gemms
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
     group_wide_convs(b, keep, constants(), shapes)
 
