@@ -64,7 +64,8 @@ def test_members_layer_norm_folds_into_their_dense_gemms(transposed):
     assert len(members) == 3
     assert {a.i for n in members for a in n.attribute if a.name == "transB"} == ({1} if transposed else set())
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-    dims = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v in inferred.graph.value_info}
+    dims = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+            for v in inferred.graph.value_info}
     assert dims[rows[0].output[0]] == ["3*batch", 6]
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     x = RNG.standard_normal((2, 3, 6)).astype(np.float32)

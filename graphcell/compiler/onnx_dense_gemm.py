@@ -74,7 +74,8 @@ class _Targets:
             parts = [self.b.ints(list(out_dims[:at])), self._size(syms[0].name), self.b.ints(list(out_dims[at + 1:]))]
             parts = [p for p, n in zip(parts, (at, 1, len(out_dims) - at - 1)) if n]
             name = self.b.unique(f"dim.{syms[0].name}/target")
-            self.nodes.append(helper.make_node("Concat", parts, [name], name=self.b.node_name("Concat", "dense"), axis=0))
+            self.nodes.append(helper.make_node("Concat", parts, [name], axis=0,
+                                               name=self.b.node_name("Concat", f"dim.{syms[0].name}")))
             self._targets[key] = name
         return self._targets[key]
 

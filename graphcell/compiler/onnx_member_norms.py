@@ -24,6 +24,9 @@ from .onnx_dataflow import Dataflow, ints_attr
 
 
 def fold_member_norms(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, types: dict) -> None:
+    """Rewrites every Split handing N members their shares of LN(x) * scale + shift (the
+    stacked [N, 1.., D] scale and shift, the LayerNormalization's own scale ones and shift
+    zeros, float32), where each share is read only by a Dense Gemm over its rows."""
     nodes = b.nodes
     flow = Dataflow(nodes, keep, constants, shapes)
     before, replaced = {}, {}   # id(node) -> nodes emitted before it / in its place
@@ -35,7 +38,8 @@ def fold_member_norms(b: OnnxBuilder, keep: set, constants: dict, shapes: dict, 
         n, d = len(split.output), shapes[ln.output[0]][-1]
         scope = value_scope(ln.output[0])
         rows = b.unique(f"{ln.output[0]}/rows")
-        made = [helper.make_node("Reshape", [ln.output[0], b.ints([-1, d])], [rows], name=b.node_name("Reshape", scope))]
+        made = [helper.make_node("Reshape", [ln.output[0], b.ints([-1, d])], [rows],
+                                 name=b.node_name("Reshape", scope))]
         shares = []
         for stacked in (scale, shift):
             flat, parts = b.unique(f"{stacked}/members"), [b.unique(f"{stacked}/member_{i}") for i in range(n)]
@@ -85,11 +89,11 @@ def _pattern(split, flow: Dataflow, shapes: dict, types: dict):
         return None
     view = flow.made_by(split.input[0], "Reshape")
     add = flow.made_by(view.input[0], "Add") if view is not None and flow.private(view.output[0]) else None
-    found = _affine(add, flow, "Add") if add is not None else None
+    found = _affine(add, flow, "Add", "Mul")
     if found is None:
         return None
     mul, shift = found
-    found = _affine(mul, flow, "Mul")
+    found = _affine(mul, flow, "Mul", "LayerNormalization")
     if found is None:
         return None
     ln, scale = found
@@ -105,21 +109,23 @@ def _pattern(split, flow: Dataflow, shapes: dict, types: dict):
     for share in split.output:
         rows = flow.only_reader(share, "Reshape")
         gemm = flow.only_reader(rows.output[0], "Gemm") if rows is not None else None
-        if (gemm is None or gemm.input[0] != rows.output[0] or len(gemm.input) != 3 or shapes.get(rows.output[0]) is None
-                or flow.ints(rows.input[1]) != (-1, x[-1]) or ints_attr(gemm, "transA", True, 0)
+        if (gemm is None or gemm.input[0] != rows.output[0] or len(gemm.input) != 3
+                or shapes.get(rows.output[0]) is None or flow.ints(rows.input[1]) != (-1, x[-1])
+                or ints_attr(gemm, "transA", True, 0)
                 or any(a.name in ("alpha", "beta") and a.f != 1.0 for a in gemm.attribute)):
             return None
         dense.append((rows, gemm))
     return ln, scale, shift, [mul, add, view], dense
 
 
-def _affine(node, flow: Dataflow, op: str):
-    """(the producer of the private operand, the other operand) for a binary `op` node."""
+def _affine(node, flow: Dataflow, op: str, inner: str):
+    """(the `inner` node making one operand, read here alone; the other operand) when `node`
+    is a binary `op` read once, else None."""
     if node is None or node.op_type != op or len(node.input) != 2 or not flow.private(node.output[0]):
         return None
     for side in (0, 1):
-        producer = flow.producer.get(node.input[side])
-        if producer is not None and flow.private(node.input[side]) and producer.op_type in ("Mul", "LayerNormalization"):
+        producer = flow.made_by(node.input[side], inner)
+        if producer is not None and flow.private(node.input[side]):
             return producer, node.input[1 - side]
     return None
 
