@@ -105,15 +105,24 @@ def _self_attention_reference(net, x):
 
 
 def test_self_attention_over_split_heads_is_attention_over_the_3d_values():
-    """No Reshape or Transpose around the heads is left: Attention splits and merges them."""
+    """No Reshape or Transpose around the heads is left: Attention splits and merges them.
+    (The Reshapes left are the Dense layers' [B, S, K] <-> [B*S, K] views around their Gemms,
+    see onnx_dense_gemm; Attention reads and writes the 3-D values.)"""
     ms.set_seed(1)
     net, x = SelfAttention(), _randn(B, S, 16)
     model = _lowered(net, x)
     ops_ = _ops(model)
-    assert ops_.count("Attention") == 1 and "Reshape" not in ops_ and "Softmax" not in ops_
+    assert ops_.count("Attention") == 1 and "Transpose" not in ops_ and "Softmax" not in ops_
+    producer = {o: n for n in model.graph.node for o in n.output}
+    reads = {i: n for n in model.graph.node for i in n.input}
+    assert all(producer.get(n.input[0], n).op_type == "Gemm" or reads[n.output[0]].op_type == "Gemm"
+               for n in model.graph.node if n.op_type == "Reshape")
+    ranks = {v.name: len(v.type.tensor_type.shape.dim)
+             for v in onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.value_info}
     node = next(n for n in model.graph.node if n.op_type == "Attention")
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
     assert attrs["q_num_heads"] == attrs["kv_num_heads"] == 4
+    assert [ranks[v] for v in [*node.input, *node.output]] == [3, 3, 3, 3]
     np.testing.assert_allclose(_run(model, net, x)[0], _self_attention_reference(net, x), rtol=1e-5, atol=1e-5)
 
 

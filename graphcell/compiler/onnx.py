@@ -468,7 +468,8 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     carriers = {n: carried(v.type, dims_of(v)) for v, n in names.items()}
     shapes = {**b.shapes, **{n: reshape_target(d) for n, (_, d) in carriers.items()}}  # for the peepholes
     types = {n: t for n, (t, _) in carriers.items()}
-    onnx_peepholes.run(b, keep, shapes, types)
+    onnx_peepholes.run(b, keep, shapes, types, {n: (v.type, dims_of(v)) for v, n in names.items()
+                                                if not v.dtype.is_complex})
     onnx_blocked.run(b, keep, {t.name: t for t in b.initializers}, shapes, types, {names[v] for v in args})
     spell_dynamic_reshapes(b, {n: d for n, (_, d) in carriers.items()})   # last: the peepholes read -1s
     localize_shape_constants(b)

@@ -16,11 +16,14 @@ from onnx import helper
 from . import onnx_fusions
 from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, value_scope
 from .onnx_dataflow import Dataflow, int_reader, ints_attr, use_counts
+from .onnx_dense_gemm import dense_bias_as_gemm
+from .onnx_member_norms import fold_member_norms
 
 
-def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
+def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict, dims: dict | None = None) -> None:
     """Every peephole, in the order that lets each see the previous ones' results
-    (`types`: ONNX name -> element type, for the values the IR names)."""
+    (`types`: ONNX name -> element type, for the values the IR names; `dims`: ONNX name ->
+    (IR type, dims of ints and Syms), likewise)."""
     constants = lambda: {t.name: t for t in b.initializers}  # noqa: E731  (the peepholes add some)
     # Chains first, so that an op after several views sees the value they view.
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
@@ -30,6 +33,8 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict) -> None:
     _elementwise_before_reshape(b, keep, shapes)
     _bias_into_conv(b, keep, shapes)
     onnx_fusions.fuse(b, keep, constants, shapes, types)
+    dense_bias_as_gemm(b, keep, constants(), shapes, types, dims or {})   # after Attention took its MatMuls
+    fold_member_norms(b, keep, constants(), shapes, types)   # into those Gemms
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
     group_wide_convs(b, keep, constants(), shapes)
 

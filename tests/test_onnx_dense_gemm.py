@@ -1,0 +1,97 @@
+"""A Dense layer over [batch, ..., K] exports as Reshape -> Gemm(bias) -> Reshape
+(compiler/onnx_dense_gemm.py): onnxruntime fuses MatMul + Add only for 2-D or wholly static
+shapes, so with a dynamic batch the bias was a separate Add."""
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+import graphcell as ms
+from graphcell import nn, ops
+from graphcell.compiler.export import to_onnx
+from tests.test_export_dynamic_shapes import _check_declared
+
+RNG = np.random.default_rng(0)
+
+
+def _f(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+class Tokens(nn.Cell):
+    """Dense layers over [B, S, 6] and [B, 2, S, 8] tokens, a matmul read twice (no bias to
+    take), and a per-token bias ([S, N], not one value per column)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Dense(6, 8), nn.Dense(8, 4)
+        self.w = ms.Parameter(ms.Tensor(_f(4, 4)), name="w")
+        self.per_token = ms.Parameter(ms.Tensor(_f(3, 4)), name="per_token")
+
+    def construct(self, x):
+        h = ops.relu(self.fc1(x))                                  # [B, S, 8]
+        y = self.fc2(ops.stack([h, h * 2.0], 1))                   # [B, 2, S, 4]: a 4-D Dense
+        shared = ops.matmul(y, self.w)                             # read twice: stays a MatMul
+        return shared + 1.0 + shared * 0.5, ops.matmul(h[:, :, :4], self.w) + self.per_token
+
+
+def _export(net, x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no fallback to static shapes
+        return to_onnx(net, ms.Tensor(x)).model
+
+
+def test_dense_over_tokens_is_one_gemm_with_xla_values_at_another_batch():
+    ms.set_seed(0)
+    net = Tokens()
+    model = _export(net, _f(4, 3, 6))
+    gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
+    assert len(gemms) == 2 and all(len(n.input) == 3 for n in gemms)   # the bias inside
+    assert {onnx.helper.get_attribute_value(a) for n in gemms for a in n.attribute if a.name == "transB"} == {1}
+    assert [n.op_type for n in model.graph.node].count("MatMul") == 2   # the shared one, the per-token one
+    producer = {o: n for n in model.graph.node for o in n.output}
+    assert {producer[n.input[0]].op_type for n in gemms} == {"Reshape"}
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = _f(5, 3, 6)   # (exported at batch 4)
+    for got, want in zip(sess.run(None, {sess.get_inputs()[0].name: x}), ms.jit(net)(ms.Tensor(x))):
+        np.testing.assert_allclose(got, want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_flattened_rows_keep_a_batch_name_through_shape_inference():
+    """The [B*S, K] rows are declared `3*batch` and `6*batch` (the 4-D Dense), which ONNX's
+    strict shape inference keeps; onnxruntime computes those sizes."""
+    ms.set_seed(0)
+    model = _export(Tokens(), _f(4, 3, 6))
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    dims = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+            for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
+    assert sorted(dims[n.input[0]][0] for n in gemms) == ["3*batch", "6*batch"]
+    assert not [n for n, d in dims.items() if any(str(x).startswith("unk") for x in d)]
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    rows = [v for v in model.graph.value_info if v.name in {i for n in gemms for i in [n.input[0], n.output[0]]}]
+    assert len(rows) == 4
+    probe.graph.output.extend(rows)
+    sess = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run([v.name for v in rows], {sess.get_inputs()[0].name: _f(2, 3, 6)})
+    for info, value in zip(rows, got):
+        _check_declared(info, value.shape, 2)
+
+
+def test_an_ensemble_of_dense_layers_over_tokens():
+    """A vmapped ensemble of LayerNorm + Dense over a shared [B, S, K] input (as a transformer
+    ensemble's): each member's Dense a Gemm, with the XLA path's values."""
+    ms.set_seed(3)
+    members = [nn.SequentialCell([nn.LayerNorm((6,)), nn.Dense(6, 5)]) for _ in range(3)]
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    x = _f(4, 3, 6)
+    model = _export(ensemble, x)
+    producer = {o: n for n in model.graph.node for o in n.output}
+    assert "MatMul" not in [n.op_type for n in model.graph.node]
+    assert len([n for n in model.graph.node if n.op_type == "Gemm" and producer[n.input[0]].op_type == "Reshape"]) == 3
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = _f(2, 3, 6)
+    np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
+                               ensemble(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
