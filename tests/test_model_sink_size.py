@@ -9,7 +9,7 @@ row numbers themselves, a numpy SGD loop, the printed lines and file names worke
 import numpy as np
 import pytest
 
-from graphcell import Tensor, nn
+from graphcell import nn
 from graphcell import dataset as ds
 from graphcell.train import Callback, CheckpointConfig, LossMonitor, Model, ModelCheckpoint
 
