@@ -61,6 +61,11 @@ class _AudioDataset(GeneratorDataset):
     RATE = None
     ROWS = _AudioRows
 
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, cache=None):
+        """The readers of one folder with no usage (YesNo, LJSpeech); the others take theirs."""
+        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
     def _read(self, dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, *args):
         name = type(self).__name__
         dataset_dir = check_folder(name, dataset_dir)
@@ -82,10 +87,6 @@ class YesNoDataset(_AudioDataset):
     ("0_1_0_0_1_0_1_0.wav"): columns "waveform", "sample_rate" (int32), "label" (int32 [8])."""
     COLUMNS = ("label",)
     RATE_DTYPE = np.int32
-
-    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
-                 num_shards=None, shard_id=None, cache=None):
-        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
 
     @staticmethod
     def _rows_of(name, dataset_dir):
@@ -144,10 +145,6 @@ class LJSpeechDataset(_AudioDataset):
     wavs/<id>.wav. Columns "waveform", "sample_rate" (int32), "transcription", "normalized_transcription"."""
     COLUMNS = ("transcription", "normalized_transcription")
     RATE_DTYPE = np.int32
-
-    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
-                 num_shards=None, shard_id=None, cache=None):
-        self._read(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
 
     @staticmethod
     def _rows_of(name, dataset_dir):
