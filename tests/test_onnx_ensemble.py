@@ -315,6 +315,57 @@ def test_a_wide_convolution_over_many_members_runs_in_groups_of_members(opset, m
                                rtol=1e-5, atol=1e-5)
 
 
+class PooledConvs(nn.Cell):
+    """A first convolution whose activation is pooled before the next one reads it."""
+
+    def __init__(self, width, pool=True):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, width, 3, pad_mode="valid", has_bias=True)
+        self.pool = nn.MaxPool2d(2, 2) if pool else nn.Identity()
+        self.conv2 = nn.Conv2d(width, 4, 3, pad_mode="valid")
+
+    def construct(self, x):
+        return ops.relu(self.conv2(self.pool(ops.relu(self.conv1(x)))))
+
+
+@pytest.mark.parametrize("members, width, pool, group_channels, padded_convs", [
+    (4, 6, True, 48, [32]),           # one group, 24 channels -> 2 whole blocks
+    (5, 6, True, 12, [16, 16, 16]),   # groups of 2, 2 and 1: 12, 12, 6 channels -> 16 each
+    (4, 8, True, 48, []),             # 32 channels: whole blocks already
+    (4, 6, False, 48, []),            # no pool: the reorder reads the same map either way
+])
+def test_a_pooled_wide_convolution_is_padded_to_whole_blocks(members, width, pool, group_channels,
+                                                              padded_convs, monkeypatch):
+    """onnxruntime pools in its blocked layout only over whole 16-channel blocks: a group of the
+    wide convolution that pools gets zero-weight channels (and zero bias) up to whole blocks,
+    which the members' Split drops unread, and the results are the members' own."""
+    from graphcell.compiler import export as export_module
+    from graphcell.compiler import onnx_peepholes
+    for name in ("SMALL_FORM_MIN_MEMBERS", "SMALL_FORM_MIN_PAIRED_MEMBERS", "SMALL_FORM_MIN_UNPAIRED_MEMBERS"):
+        monkeypatch.setattr(export_module, name, 64)   # the per-member form alone
+    monkeypatch.setattr(onnx_peepholes, "WIDE_GROUP_CHANNELS", group_channels)
+    nets = [PooledConvs(width, pool) for _ in range(members)]
+    ensemble = ms.vmap(nn.CellList(nets), in_axes=None)
+    x = RNG.standard_normal((3, 1, 12, 12)).astype(np.float32)
+    model = export_module.to_onnx(ensemble, ms.Tensor(x)).model
+    onnx.checker.check_model(model, full_check=True)
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    channels = {v.name: v.type.tensor_type.shape.dim[1].dim_value for v in inferred.graph.value_info
+                if len(v.type.tensor_type.shape.dim) > 1}
+    conv1 = [n for n in model.graph.node if n.op_type == "Conv" and "conv1" in n.name]
+    widths = [channels[n.output[0]] for n in conv1]
+    if padded_convs:
+        assert widths == padded_convs and all(len(n.input) == 3 for n in conv1)   # the bias padded too
+        reads = collections.Counter(name for n in model.graph.node for name in n.input)
+        splits = [n for n in model.graph.node if n.op_type == "Split" and n.input[0] in
+                  {r.output[0] for r in model.graph.node if r.op_type == "MaxPool"}]
+        assert len(splits) == len(conv1) and all(reads[s.output[-1]] == 0 for s in splits)
+    else:
+        assert sum(widths) == members * width
+    each = np.stack([net(ms.Tensor(x)).asnumpy() for net in nets])
+    np.testing.assert_allclose(Session(model, providers=["cpu"])(x), each, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("opset", [17, 18])
 @pytest.mark.parametrize("in_axes", [None, 0])
 def test_members_take_their_weights_and_inputs_by_one_split_per_stacked_value(nets, in_axes, opset, monkeypatch):
@@ -333,7 +384,13 @@ def test_members_take_their_weights_and_inputs_by_one_split_per_stacked_value(ne
     ops_used = collections.Counter(n.op_type for n in model.graph.node)
     stacked = 7 + (2 if in_axes == 0 else 1)   # conv2, fc1-3 weights and biases; conv1 and/or x
     assert "Slice" not in ops_used and ops_used["Split"] == stacked
-    assert all(len(n.output) == 4 for n in model.graph.node if n.op_type == "Split")
+    # Four members a Split; the shared first convolution's also drops its padding to whole
+    # blocks (conv1's 24 channels, pooled, are padded to 32: test_a_pooled_wide_convolution...).
+    reads = collections.Counter(name for n in model.graph.node for name in n.input)
+    for split in (n for n in model.graph.node if n.op_type == "Split"):
+        padded = "conv1" in split.name and in_axes is None
+        assert len(split.output) == 4 + padded
+        assert not padded or reads[split.output[-1]] == 0
     np.testing.assert_allclose(Session(model, providers=["cpu"])(x), ensemble(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-5)
 

@@ -15,6 +15,7 @@ from onnx import helper
 
 from . import onnx_fusions
 from .onnx import SUBGRAPH_OPS, OnnxBuilder, rename, value_scope
+from .onnx_blocked import BLOCK
 from .onnx_dataflow import Dataflow, int_reader, ints_attr, use_counts
 from .onnx_dense_gemm import dense_bias_as_gemm
 from .onnx_member_norms import fold_member_norms
@@ -375,13 +376,23 @@ WIDE_GROUP_CHANNELS = 48
 # Ops that act on each channel alone, so they commute with splitting the channels.
 _PER_CHANNEL = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSigmoid", "HardSwish",
                 "MaxPool", "AveragePool", "LpPool"}
+# onnxruntime runs a pool in its blocked layout only over whole blocks of channels; over a
+# partial last block (LeNet5's conv1 at N=4: 24 channels, 1.5 blocks) the Conv's output leaves
+# the layout first, and the reorder reads the unpooled map, 4x the pooled one. A group whose
+# chain pools gets zero-weight channels up to whole blocks, which its Split drops after the
+# pool: the blocked Conv computed those channels anyway. LeNet5 N=4 (one group, 24 -> 32
+# channels), hand-built files alternated with the unpadded one: batch 256 0.75-0.94, batch 32
+# 0.80-0.82; per node, the reorder 1.74 -> 0.39 ms and the NCHW pool's 0.93 ms gone for a
+# blocked one of 1.2 ms (bench/RESULTS.md).
+_POOLS = {"MaxPool", "AveragePool", "LpPool"}
 
 
 def group_wide_convs(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -> None:
     """A Conv (a vmapped ensemble's wide one over the shared input) whose output channels a
     Split hands to N members, through per-channel ops (activation, pool), becomes one such
-    chain per group of members, each ending in its own Split (see WIDE_GROUP_CHANNELS). Runs
-    last: the graph's other rewrites (bias fusion, the members' Split) have shaped the pattern."""
+    chain per group of members, each ending in its own Split (see WIDE_GROUP_CHANNELS), each
+    padded to whole blocks when it pools (see _POOLS). Runs last: the graph's other rewrites
+    (bias fusion, the members' Split) have shaped the pattern."""
     nodes = b.nodes
     flow = Dataflow(nodes, keep, constants, shapes)
     replaced, dead = {}, set()
@@ -392,10 +403,13 @@ def group_wide_convs(b: OnnxBuilder, keep: set, constants: dict, shapes: dict) -
         conv, chain, members = found
         channels = shapes[conv.output[0]][1] // len(members)
         size = max(1, WIDE_GROUP_CHANNELS // channels)
-        if size >= len(members):
-            continue
         groups = [members[i:i + size] for i in range(0, len(members), size)]
-        replaced[id(split)] = _grouped_chains(b, conv, chain, groups, channels)
+        pools = any(op.op_type in _POOLS for op in chain)
+        padding = [-len(g) * channels % BLOCK if pools else 0 for g in groups]
+        if len(groups) == 1 and not padding[0]:
+            continue
+        replaced[id(split)] = _grouped_chains(b, conv, chain, groups, channels, padding,
+                                                  len(shapes[conv.output[0]]))
         dead.update(id(n) for n in [conv, *chain])
     if replaced:
         nodes[:] = [m for n in nodes if id(n) not in dead for m in replaced.get(id(n), [n])]
@@ -426,13 +440,26 @@ def _wide_conv_chain(split, flow: Dataflow, shapes: dict):
     return node, chain, list(split.output)
 
 
-def _grouped_chains(b: OnnxBuilder, conv, chain: list, groups: list, channels: int) -> list:
+def _grouped_chains(b: OnnxBuilder, conv, chain: list, groups: list, channels: int, padding: list,
+                    rank_of_weights: int) -> list:
     """The nodes computing `groups` (lists of member outputs) with one Conv, the `chain`'s
-    ops and a Split per group; the weights (and bias) split by output channel."""
+    ops and a Split per group; the weights (and bias) split by output channel, each group's
+    padded with `padding[j]` zero channels, which its Split drops."""
     parts, out = [], []
     for k, operand in enumerate(conv.input[1:3], start=1):   # the weights, then the bias if any
-        names = [b.unique(f"{operand}/group_{j}") for j in range(len(groups))]
-        out.append(_split(b, operand, names, 0, [len(g) * channels for g in groups], f"{conv.name}/split_{k}"))
+        names = [operand]
+        if len(groups) > 1:
+            names = [b.unique(f"{operand}/group_{j}") for j in range(len(groups))]
+            out.append(_split(b, operand, names, 0, [len(g) * channels for g in groups], f"{conv.name}/split_{k}"))
+        for j, extra in enumerate(padding):
+            if extra:
+                padded = b.unique(f"{names[j]}/blocks")
+                rank = 1 if k == 2 else rank_of_weights
+                pads = [0] * (2 * rank)
+                pads[rank] = extra   # zero output channels after the group's own
+                out.append(helper.make_node("Pad", [names[j], b.ints(pads)], [padded],
+                                            name=b.unique(f"{conv.name}/pad_{k}_group_{j}")))
+                names[j] = padded
         parts.append(names)
     for j, members in enumerate(groups):
         value = conv.input[0]
@@ -444,12 +471,16 @@ def _grouped_chains(b: OnnxBuilder, conv, chain: list, groups: list, channels: i
                 step.input[1:] = [names[j] for names in parts]
             else:
                 step.input[0] = value
-            last = op is (chain[-1] if chain else conv) and len(members) == 1
+            last = op is (chain[-1] if chain else conv) and len(members) == 1 and not padding[j]
             step.output[:] = [members[0] if last else b.unique(f"{op.output[0]}/group_{j}")]
             value = step.output[0]
             out.append(step)
-        if len(members) > 1:
-            out.append(_split(b, value, members, 1, [channels] * len(members), f"{conv.name}/members_{j}"))
+        if len(members) > 1 or padding[j]:
+            outputs, sizes = list(members), [channels] * len(members)
+            if padding[j]:
+                outputs.append(b.unique(f"{value}/padding"))
+                sizes.append(padding[j])
+            out.append(_split(b, value, outputs, 1, sizes, f"{conv.name}/members_{j}"))
     return out
 
 
