@@ -383,18 +383,20 @@ def complex_boundary(graph: Graph, args) -> list[str]:
     return lines + [f"  output {i} is {v.type}: {hint}" for i, v in enumerate(graph.outputs) if v.dtype.is_complex]
 
 
-def unsupported_ops(graph: Graph) -> list[str]:
-    """One line per node whose primitive has no ONNX rule (empty when all lower)."""
+def unsupported_ops(graph: Graph, drop_warning: bool = True) -> list[str]:
+    """One line per node whose primitive has no ONNX rule (empty when all lower). With
+    `drop_warning`, each print or check left out warns (jit's runtime says so itself)."""
     from . import onnx_complex
     lines = []
     for sub in graph.subgraphs():
-        lines += unsupported_ops(sub)
+        lines += unsupported_ops(sub, drop_warning)
     for node in graph.nodes:
         # complex values are real pairs in ONNX, for the ops onnx_complex has rules for
         complex_values = onnx_complex.touches_complex(node)
         rule = onnx_complex.rule_for(node) if complex_values else node.primitive.onnx_rule
         if _dropped(node):   # a print: an ONNX model has none (ops/graph_print.py)
-            warnings.warn(node.attrs["fn"].onnx_drop)   # once per process, as Python warns
+            if drop_warning:
+                warnings.warn(node.attrs["fn"].onnx_drop)   # once per process, as Python warns
         elif rule is None or getattr(rule, "refuses", None) and rule.refuses(node):
             src = node.source
             where = f" at {src.file}:{src.line}" if src.file else ""
@@ -413,7 +415,7 @@ def model_text(graph: Graph) -> str:
 def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = False,
           params: dict | None = None, input_names=None, output_names=None, dims: dict | None = None,
           other_graph: Graph | None = None, small=None, value_info: bool = True,
-          doc: str = "", name: str | None = None) -> Lowered:
+          doc: str = "", name: str | None = None, drop_warning: bool = True) -> Lowered:
     """Lowers `graph` to an ONNX model.
 
     Non-argument inputs (parameters, captures) become initializers holding `params[value]`,
@@ -422,13 +424,14 @@ def lower(graph: Graph, *, opset: int | None = None, params_as_inputs: bool = Fa
     `export`'s two traces); `other_graph` is the matching second trace, so rules can check
     that batch-dependent attributes scale as they assume; `small` (`export_clamps.SmallTrace`)
     the trace below the bound of a clipped dimension (`Sym.hi`), which tells how slices of it count.
+    `drop_warning=False`: the prints and checks left out do not warn (the caller has).
     """
     from . import onnx_blocked, onnx_peepholes, onnx_rules  # noqa: F401 - onnx_rules fills prim.onnx_rule
     from .onnx_symbolic_shapes import localize_shape_constants, spell_dynamic_reshapes
     opset = DEFAULT_OPSET if opset is None else int(opset)
     if not MIN_OPSET <= opset <= max_opset():
         raise ValueError(f"export: opset must be in [{MIN_OPSET}, {max_opset()}], got {opset}")
-    missing = unsupported_ops(graph)
+    missing = unsupported_ops(graph, drop_warning)
     if missing:
         raise OnnxExportError("these ops have no ONNX lowering:\n" + "\n".join(missing))
     args = [v for v in graph.inputs if v.kind == "arg"] if not params_as_inputs else list(graph.inputs)

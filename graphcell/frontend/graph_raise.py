@@ -13,7 +13,8 @@ again outside the `cond`, so that its Tensors are the graph's and the run format
 raised elsewhere (a bad shape in a branch, library code) still fail while tracing.
 
 Eagerly, and where the condition's value is known (an eager grad), the `raise` is Python's.
-ONNX has no exceptions: export leaves the check out, with a warning, as it does a print.
+ONNX has no exceptions: export leaves the check out, with a warning, as it does a print;
+jit(backend="onnx") runs it on the host after the model (runtime/onnx_host_calls.py).
 """
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ grad_output) and leaves the grad_output it passed on to the backward pass for th
 vjp (the post-hooks, on grad_input and grad_output), in the grad pass's `ctx.shared`.
 
 The markers lower to identities; the XLA pipeline's simplify removes them (they matter only to
-the grad pass, which runs before it). A `backward_hook` runs Python, so it has no ONNX form.
+the grad pass, which runs before it). A `backward_hook` runs Python, so it has no ONNX form:
+jit(backend="onnx") runs it on the host between two onnxruntime models (runtime/onnx_host_calls.py).
 """
 from __future__ import annotations
 
@@ -168,6 +169,7 @@ def _call_impl(*arrays, site, kind, slots, context):
 # when nothing reads what they return.
 call = Primitive("backward_hook", _call_rule, _call_impl, multiple_results=True, pure=False,
                  eager_jit=False, deterministic=False)
+call.host_callback = lambda arrays, *, site, kind, slots, context: _run_on_host(site, kind, slots, context, *arrays)
 _call_unrolled = batching.unrolled(call)   # each member's gradients, as a loop over members would
 
 

@@ -18,7 +18,9 @@ vmap runs the function once per member, in order, as a loop over members would (
 to vmap a Custom: measured). The gradient is the HostFunction's to give: a Custom with a
 `bprop` routes its gradient through the custom_bprop marker instead, so a gradient reaching
 this node is one the function has no rule for, and the vjp raises its `no_grad` message.
-Running Python, it has no ONNX form: export fails with the "no ONNX rule" error.
+Running Python, it has no ONNX form: export fails with the "no ONNX rule" error (a print's or a
+check's is left out, with a warning); jit(backend="onnx") runs it on the host between or after
+its onnxruntime models (runtime/onnx_host_calls.py).
 """
 from __future__ import annotations
 
@@ -85,6 +87,8 @@ def _batch(ctx, args, dims, *, fn):
 
 
 hooks.HOST_CALLS.add(host_call)   # a jit call raises a host function's error after the run
+# jit(backend="onnx") calls the function between its models, with the values io_callback would pass
+host_call.host_callback = lambda arrays, *, fn: _run_on_host(fn, arrays)
 
 
 @host_call.def_vjp

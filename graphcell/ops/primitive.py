@@ -6,6 +6,9 @@ A `Primitive` carries
 - `onnx_rule(ctx, *input_names, **attrs) -> names`, filled by the ONNX backend's tables,
 - `batch_rule(ctx, args, dims, **attrs) -> (outs, out_dims)` for the vmap pass,
 - `vjp_rule(ctx, cts, primals, outs, **attrs) -> input cotangents` for autodiff,
+- `host_callback(arrays, **attrs) -> output arrays`, for primitives whose impl is a host callback
+  (`host_call`, `backward_hook`): the Python it calls, which jit(backend="onnx") runs between and
+  after its onnxruntime models (`runtime/onnx_host_calls.py`),
 - `row_rule`, filled by the row-tiling pass's table (`passes/tile_rows.py`): where a node
   keeps its inputs' rows, and its attrs at another row count,
 - flags: `pure` (DCE/CSE/folding may drop or merge it), `multiple_results`, `deterministic`
@@ -58,6 +61,7 @@ class Primitive:
         # elements (and exact casts): constant folding runs it instead of compiling `impl` per shape.
         self.host_impl: Callable | None = None
         self.onnx_rule: Callable | None = None
+        self.host_callback: Callable | None = None
         self.row_rule = None
         PRIMITIVES[name] = self
 

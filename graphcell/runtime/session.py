@@ -321,7 +321,17 @@ def run_traced_onnx(traced, arrays) -> list:
     batch 1: 406 -> 244 us a call), as long as each call passes the very arrays it was built
     from (one identity check per parameter). Once they change, and for graphs that update
     parameters, the parameters are inputs of the model, so that updates flow in and out like
-    XLA's."""
+    XLA's. A graph with host calls (prints, checks, ops.Custom, backward hooks) runs as
+    models and Python in turn (runtime/onnx_host_calls.py)."""
+    hooks = traced.cache.get("hooks")
+    if hooks is None:
+        from ..ops.hooks import runs_hooks
+        hooks = traced.cache["hooks"] = runs_hooks(traced.graph)
+    if hooks:
+        plan = traced.cache.get("onnx_host_plan")
+        if plan is None:
+            plan = traced.cache["onnx_host_plan"] = _host_plan(traced)
+        return _to_jax(plan.run(arrays))
     n = traced.n_args
     if not traced.graph.state_names and not traced.cache.get("onnx_params_vary"):
         baked = traced.cache.get("onnx_baked")
@@ -385,6 +395,27 @@ def _jit_session(traced, param_arrays=None) -> Session:
                       "float16 ops in float32 (it inserts casts around them), so a value that overflows "
                       "float16 under XLA (a loss scaler's inf) can stay finite here", RuntimeWarning, stacklevel=4)
     return session
+
+
+def _host_plan(traced):
+    """The models and host calls of a graph with host calls, each model lowered with its
+    parameters as inputs (the host calls read values of the run, so no model is baked)."""
+    from ..compiler.jit import onnx_graph
+    from ..compiler.onnx import RUNTIME_OPSET, lower
+    from ..compiler.onnx_cache import cache_folder, cached_model
+    from ..compiler.save_graphs import onnx_compile
+    from ..context import get_context
+    from .onnx_host_calls import host_plan
+    onnx_compile(traced, optimize=lambda on_pass: onnx_graph(traced, on_pass))
+    plan = host_plan(onnx_graph(traced))
+    for i, stage in enumerate(plan.models):
+        model = cached_model(("jit-host-stage", RUNTIME_OPSET, "onnx-pipeline", traced.graph, i),
+                             lambda: lower(stage.graph, params_as_inputs=True, opset=RUNTIME_OPSET,
+                                           drop_warning=False).model)
+        stage.session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
+                                name=f"jit({traced.graph.name}) stage {i}", config=get_context("onnx_session_config"),
+                                optimized_cache=cache_folder("onnxruntime"))
+    return plan
 
 
 def _computes_in_float16(graph) -> bool:
