@@ -348,27 +348,60 @@ class _BigConv(nn.Cell):
         return ops.mean(self.conv(x), (2, 3))
 
 
-def test_jit_onnx_runs_an_ensembles_stacked_form_at_batch_1_as_an_export_would():
-    """jit(backend="onnx") knows the batch: 8 or more members at batch 1 run the stacked form
-    (one wide and one grouped Conv) that an export puts behind its batch-dispatch If; larger
-    batches, fewer members and big convolutions run each member's chain."""
+def test_jit_onnx_runs_an_ensembles_stacked_form_at_batch_1_as_an_export_would(monkeypatch):
+    """jit(backend="onnx") knows the batch: at batch 1 it runs the stacked form (one wide and one
+    grouped Conv) where an export puts it behind its batch-dispatch If, by the same rule
+    (export.stacked_form_pays): from 4 members where onnx_blocked pairs the members' grouped Conv
+    (a shared input, an even count), from 32 where it cannot (members with their own inputs).
+    Larger batches, fewer members and big convolutions run each member's chain. The session jit
+    builds runs the paired form itself, and every case the XLA backend's values."""
+    from graphcell.compiler.onnx_blocked import pairs_members
+    from graphcell.runtime import session as session_module
+
     def grouped_convs(fn):
         (traced,) = fn.cache.values()
         return [n.attrs["groups"] for n in traced.graph.nodes if n.primitive.name == "conv" and n.attrs["groups"] > 1]
 
+    models = []
+
+    class RecordingSession(Session):
+        def __init__(self, model, *args, **kwargs):
+            models.append(model)
+            super().__init__(model, *args, **kwargs)
+    monkeypatch.setattr(session_module, "Session", RecordingSession)
+
     rng = np.random.default_rng(8)
-    cases = [(lambda: [load_lenet(i % 4) for i in range(8)], (1, 1, 32, 32), None, [8]),
-             (lambda: [load_lenet(i % 4) for i in range(8)], (8, 1, 1, 32, 32), 0, [8, 8]),  # own inputs
-             (lambda: [load_lenet(i % 4) for i in range(8)], (2, 1, 32, 32), None, []),
-             (lambda: [load_lenet(i) for i in range(4)], (1, 1, 32, 32), None, []),
-             (lambda: [_BigConv() for _ in range(8)], (1, 16, 32, 32), None, [])]
-    for members, shape, in_axes, groups in cases:
+    cases = [(lambda: [load_lenet(i) for i in range(4)], (1, 1, 32, 32), None, [4], True),
+             (lambda: [load_lenet(i % 4) for i in range(8)], (1, 1, 32, 32), None, [8], True),
+             (lambda: [load_lenet(i % 4) for i in range(8)], (8, 1, 1, 32, 32), 0, [], False),  # own inputs
+             (lambda: [load_lenet(i % 4) for i in range(8)], (2, 1, 32, 32), None, [], False),
+             (lambda: [load_lenet(i) for i in range(3)], (1, 1, 32, 32), None, [], False),
+             (lambda: [_BigConv() for _ in range(8)], (1, 16, 32, 32), None, [], False)]
+    for members, shape, in_axes, groups, paired in cases:
         ensemble = ms.vmap(nn.CellList(members()), in_axes=in_axes)
         x = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
         fn = ms.jit(ensemble, backend="onnx")
+        models.clear()
         got = fn(x).asnumpy()
         assert grouped_convs(fn) == groups, (shape, in_axes, groups)
+        assert [pairs_members(m.graph) for m in models] == [paired], (shape, in_axes)
         np.testing.assert_allclose(got, ms.jit(ensemble)(x).asnumpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_jit_onnx_and_export_choose_the_batch_1_form_alike():
+    """Where an export adds the stacked form behind its If (4 LeNet5s over a shared input, paired),
+    jit(backend="onnx") at batch 1 runs it; where the export leaves it out (8 members with their
+    own inputs, unpaired), jit runs each member's chain."""
+    x = golden_array("minibatch.npy")
+    for n, in_axes in ((4, None), (8, 0)):
+        ensemble = ms.vmap(nn.CellList([load_lenet(i % 4) for i in range(n)]), in_axes=in_axes)
+        xs = x if in_axes is None else np.stack([x] * n)
+        exported = to_onnx(ensemble, ms.Tensor(xs)).model
+        fn = ms.jit(ensemble, backend="onnx")
+        fn(ms.Tensor(xs[:1] if in_axes is None else xs[:, :1]))
+        (traced,) = fn.cache.values()
+        stacked = any(node.primitive.name == "conv" and node.attrs["groups"] > 1 for node in traced.graph.nodes)
+        assert stacked == ("If" in {node.op_type for node in exported.graph.node}) == (in_axes is None), n
 
 
 def test_set_context_backend_onnx_and_state_writes():

@@ -112,17 +112,18 @@ class VmapFunction:
         from ..compiler.jit import config_epoch
         from ..context import get_context, lowering_target
         strategy = self.conv_strategy or _context_strategy()
-        target = lowering_target()
-        if target == "onnx-auto":
-            target = self._onnx_form(leaves, axes, axis_size)
+        asked = lowering_target()
+        target = self._onnx_form(leaves, axes, axis_size) if asked == "onnx-auto" else asked
+        # (the target asked is part of the key: jit's choice of the stacked form lowers it first)
         key = (pytree.structure_key(structure), tuple((t.shape, t.dtype) for t in leaves), tuple(axes),
-               axis_size, config_epoch(), target, strategy)
+               axis_size, config_epoch(), asked, target, strategy)
         traced = self.cache.get(key)
         if traced is None:
             traced = self._build(structure, leaves, axes, axis_size, strategy, target)
-            if target == "onnx-batched" and not _stacked_form_pays(traced, axis_size):
-                key = key[:-2] + ("onnx", strategy)
-                traced = self.cache.get(key) or self._build(structure, leaves, axes, axis_size, strategy, "onnx")
+            if target == "onnx-batched" and not _stacked_form_pays(traced, axis_size, lowered=asked == "onnx-auto"):
+                per_member = key[:-3] + ("onnx", "onnx", strategy)
+                traced = self.cache.get(per_member) or self._build(structure, leaves, axes, axis_size, strategy, "onnx")
+                key = key if asked == "onnx-auto" else per_member   # jit asks again without lowering again
             traced.cache["backend"] = get_context("backend")
             if not traced.captures:  # captured Tensors belong to one enclosing trace: never reuse
                 self.cache[key] = traced
@@ -133,10 +134,11 @@ class VmapFunction:
     def _onnx_form(self, leaves, axes, axis_size) -> str:
         """The onnxruntime lowering for a call whose batch is known (jit(backend="onnx")): an
         ensemble's stacked form ("onnx-batched") at a batch of at most SMALL_BATCH_MAX where
-        an export would run it (`export.stacked_form_pays`; its convolutions are checked once
-        built), else each member's chain ("onnx")."""
+        an export would run it (`export.stacked_form_pays`: here only whether enough members
+        could pay if paired; the built form's convolutions, then its lowering, are checked by
+        `_stacked_form_pays`), else each member's chain ("onnx")."""
         from ..compiler.export import SMALL_BATCH_MAX, stacked_form_pays
-        if self.ensemble is None or not leaves or not stacked_form_pays(axis_size, 0.0):
+        if self.ensemble is None or not leaves or not stacked_form_pays(axis_size, 0.0, paired=True):
             return "onnx"
         shape = leaves[0].shape if axes[0] is None else leaves[0].shape[:axes[0]] + leaves[0].shape[axes[0] + 1:]
         return "onnx-batched" if shape and shape[0] <= SMALL_BATCH_MAX else "onnx"
@@ -466,13 +468,32 @@ def _check_strategy(value, what):
         raise ValueError(f"{what} must be one of {', '.join(CONV_STRATEGIES)} or None, got {value!r}")
 
 
-def _stacked_form_pays(traced, axis_size: int) -> bool:
+def _stacked_form_pays(traced, axis_size: int, lowered: bool) -> bool:
     """export.stacked_form_pays for a built stacked form, whose wide and grouped convolutions
-    each cover every member: whether it can pay, paired by onnx_blocked or not (an export checks
-    the lowered form again; jit's `_onnx_form` has asked the rule without pairing first)."""
+    each cover every member: whether it can pay, paired by onnx_blocked or not, and with
+    `lowered` (jit(backend="onnx"), whose session runs it) whether it pays as lowered, as an
+    export decides once it has lowered its own."""
     from ..compiler.export import mean_conv_macs, stacked_form_pays
+    from ..compiler.onnx_blocked import pairs_members
     macs = mean_conv_macs(traced.graph) / axis_size
-    return stacked_form_pays(axis_size, macs, paired=True) or stacked_form_pays(axis_size, macs, paired=False)
+    if not stacked_form_pays(axis_size, macs):
+        return False
+    return not lowered or stacked_form_pays(axis_size, macs, pairs_members(_jit_lowering(traced)))
+
+
+def _jit_lowering(traced):
+    """The ONNX graph of a vmapped Traced as jit(backend="onnx") lowers it at first (runtime/
+    session.py: the "onnx" pipeline, parameters baked in as initializers). onnx_blocked pairs
+    members by the graph's structure, not the weights' values: Tensors captured from an
+    enclosing trace hold no values yet, and stand in as zeros."""
+    import numpy as np
+
+    from ..compiler.jit import onnx_graph
+    from ..compiler.onnx import RUNTIME_OPSET, lower
+    graph = onnx_graph(traced)
+    values = [np.asarray(p._payload) for p in traced.params]
+    values += [np.zeros(v.shape, v.dtype.np_dtype) for v in graph.inputs[traced.n_args + len(values):]]
+    return lower(graph, params=dict(zip(graph.inputs[traced.n_args:], values)), opset=RUNTIME_OPSET).model.graph
 
 
 __all__ = ["vmap", "VmapFunction"]

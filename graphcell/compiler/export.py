@@ -538,13 +538,13 @@ SMALL_BATCH_MAX = 1
 # (on average 0.18 M multiply-adds per convolution and row) runs 1.3x faster stacked; the small
 # BN ResNet (2.0 M) 1.18x slower stacked (825 vs 701 us at N=4, 3.9 vs 3.3 ms at N=16).
 SMALL_FORM_MAX_CONV_MACS = 1_000_000
-# ...and only for this many members or more while the lowered form is not known (jit's first
-# choice; dense-only ensembles): before compiler/onnx_blocked.py the stacked form gained 3% at
-# batch 1 for N=4 and 22-40% for N=16 and 64 (bench_onnx.py), and the If that chooses costs up
-# to a few percent at every batch (session 18, each branch alternated with the same graph
-# promoted to top level: N=4 0.96-0.99, N=16 and 64 0.96-1.05), so at N=4 it about cancelled.
+# ...and only for this many members or more where it has no convolutions to pair (dense-only
+# ensembles): before compiler/onnx_blocked.py the stacked form gained 3% at batch 1 for N=4 and
+# 22-40% for N=16 and 64 (bench_onnx.py), and the If that chooses costs up to a few percent at
+# every batch (session 18, each branch alternated with the same graph promoted to top level:
+# N=4 0.96-0.99, N=16 and 64 0.96-1.05), so at N=4 it about cancelled.
 SMALL_FORM_MIN_MEMBERS = 8
-# An export knows more once the stacked form is lowered (session 21, LeNet5, batch 1, the file with
+# With convolutions it depends on the lowered form (session 21, LeNet5, batch 1, the file with
 # the If alternated with the per-member form alone, medians of bursts on a loaded 2-core machine):
 # where compiler/onnx_blocked.py pairs the members' grouped Conv (a shared input, an even number
 # of members) the stacked form pays from SMALL_FORM_MIN_PAIRED_MEMBERS: N=4 0.78-0.93, N=6
@@ -559,18 +559,19 @@ SMALL_FORM_MIN_UNPAIRED_MEMBERS = 32
 def stacked_form_pays(n_members: int | None, conv_macs: float, paired: bool | None = None) -> bool:
     """Whether an ensemble's stacked form pays at batch <= SMALL_BATCH_MAX: convolutions of at
     most SMALL_FORM_MAX_CONV_MACS multiply-adds per member and row on average (`conv_macs`), and
-    enough members (when known): SMALL_FORM_MIN_MEMBERS, or, where the lowered form is known
-    (`paired`: whether onnx_blocked paired the members' grouped Conv),
-    SMALL_FORM_MIN_PAIRED_MEMBERS when paired and SMALL_FORM_MIN_UNPAIRED_MEMBERS for an unpaired
-    form with convolutions. An export lowers the stacked form where it pays if paired, and puts
-    it behind an If where it pays as lowered; jit(backend="onnx"), knowing the batch, builds one
-    form by the rule without `paired` (api/vmap.py)."""
+    enough members (when known) for the form as lowered (`paired`: whether onnx_blocked paired
+    the members' grouped Conv, `pairs_members`): SMALL_FORM_MIN_PAIRED_MEMBERS when paired,
+    SMALL_FORM_MIN_UNPAIRED_MEMBERS for an unpaired form with convolutions, SMALL_FORM_MIN_MEMBERS
+    without. `paired=None`, before the form is lowered: whether it can pay, paired or not (only
+    convolutions pair). An export (`_with_small_batch_form`) and jit(backend="onnx") (api/vmap.py)
+    both ask it before lowering the stacked form and again once it is lowered."""
     if conv_macs > SMALL_FORM_MAX_CONV_MACS:
         return False
     if n_members is None:
         return True
     if paired is None:
-        return n_members >= SMALL_FORM_MIN_MEMBERS
+        return stacked_form_pays(n_members, conv_macs, False) or (
+            conv_macs > 0 and stacked_form_pays(n_members, conv_macs, True))
     if paired:
         return n_members >= SMALL_FORM_MIN_PAIRED_MEMBERS
     return n_members >= (SMALL_FORM_MIN_UNPAIRED_MEMBERS if conv_macs > 0 else SMALL_FORM_MIN_MEMBERS)
@@ -597,7 +598,7 @@ def _with_small_batch_form(model, traced, fn, inputs, leaves, structure, arg_nam
     if not batch or not chose_by_target(traced.graph):
         return model   # single models, ensembles over one shared-input layer: one graph for every target
     macs = mean_conv_macs(traced.graph)
-    if not (stacked_form_pays(n_members, macs, paired=True) or stacked_form_pays(n_members, macs, paired=False)):
+    if not stacked_form_pays(n_members, macs):
         return model   # few members or big convolutions: the per-member form alone
     axes = {arg_names.index(name): dict(s) for name, s in spec.items()}
     with lowering_for("onnx-batched"):

@@ -207,7 +207,7 @@ def _dense_chain(transpose, flow: Dataflow, shapes: dict, runtime_inputs: set):
         if add is None:
             break
         bias = add.input[1] if add.input[0] == matmul.output[0] else add.input[0]
-        w_shape, b_shape = _shape(matmul.input[1], flow, shapes), shapes.get(bias)
+        w_shape, b_shape = flow.static_shape(matmul.input[1]), shapes.get(bias)
         if w_shape is None or len(w_shape) != 3 or w_shape[0] != n or b_shape != (n, 1, w_shape[2]):
             break
         if not all(_constant(v, flow, runtime_inputs) for v in (matmul.input[1], bias)):
@@ -220,16 +220,6 @@ def _dense_chain(transpose, flow: Dataflow, shapes: dict, runtime_inputs: set):
     if not layers or layers[0][0].input[0] != transpose.output[0]:
         return None
     return view, layers, maps, n
-
-
-def _shape(name: str, flow: Dataflow, shapes: dict):
-    """A value's static shape, seen through a Transpose the IR does not name (a matmul rule's)."""
-    if name in shapes:
-        return shapes[name]
-    node = flow.made_by(name, "Transpose")
-    source = shapes.get(node.input[0]) if node is not None else None
-    perm = ints_attr(node, "perm") if node is not None else None
-    return tuple(source[p] for p in perm) if source is not None and perm is not None else None
 
 
 def _rewrite_dense(b, flow, view, transpose, layers, maps, n) -> None:

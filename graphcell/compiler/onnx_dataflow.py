@@ -1,6 +1,6 @@
 """The dataflow of a lowered ONNX node list, read by the rewrites after lowering
-(`onnx_peepholes`, `onnx_fusions`): producers, readers and use counts, constants' values,
-node attributes."""
+(`onnx_peepholes`, `onnx_fusions`, `onnx_dense_gemm`, `onnx_blocked`): producers, readers and
+use counts, static shapes, constants' values, node attributes."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,6 +26,20 @@ class Dataflow:
     def made_by(self, name: str, op: str):
         node = self.producer.get(name)
         return node if node is not None and node.op_type == op else None
+
+    def static_shape(self, name: str) -> tuple | None:
+        """A value's shape when every dimension is static, else None: from the lowering's
+        shapes, an initializer's dims, or through a Transpose of either (a matmul rule's
+        transposed weight, a value the IR does not name)."""
+        shape = self.shapes.get(name)
+        if shape is None and name in self.constants:
+            shape = tuple(self.constants[name].dims)
+        transpose = self.made_by(name, "Transpose") if shape is None else None
+        if transpose is not None:
+            source = self.static_shape(transpose.input[0])
+            perm = ints_attr(transpose, "perm") or (list(range(len(source)))[::-1] if source else None)
+            shape = tuple(source[p] for p in perm) if source is not None else None
+        return tuple(shape) if shape is not None and -1 not in shape else None
 
     def private(self, name: str, readers: int = 1) -> bool:
         """Whether `name` is read exactly `readers` times and is no graph output."""

@@ -99,7 +99,7 @@ def _dense(add, flow: Dataflow, shapes: dict, types: dict, dims: dict):
         if matmul is None or not flow.private(matmul.output[0]):
             continue
         x = matmul.input[0]
-        weight = _weight(matmul.input[1], flow, shapes)
+        weight = _weight(matmul.input[1], flow)
         w_shape = weight[2] if weight is not None else None
         x_shape, out_shape, bias_shape = shapes.get(x), shapes.get(add.output[0]), shapes.get(bias)
         if (x_shape is None or w_shape is None or bias_shape is None or x not in dims or add.output[0] not in dims
@@ -114,24 +114,17 @@ def _dense(add, flow: Dataflow, shapes: dict, types: dict, dims: dict):
     return None
 
 
-def _weight(w: str, flow: Dataflow, shapes: dict):
+def _weight(w: str, flow: Dataflow):
     """(operand, transB, (K, N)) for a static 2-D MatMul operand `w`: a Dense layer's is the
     Transpose of its [N, K] weight (read by this MatMul alone), which Gemm's transB reads as
     it is; else w itself."""
     transpose = flow.made_by(w, "Transpose")
     if transpose is not None and flow.private(w) and ints_attr(transpose, "perm") == [1, 0]:
-        shape = _static_shape(transpose.input[0], flow, shapes)
+        shape = flow.static_shape(transpose.input[0])
         if shape is not None and len(shape) == 2:
             return transpose.input[0], 1, shape[::-1]
-    shape = _static_shape(w, flow, shapes)
+    shape = flow.static_shape(w)
     return (w, 0, shape) if shape is not None and len(shape) == 2 else None
-
-
-def _static_shape(name: str, flow: Dataflow, shapes: dict):
-    shape = shapes.get(name)
-    if shape is None and name in flow.constants:
-        shape = tuple(flow.constants[name].dims)
-    return tuple(shape) if shape is not None and -1 not in shape else None
 
 
 def _rows(lead: tuple):
