@@ -665,7 +665,7 @@ class _Convert(ast.NodeTransformer):
     def visit_Assert(self, node):
         self.generic_visit(node)
         message = _const(None) if node.msg is None else _thunk(node.msg)
-        return ast.copy_location(ast.Expr(_call("assert_", node.test, message)), node)
+        return ast.copy_location(ast.Expr(_call("assert_", node.test, message, self.where(node))), node)
 
     def visit_comprehension(self, node):
         self.generic_visit(node)

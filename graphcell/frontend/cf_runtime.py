@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from . import cf_build
 from .cf_build import UNSET, ControlFlowError, Undefined, Where, is_traced  # noqa: F401
 from .concrete import resolved
-from .graph_raise import assert_, has_traced_text, is_user_raise, raise_when, user_raise  # noqa: F401
+from .graph_raise import assert_, is_user_raise, raise_in_branch, user_raise  # noqa: F401
 
 
 def _where(what: str, where) -> Where:
@@ -45,18 +45,11 @@ def if_stmt(test, true_fn, false_fn, values, names, live, where):
         return cf_build.cond(test, _side(true_fn, True), _side(false_fn, False), tuple(values), names=names,
                              live=dict(live), where=_where("if", where))
     except BaseException as e:
-        side, error = getattr(e, _RAISED_ON, None), e
+        side = getattr(e, _RAISED_ON, None)
         if side is None or not is_user_raise(e):
             raise
-    # One branch raises the user's error: raised by the run that takes it (frontend/graph_raise.py)
-    if has_traced_text(error):   # its message formats Tensors of the branch: make them here
-        try:
-            (true_fn if side else false_fn)(*values)
-        except BaseException as e:
-            if not is_user_raise(e):
-                raise
-            error = e
-    raise_when(test if side else not_(test), error)
+    # One branch raises the user's error: raised by the runs that take it (frontend/graph_raise.py)
+    raise_in_branch(test if side else not_(test), true_fn if side else false_fn, values, _where("if", where))
     return (false_fn if side else true_fn)(*values)
 
 
