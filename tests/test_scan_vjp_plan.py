@@ -95,3 +95,103 @@ def test_simplify_joins_zero_pads_of_disjoint_spans():
           %10:f32[2,8] = pad(%9, %0) {hi=(0,0), lo=(0,1)}
           return %10, %7
         }""")
+
+
+# -- ensembles: the body vmapped before the scan is differentiated ------------------------------
+
+def _jax_rnn(kind, w, x):
+    """One member's sequence output, written from torch's (and MindSpore's) gate equations."""
+    def lstm(carry, xt):
+        h, c = carry
+        gates = xt @ w["weight_ih_l0"].T + w["bias_ih_l0"] + h @ w["weight_hh_l0"].T + w["bias_hh_l0"]
+        i, f, g, o = jnp.split(gates, 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (h, c), h
+
+    def gru(carry, xt):
+        (h,) = carry
+        i_r, i_z, i_n = jnp.split(xt @ w["weight_ih_l0"].T + w["bias_ih_l0"], 3, axis=-1)
+        h_r, h_z, h_n = jnp.split(h @ w["weight_hh_l0"].T + w["bias_hh_l0"], 3, axis=-1)
+        r, z = jax.nn.sigmoid(i_r + h_r), jax.nn.sigmoid(i_z + h_z)
+        n = jnp.tanh(i_n + r * h_n)
+        return (n + z * (h - n),), n + z * (h - n)
+    zeros = jnp.zeros((x.shape[1], w["weight_hh_l0"].shape[1]), x.dtype)
+    step, init = (lstm, (zeros, zeros)) if kind == "LSTM" else (gru, (zeros,))
+    return jax.lax.scan(step, init, x)[1]
+
+
+def _scan_nodes(graph):
+    return [n for n in graph.nodes if n.primitive.name == "scan"]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_ensemble_weight_cotangents_leave_the_loop_and_equal_jax_grad(kind):
+    """grad over `vmap(CellList)` of N=3 recurrent nets: the scan's vjp sees the vmapped body,
+    whose weight cotangent is a dot_general batched over the members. It leaves the loop as one
+    batched matmul over the steps (the backward body held two dot_generals, now one: the hidden
+    state's; W_hh's running sum is gone from its carry), and every member's gradients are
+    jax.grad's of a plain-jax scan of that member."""
+    ms.set_seed(6)
+    members = [getattr(nn, kind)(3, 4) for _ in range(3)]
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    weights = [p for m in members for p in m.trainable_params()]
+    x = randn(5, 2, 3)
+    fn = ms.grad(lambda v: (ensemble(v)[0] ** 2).sum(), None, weights)
+    optimised = run_pipeline(ms.trace(fn, Tensor(x)).graph, "xla").graph
+    backward = _scan_nodes(optimised)[-1]
+    body = backward.attrs["body"]
+    assert [n.primitive.name for n in body.nodes].count("dot_general") == 1
+    assert all(v.shape != (3, 4 * (4 if kind == "LSTM" else 3), 4) for v in body.inputs[:backward.attrs["n_carry"]])
+    after = optimised.nodes[optimised.nodes.index(backward):]
+    assert any(n.primitive.name == "dot_general" and n.attrs["batch"] == ((1,), (1,))
+               and n.attrs["contract"][0][0] == 0 for n in after)
+
+    got = [g.asnumpy() for g in ms.jit(fn)(Tensor(x))]
+    names = [p.name.split(".")[-1] for p in members[0].trainable_params()]
+    params = [{k: p.asnumpy() for k, p in zip(names, m.trainable_params())} for m in members]
+    want = jax.grad(lambda ps: sum((_jax_rnn(kind, w, x) ** 2).sum() for w in ps))(params)
+    for g, ref in zip(got, [w[k] for w in want for k in names]):
+        np.testing.assert_allclose(g, ref, rtol=1e-4, atol=1e-5)
+
+
+def _member_loss(w, u, h0, xs):
+    def step(h, x):
+        h = ops.tanh(ops.matmul(h, w) + ops.matmul(x, u))
+        return h, h
+    h, ys = ops.scan(step, h0, xs)
+    return (ys * ys).sum() + (h * h0).sum()
+
+
+def test_hoisted_cotangents_of_weights_mapped_off_axis_0_match_finite_differences():
+    """A vmapped function whose recurrent weight is mapped on axis 1 and whose input weight is
+    mapped while the input is shared: each cotangent is a dot_general followed by a transpose
+    back to the weight's layout. Both leave the loop (the backward body keeps the hidden
+    state's dot_general only, its carry the hidden state's cotangent only), and the float64
+    gradients are central differences'."""
+    rng = np.random.default_rng(2)
+    w, u = rng.standard_normal((3, 3, 3)) * 0.4, rng.standard_normal((3, 2, 3)) * 0.4
+    h0, xs = rng.standard_normal((2, 3)), rng.standard_normal((4, 2, 2))
+    ensemble = ms.vmap(_member_loss, in_axes=(1, 0, None, None))
+
+    def loss(w_, u_):
+        return ensemble(w_, u_, Tensor(h0), Tensor(xs)).sum()
+    fn = ms.grad(loss, (0, 1))
+    optimised = run_pipeline(ms.trace(fn, Tensor(w), Tensor(u)).graph, "xla").graph
+    backward = _scan_nodes(optimised)[-1]
+    assert [n.primitive.name for n in backward.attrs["body"].nodes].count("dot_general") == 1
+    assert backward.attrs["n_carry"] == 1
+
+    got = [g.asnumpy() for g in ms.jit(fn)(Tensor(w), Tensor(u))]
+    assert got[0].dtype == np.float64
+    for at, (g, arg) in enumerate(zip(got, (w, u))):
+        want = np.zeros_like(arg)
+        for i in np.ndindex(arg.shape):
+            step = np.zeros_like(arg)
+            step[i] = 1e-6
+            args = [w, u]
+            args[at] = arg + step
+            up = float(loss(*map(Tensor, args)).asnumpy())
+            args[at] = arg - step
+            want[i] = (up - float(loss(*map(Tensor, args)).asnumpy())) / 2e-6
+        np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)

@@ -204,9 +204,9 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
         result[n_carry + j] = g
     xs_cts, new = back[n_fc + n_sum:n_fc + n_sum + len(want_xs)], back[n_fc + n_sum + len(want_xs):]
     stacked_form = {"outer": lambda t: t, "xs_ct": lambda j: xs_cts[j], "new": lambda i: new[i]}
-    for at, (contract, lhs, rhs) in hoisted.items():
+    for at, (dims, lhs, rhs) in hoisted.items():
         result[n_in + want_consts[at]] = contract_over_steps(stacked_form[lhs[0]](lhs[1]),
-                                                             stacked_form[rhs[0]](rhs[1]), contract)
+                                                             stacked_form[rhs[0]](rhs[1]), dims)
     return tuple(result)
 
 
