@@ -183,6 +183,34 @@ def test_complex_values_reach_the_print(capsys):
     assert_same(xla, onnx)
 
 
+def branching():
+    """Host calls in the branches of tensor `if`s: a print, a nested if, effects before a
+    formatted raise, a Custom whose result the branch returns."""
+    double = ops.Custom(lambda a: a * 2, out_shape=lambda a: a, out_dtype=lambda a: a, func_type="pyfunc")
+
+    def f(x):
+        if x.sum() > 10:
+            print("large", x.sum())
+            if x.max() > 500:
+                print("very large")
+                raise ValueError(f"too large: {x.max()}")
+            x = double(x)
+        else:
+            print("small")
+            x = x - 1
+        return x + 1
+    return f
+
+
+@pytest.mark.parametrize("scale", [1.0, 100.0, 1000.0])
+def test_host_calls_in_branches_run_when_their_branch_is_taken(scale, capsys):
+    """Each input takes another branch: small, large, and large with the raise."""
+    xla, onnx = both(branching, Tensor(X * scale), capsys=capsys)
+    assert xla[0].count("\n") >= 1 and ("small" in xla[0]) == (scale == 1.0)
+    assert isinstance(xla[1], ValueError) == (scale == 1000.0)
+    assert_same(xla, onnx)
+
+
 def test_host_calls_in_a_loop_body_warn_or_refuse(capsys):
     def printing(x):
         i = Tensor(0, ms.int32)
@@ -191,7 +219,7 @@ def test_host_calls_in_a_loop_body_warn_or_refuse(capsys):
             x = x + 1
             i = i + 1
         return x
-    with pytest.warns(UserWarning, match=r"jit\(backend='onnx'\): <Print> in Cell .* inside a control-flow body "
+    with pytest.warns(UserWarning, match=r"jit\(backend='onnx'\): <Print> in Cell .* inside a loop body "
                                          r".* use jit\(backend='xla'\)"):
         out = ms.jit(printing, backend="onnx")(Tensor(X))
     np.testing.assert_array_equal(out.asnumpy(), X + 3)
@@ -204,7 +232,7 @@ def test_host_calls_in_a_loop_body_warn_or_refuse(capsys):
             i = i + 1
         return x
     np.testing.assert_array_equal(ms.jit(custom, backend="xla")(Tensor(X)).asnumpy(), X * 8)
-    with pytest.raises(Exception, match=r"jit\(backend='onnx'\): <Custom.*> in Cell .* control-flow body.*"
+    with pytest.raises(Exception, match=r"jit\(backend='onnx'\): <Custom.*> in Cell .* loop body.*"
                                         r"use jit\(backend='xla'\)"):
         ms.jit(custom, backend="onnx")(Tensor(X))
 

@@ -17,9 +17,13 @@ on numpy arrays, as io_callback passes them, and share the XLA path's error hand
 (ops/hooks.py): the first error skips the later host calls and is raised, as itself, before the
 next model runs. The caller sees only the graph's outputs.
 
-Host calls inside a cond/while/scan body cannot leave their ONNX Loop or If: a print's or a
-check's is left out with a warning that names it and its Cell and points to the XLA backend;
-any other is refused with an error that says the same.
+A top-level `cond` with host calls in a branch (a print in an `if`, a `raise` under a tensor
+condition, which frontend/graph_raise.py makes a cond whose taken branch ends in the check) is
+a step of its own too: its predicate is read on the host and the branch taken runs as a plan of
+the same kind, so its host calls run exactly when Python would run them. Host calls inside a
+while/scan body cannot leave their ONNX Loop: a print's or a check's is left out with a warning
+that names it and its Cell and points to the XLA backend; any other is refused with an error
+that says the same.
 """
 from __future__ import annotations
 
@@ -35,6 +39,12 @@ __all__ = ["HostPlan", "host_plan"]
 
 def _is_host_call(node: Node) -> bool:
     return node.primitive.host_callback is not None
+
+
+def _branches_call_host(node: Node) -> bool:
+    """Whether `node` is a cond with a host call in a branch (in a nested body too)."""
+    from ..ops.hooks import runs_hooks
+    return node.primitive.name == "cond" and any(runs_hooks(node.attrs[k]) for k in ("then_branch", "else_branch"))
 
 
 def _where(node: Node) -> str:
@@ -80,6 +90,20 @@ class _Call:
         env.update(zip(node.outputs, outs))
 
 
+@dataclass
+class _Cond:
+    """A cond with host calls in a branch: the predicate read on the host, the branch taken run
+    as a plan of its own on the operands."""
+    node: Node
+    then_plan: "HostPlan"
+    else_plan: "HostPlan"
+
+    def run(self, env: dict) -> None:
+        pred, *operands = (env[v] for v in self.node.inputs)
+        plan = self.then_plan if bool(pred) else self.else_plan
+        env.update(zip(self.node.outputs, plan.run(operands)))
+
+
 class HostPlan:
     """The models and host calls of one graph, in the order they run (see the module doc)."""
 
@@ -88,7 +112,14 @@ class HostPlan:
 
     @property
     def models(self) -> list:
-        return [s for s in self.steps if isinstance(s, _Model)]
+        """Every model to lower, the branches' included, in a fixed order."""
+        found = []
+        for step in self.steps:
+            if isinstance(step, _Model):
+                found.append(step)
+            elif isinstance(step, _Cond):
+                found += step.then_plan.models + step.else_plan.models
+        return found
 
     def run(self, arrays) -> list:
         """All outputs of the graph (state writes included) for its input arrays, as numpy arrays."""
@@ -102,13 +133,14 @@ def host_plan(graph: Graph) -> HostPlan:
     """Cuts `graph` (the "onnx" pipeline's) into models and host calls; warns of, or refuses,
     the host calls inside control-flow bodies. The models are lowered later (`HostPlan.models`)."""
     for node in graph.nodes:
-        for sub in (a for a in node.attrs.values() if isinstance(a, Graph)):
-            _check_nested(sub)
+        if not _branches_call_host(node):
+            for sub in (a for a in node.attrs.values() if isinstance(a, Graph)):
+                _check_nested(sub)
     read = {v for node in graph.nodes for v in node.inputs} | set(graph.outputs)
     # Segments: the nodes between host calls whose outputs are read, each followed by its calls.
     segments: list[tuple[list, list]] = [([], [])]
     for node in graph.nodes:
-        if not _is_host_call(node):
+        if not (_is_host_call(node) or _branches_call_host(node)):
             segments[-1][0].append(node)
             continue
         segments[-1][1].append(node)
@@ -130,7 +162,9 @@ def host_plan(graph: Graph) -> HostPlan:
         outputs = [v for node in nodes for v in node.outputs if v in needed]
         if outputs:
             steps.append(_stage(graph, nodes, made, outputs, i))
-        steps += [_Call(node) for node in calls]
+        steps += [_Call(node) if _is_host_call(node) else
+                  _Cond(node, host_plan(node.attrs["then_branch"]), host_plan(node.attrs["else_branch"]))
+                  for node in calls]
     return HostPlan(graph, steps)
 
 
@@ -162,7 +196,8 @@ def _stage(graph: Graph, nodes: list, made: set, outputs: list, index: int) -> _
 
 
 def _check_nested(graph: Graph) -> None:
-    """Host calls in a control-flow body: a print or a check is left out (warned), others refused."""
+    """Host calls in a loop body (a while's or a scan's, a cond's within one): a print or a check
+    is left out (warned), others refused."""
     from ..compiler.onnx import OnnxExportError
     for node in graph.nodes:
         for sub in (a for a in node.attrs.values() if isinstance(a, Graph)):
@@ -170,13 +205,13 @@ def _check_nested(graph: Graph) -> None:
         if not _is_host_call(node):
             continue
         if getattr(node.attrs.get("fn"), "onnx_drop", ""):
-            warnings.warn(f"jit(backend='onnx'): {_where(node)} is inside a control-flow body (cond, while or "
-                          "scan), which runs inside onnxruntime and cannot call Python: it is left out and does "
+            warnings.warn(f"jit(backend='onnx'): {_where(node)} is inside a loop body (while or scan), "
+                          "which runs inside onnxruntime and cannot call Python: it is left out and does "
                           "not run; use jit(backend='xla') to run it", UserWarning, stacklevel=2)
         else:
-            raise OnnxExportError(f"jit(backend='onnx'): {_where(node)} runs Python inside a control-flow body "
-                                  "(cond, while or scan), which runs inside onnxruntime and cannot call Python; "
-                                  "use jit(backend='xla'), or move it out of the loop or branch")
+            raise OnnxExportError(f"jit(backend='onnx'): {_where(node)} runs Python inside a loop body "
+                                  "(while or scan), which runs inside onnxruntime and cannot call Python; "
+                                  "use jit(backend='xla'), or move it out of the loop")
 
 
 def _as_type(array, type: TensorType) -> np.ndarray:
