@@ -61,3 +61,15 @@ def test_a_uint64_argmax_is_refused_naming_the_op_and_what_to_do():
     with pytest.raises(OnnxExportError, match=r"argmax in Cell '<top>' \(at .*test_onnx_backend_audit.py:\d+\): "
                                               r"onnxruntime has no uint64 kernel for argmax.*cast to int64 first"):
         ms.jit(lambda t: t.argmax(1), backend="onnx")(x)
+
+
+def test_a_bfloat16_argument_or_result_is_refused_by_name_before_onnxruntime_runs():
+    """A graph whose ops all have kernels (a bfloat16 -> int32 cast) failed in the run with
+    onnxruntime's bare "Numpy_type 256 can't be converted to MLDataType"."""
+    x = Tensor(np.array([1.0, 2.5], np.float32)).astype(ms.bfloat16)
+    np.testing.assert_array_equal(ms.jit(lambda t: t.astype(ms.int32))(x).asnumpy(), [1, 2])   # XLA runs it
+    with pytest.raises(TypeError, match=r"cannot pass bfloat16 tensors in or out \(arg 't'\): cast them to "
+                                        r"float32 at the function's boundary, or use backend='xla'"):
+        ms.jit(lambda t: t.astype(ms.int32), backend="onnx")(x)
+    with pytest.raises(TypeError, match=r"\(output 0\)"):
+        ms.jit(lambda t: t.astype(ms.bfloat16), backend="onnx")(Tensor(np.array([1.0], np.float32)))
