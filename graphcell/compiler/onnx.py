@@ -533,6 +533,7 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
     """Runs every node's rule into `b`, filling `names` (IR value -> ONNX)."""
     from ..passes.fuse import find_fusions
     from .onnx_complex import rule_for
+    from .onnx_widen import widened
     # The fuse pass's matches, for graphs that did not run the "onnx" pipeline: a bias add
     # lowers as its fused node (Gemm, Conv with B), and the nodes it absorbed emit nothing.
     fusions = {f.consumer: f for f in find_fusions(graph)}
@@ -543,10 +544,12 @@ def emit_nodes(b: OnnxBuilder, graph: Graph, names: dict, dims_of, other_graph: 
         if node in absorbed or node not in live:
             continue
         node = fusions[node].as_node() if node in fusions else node
-        ctx = LowerCtx(b, node, [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs],
-                       other_nodes[index] if other_nodes is not None else None, dims_of, small)
+        in_dims, out_dims = [dims_of(v) for v in node.inputs], [dims_of(v) for v in node.outputs]
         in_names = [names[v] for v in node.inputs]
         rule = rule_for(node) or node.primitive.onnx_rule   # complex values: real pairs
+        wide, rule = widened(node, rule)   # dtypes onnxruntime has no kernel for: computed wider
+        ctx = LowerCtx(b, wide, in_dims, out_dims, other_nodes[index] if other_nodes is not None else None,
+                       dims_of, small)
         out = rule(ctx, *in_names, **node.attrs)
         outs = out if node.primitive.multiple_results else [out]
         for v, n in zip(node.outputs, outs):

@@ -168,7 +168,34 @@ def constant(ctx: LowerCtx, *, value):
 
 
 def cast_rule(ctx, x, *, dtype):
+    src = ctx.in_types[0].dtype
+    if src.is_floating and dtype.is_integer:
+        return saturating_cast(ctx, x, src, dtype)
     return cast(ctx, x, dtype)
+
+
+def saturating_cast(ctx, x, src, dtype):
+    """A float cast to an integer type as XLA casts it (the eager and jit result): out-of-range
+    values saturate at the type's bounds and NaN becomes 0. onnxruntime's Cast is C's
+    conversion, which wraps (-2.5 to uint8 is 254) or gives the type's minimum (NaN, inf and
+    3e9 to int32 are -2**31). The bounds are the floats nearest inside the type's range (the
+    lower one, 0 or a power of two, is exact); a value above an upper bound that the float
+    cannot hold exactly (int32's 2**31 - 1 in float32) is replaced by the type's maximum after
+    the Cast, by a Where in a type onnxruntime has one for (none at uint64)."""
+    if src.itemsize < 4:   # float16 and bfloat16 hold exactly in float32, which has Clip and Where kernels
+        x, src = cast(ctx, x, float32), float32
+    info, fdt = np.iinfo(dtype.np_dtype), src.np_dtype
+    x = ctx.op("Where", ctx.op("IsNaN", x), ctx.const(np.zeros((), fdt)), x)
+    hi = np.asarray(info.max, fdt)
+    if float(hi) > info.max:   # rounded up: 2**31 for int32 in float32
+        hi = np.nextafter(hi, fdt.type(0))
+    y = cast(ctx, ctx.op("Clip", x, ctx.const(np.asarray(info.min, fdt)), ctx.const(hi)), dtype)
+    if float(hi) == info.max:
+        return y
+    where_type = int64 if dtype.name == "uint64" else dtype   # uint64's all-ones is int64's -1
+    top = ctx.const(np.asarray(info.max).astype(where_type.np_dtype))
+    y = ctx.op("Where", ctx.op("Greater", x, ctx.const(hi)), top, y if where_type is dtype else cast(ctx, y, where_type))
+    return y if where_type is dtype else cast(ctx, y, dtype)
 
 
 # -- elementwise ---------------------------------------------------------------------------------

@@ -390,6 +390,8 @@ def _jit_session(traced, param_arrays=None) -> Session:
     session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
                       name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
                       optimized_cache=cache_folder("onnxruntime"))
+    # (after the session: a model with no kernel at bfloat16 is named as such when it loads)
+    _refuse_bfloat16_boundary(traced.graph, fed=param_arrays is None)
     if session.provider == "CPUExecutionProvider" and _computes_in_float16(traced.graph):
         warnings.warn("jit(backend='onnx') of a float16 graph: onnxruntime's CPU provider computes most "
                       "float16 ops in float32 (it inserts casts around them), so a value that overflows "
@@ -416,6 +418,18 @@ def _host_plan(traced):
                                 name=f"jit({traced.graph.name}) stage {i}", config=get_context("onnx_session_config"),
                                 optimized_cache=cache_folder("onnxruntime"))
     return plan
+
+
+def _refuse_bfloat16_boundary(graph, fed: bool) -> None:
+    """onnxruntime's Python API neither takes nor returns bfloat16 arrays (a bfloat16 argument
+    failed in the run with "Numpy_type 256 can't be converted to MLDataType"): name the value.
+    Parameters are fed too when they are model inputs (`fed`), baked in as initializers otherwise."""
+    crossing = [f"{v.kind} {v.name!r}" for v in graph.inputs if v.dtype is bfloat16 and (fed or v.kind == "arg")]
+    crossing += [f"output {i}" for i, v in enumerate(graph.outputs) if v.dtype is bfloat16]
+    if crossing:
+        names = ", ".join(crossing[:4])
+        raise TypeError(f"jit(backend='onnx'): onnxruntime's Python API cannot pass bfloat16 tensors in or out "
+                        f"({names}): cast them to float32 at the function's boundary, or use backend='xla'")
 
 
 def _computes_in_float16(graph) -> bool:

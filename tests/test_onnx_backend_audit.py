@@ -1,0 +1,75 @@
+"""Findings of the session-22 audit of jit(backend="onnx") against the XLA backend: user programs
+run under both, their results compared (the XLA path is the reference the backend promises to
+match)."""
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Tensor
+
+
+def _both(fn, *args):
+    return ms.jit(fn)(*args), ms.jit(fn, backend="onnx")(*args)
+
+
+@pytest.mark.parametrize("src", ["float16", "float32", "float64"])
+def test_a_float_cast_to_an_integer_type_saturates_and_maps_nan_to_zero_as_xla_does(src):
+    """onnxruntime's Cast is C's conversion: -2.5 to uint8 was 254, NaN, inf and 3e9 to int32
+    were -2**31, 300.0 to int8 was 44. XLA (eager and jit) saturates and maps NaN to 0."""
+    x = Tensor(np.array([np.nan, np.inf, -np.inf, -2.5, 6e4, -6e4, 3e9, -3e9, 300.0, 2.7, -0.5], src))
+    dtypes = (ms.uint8, ms.int8, ms.int16, ms.uint16, ms.int32, ms.uint32, ms.int64, ms.uint64)
+    wants, gots = _both(lambda t: tuple(t.astype(d) for d in dtypes), x)
+    for dtype, want, got in zip(dtypes, wants, gots):
+        info = np.iinfo(dtype.np_dtype)
+        assert want.asnumpy()[:3].tolist() == [0, info.max, info.min]   # the reference is XLA's saturation
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=str(dtype))
+
+
+def _small_integer_program(a, c, i16, u16, u32, m, h):
+    from graphcell import ops
+    idx = Tensor(np.array([[0], [0]], np.int32))
+    return (ops.matmul(a, c.T), a ** 2, ops.matmul(m, m.T),                               # int8, bool
+            ops.maximum(i16, -i16), ops.where(i16 > 2, i16, -i16), ops.pad(i16, (1, 1)),   # int16
+            ops.amax(i16, 1), ops.argmax(i16, 1), ops.relu(i16), u16.sum(1), ops.amin(u16, 0),
+            u32.sum(), ops.argmax(u32, 1), u32 ** 2,
+            ops.tensor_scatter_add(h, idx, h[:2]))                                        # float16
+
+
+def test_small_integer_bool_and_float16_ops_run_where_onnxruntime_lacks_kernels():
+    """An int8 matmul was an invalid model ("Type 'tensor(int8)' of input parameter ... of
+    operator (MatMul) is invalid ... Is it an ONNX model? It may be truncated or corrupt"),
+    int16 max/where/pad/argmax, uint16 and uint32 sums had no kernel, and a float16
+    scatter-add failed in onnxruntime's ScatterND when it ran: they run at a wider dtype."""
+    rs = np.random.RandomState(0)
+    a = rs.randint(-60, 60, (2, 4)).astype(np.int8)   # products that wrap in int8
+    args = [Tensor(a), Tensor(a[::-1].copy()), Tensor(rs.randint(-900, 900, (2, 4)).astype(np.int16)),
+            Tensor(rs.randint(0, 60000, (2, 4)).astype(np.uint16)),
+            Tensor(rs.randint(0, 2**32 - 1, (2, 4), dtype=np.uint64).astype(np.uint32)),
+            Tensor(a > 0), Tensor(rs.randn(3, 4).astype(np.float16))]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # float16 computed in float32 by onnxruntime
+        wants, gots = _both(_small_integer_program, *args)
+    for i, (want, got) in enumerate(zip(wants, gots)):
+        assert got.dtype == want.dtype, i
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-3, err_msg=f"output {i}")
+
+
+def test_a_uint64_argmax_is_refused_naming_the_op_and_what_to_do():
+    from graphcell.compiler.onnx import OnnxExportError
+    x = Tensor(np.array([[1, 2**63 + 5, 3]], np.uint64))
+    with pytest.raises(OnnxExportError, match=r"argmax in Cell '<top>' \(at .*test_onnx_backend_audit.py:\d+\): "
+                                              r"onnxruntime has no uint64 kernel for argmax.*cast to int64 first"):
+        ms.jit(lambda t: t.argmax(1), backend="onnx")(x)
+
+
+def test_a_bfloat16_argument_or_result_is_refused_by_name_before_onnxruntime_runs():
+    """A graph whose ops all have kernels (a bfloat16 -> int32 cast) failed in the run with
+    onnxruntime's bare "Numpy_type 256 can't be converted to MLDataType"."""
+    x = Tensor(np.array([1.0, 2.5], np.float32)).astype(ms.bfloat16)
+    np.testing.assert_array_equal(ms.jit(lambda t: t.astype(ms.int32))(x).asnumpy(), [1, 2])   # XLA runs it
+    with pytest.raises(TypeError, match=r"cannot pass bfloat16 tensors in or out \(arg 't'\): cast them to "
+                                        r"float32 at the function's boundary, or use backend='xla'"):
+        ms.jit(lambda t: t.astype(ms.int32), backend="onnx")(x)
+    with pytest.raises(TypeError, match=r"\(output 0\)"):
+        ms.jit(lambda t: t.astype(ms.bfloat16), backend="onnx")(Tensor(np.array([1.0], np.float32)))
