@@ -195,3 +195,72 @@ def test_hoisted_cotangents_of_weights_mapped_off_axis_0_match_finite_difference
             args[at] = arg - step
             want[i] = (up - float(loss(*map(Tensor, args)).asnumpy())) / 2e-6
         np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
+
+
+# -- a bias added inside the step: its cotangent is a reduce_sum of a per-step value -----------
+
+def _backward_loop_reductions(graph):
+    backward = _scan_nodes(run_pipeline(graph, "xla").graph)[-1]
+    names = [n.primitive.name for n in backward.attrs["body"].nodes]
+    return names.count("reduce_sum"), backward.attrs["n_carry"]
+
+
+def test_gru_bias_cotangent_leaves_the_loop_and_equals_jax_grad():
+    """A GRU adds b_hh inside the step (the reset gate scales its part), so b_hh's cotangent
+    is the batch's sum of the step's gate cotangents, a value the step stacks anyway for W_hh's
+    matmul. It is summed once over steps and batch after the loop: the backward body holds no
+    reduce_sum and its carry is the hidden state's cotangent alone (it also summed b_hh's).
+    Gradients equal jax.grad of a plain-jax lax.scan GRU."""
+    ms.set_seed(8)
+    net = nn.GRU(3, 4)
+    x = randn(6, 2, 3)
+    fn = ms.grad(lambda v: (net(v)[0] ** 2).sum(), None, net.trainable_params())
+    assert _backward_loop_reductions(ms.trace(fn, Tensor(x)).graph) == (0, 1)
+    names = [p.name.split(".")[-1] for p in net.trainable_params()]
+    params = {k: p.asnumpy() for k, p in zip(names, net.trainable_params())}
+    want = jax.grad(lambda w: (_jax_rnn("GRU", w, x) ** 2).sum())(params)
+    for g, k in zip(ms.jit(fn)(Tensor(x)), names):
+        np.testing.assert_allclose(g.asnumpy(), want[k], rtol=1e-4, atol=1e-5, err_msg=k)
+
+
+def _gru_loss(w_ih, w_hh, b_ih, b_hh, x):
+    """A GRU written with graphcell ops: the sum of squares of its outputs plus its last state."""
+    def step(h, xt):
+        i_r, i_z, i_n = ops.split(ops.matmul(xt, w_ih.T) + b_ih, 4, axis=-1)
+        h_r, h_z, h_n = ops.split(ops.matmul(h, w_hh.T) + b_hh, 4, axis=-1)
+        r, z = ops.sigmoid(i_r + h_r), ops.sigmoid(i_z + h_z)
+        n = ops.tanh(i_n + r * h_n)
+        h = n + z * (h - n)
+        return h, h
+    h, ys = ops.scan(step, ops.zeros((x.shape[1], w_hh.shape[1]), x.dtype), x)
+    return (ys * ys).sum() + h.sum()
+
+
+@pytest.mark.parametrize("vmapped", [False, True])
+def test_bias_cotangents_after_the_loop_match_finite_differences_in_float64(vmapped):
+    """A GRU's float64 gradients with respect to every weight and bias, b_hh's now a reduction
+    after the loop (the body keeps none, its carry the hidden state's cotangent only): central
+    differences' to 1e-6. `vmapped`: N=2 members' weights stacked on axis 0 (the body vmapped,
+    then differentiated: the reduction keeps the member axis)."""
+    rng = np.random.default_rng(3)
+    n = 2 if vmapped else None
+    lead = (n,) if vmapped else ()
+    args = [rng.standard_normal(lead + s) * 0.5 for s in ((12, 2), (12, 4), (12,), (12,))]
+    x = rng.standard_normal((3, 2, 2))
+    member = ms.vmap(_gru_loss, in_axes=(0, 0, 0, 0, None)) if vmapped else _gru_loss
+
+    def loss(*ws):
+        return member(*ws, Tensor(x)).sum()
+    fn = ms.grad(loss, (0, 1, 2, 3))
+    assert _backward_loop_reductions(ms.trace(fn, *map(Tensor, args)).graph) == (0, 1)
+    got = [g.asnumpy() for g in ms.jit(fn)(*map(Tensor, args))]
+    assert got[3].dtype == np.float64
+    for at, (g, arg) in enumerate(zip(got, args)):
+        want = np.zeros_like(arg)
+        for i in np.ndindex(arg.shape):
+            moved = [a.copy() for a in args]
+            moved[at][i] += 1e-6
+            up = float(loss(*map(Tensor, moved)).asnumpy())
+            moved[at][i] -= 2e-6
+            want[i] = (up - float(loss(*map(Tensor, moved)).asnumpy())) / 2e-6
+        np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7, err_msg=f"argument {at}")

@@ -13,6 +13,7 @@ from ..ir.core import Graph, TensorType, Value
 from ..tensor import Tensor
 from . import pytree
 from .ast_transform import converted
+from .member_params import route_members_through_stacks
 from .outside_tensors import outside_tensors
 from .tracer import Tracer, current_tracer, note_clamped_slices, note_modes, note_training_mode
 
@@ -202,6 +203,10 @@ def _trace(fn: Callable, args: tuple, kwargs: dict, name: str | None, concrete: 
         out_tree = pytree.numpy_scalars_as_python(out_tree)
         out_values = [tracer.lift(t) for t in out_leaves]
         arg_writes = _arg_writes(tracer, symbolic, pytree.in_list(structure)) if hands_back_writes else []
+        rows = route_members_through_stacks(tracer)   # an ensemble member's Parameter: its stack's row
+        if rows:
+            out_values = [rows.get(v, v) for v in out_values]
+            arg_writes = [(i, rows.get(v, v)) for i, v in arg_writes]
     state = list(tracer.state.values())
     # Inputs in the documented order (args, params, captures), not the order the trace met
     # them: `Traced.input_tensors` and `inline` rely on it.

@@ -26,9 +26,10 @@ makes it and the residual scan one loop. LSTM(64) training step, 32 steps at bat
 with the carries stacked and each step's forward recomputed in the backward loop, 4.1 ms with
 the residuals (jax.lax.scan's own: 3.4 ms; bench/bench_rnn.py). Residuals that are arithmetic
 on other residuals are recomputed in the backward step, and a const's cotangent made by one
-matmul of two per-step values is one matmul over all the steps after the loop
-(ops/scan_vjp_plan.py): below jax's own step since. A body with side effects keeps the
-recomputing form (its effects must run once per step).
+matmul of two per-step values (or a sum of one: a bias added inside the step) is one matmul
+(one reduction) over all the steps after the loop (ops/scan_vjp_plan.py): below jax's own
+step since. A body with side effects keeps the recomputing form (its effects must run once
+per step).
 
 Rules:
 - batch: a carry is batched if its start is or the body makes it so (fixed point); a batched
@@ -47,7 +48,7 @@ from . import batching
 from .ad_util import F
 from .subgraphs import batched_outputs, build_graph, grads_only, inline_graph, jax_fn, types_of, vmap_subgraph
 from .primitive import Primitive, ShapeError
-from .scan_vjp_plan import contract_over_steps, hoist_const_dots, recompute_cheap_residuals
+from .scan_vjp_plan import contract_over_steps, hoist_const_contractions, recompute_cheap_residuals
 
 
 def _step_type(t: TensorType) -> TensorType:
@@ -143,7 +144,7 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
     #    per-step values the vjp reads: gate activations, the carry the step started from), or,
     #    when the body has side effects, just the carries, the rest recomputed step by step.
     #    merge_scans makes it one loop with the forward node's when both are in the graph.
-    hoisted: dict = {}   # a const's position in want_consts -> its cotangent's dot, made after the loop
+    hoisted: dict = {}   # a const's position in want_consts -> its cotangent's contraction, after the loop
     if split is not None:
         primal, backward = split
         residual_types = [v.type for v in primal.outputs]
@@ -163,8 +164,8 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
         b_res = b_in[len(b_in) - len(residual_types):]
         stacked = {**dict(zip(b_in[:n_xs], xs)), **dict(zip(b_res, residuals)),
                    **{b_in[n_xs + n_carry_ct + i]: cts[n_carry + j] for i, j in enumerate(ys_ct)}}
-        backward, hoisted = hoist_const_dots(backward, n_carry_ct, len(want_xs), len(want_consts),
-                                             set(b_in[:n_xs + n_sens]) | set(b_res), stacked)
+        backward, hoisted = hoist_const_contractions(backward, n_carry_ct, len(want_xs), len(want_consts),
+                                                     set(b_in[:n_xs + n_sens]) | set(b_res), stacked)
 
     # 2. The vjp from the last step to the first. Its carry: the cotangents of the float
     #    carries, then the running sums of the consts' cotangents.
@@ -182,7 +183,7 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
             grads = inline_graph(vjp_body, list(res) + list(step_x) + list(ct) + list(step_ys_ct) + list(step_consts))
         n_fx = n_fc + len(want_xs)
         new_ct, x_grads, c_grads = grads[:n_fc], grads[n_fc:n_fx], grads[n_fx:n_fx + n_sum]
-        operands = grads[n_fx + n_sum:]   # of the hoisted dots, stacked as ys
+        operands = grads[n_fx + n_sum:]   # of the hoisted contractions, stacked as ys
         return list(new_ct) + [F.add(a, g) for a, g in zip(acc, c_grads)] + list(x_grads) + list(operands)
 
     template = ([_Slot(f"ct_{body.inputs[i].name}", body.inputs[i].type, "arg") for i in float_carry]
@@ -204,9 +205,9 @@ def _scan_vjp(ctx, cts, primals, outs, *, body, n_carry, n_xs, length, reverse):
         result[n_carry + j] = g
     xs_cts, new = back[n_fc + n_sum:n_fc + n_sum + len(want_xs)], back[n_fc + n_sum + len(want_xs):]
     stacked_form = {"outer": lambda t: t, "xs_ct": lambda j: xs_cts[j], "new": lambda i: new[i]}
-    for at, (dims, lhs, rhs) in hoisted.items():
-        result[n_in + want_consts[at]] = contract_over_steps(stacked_form[lhs[0]](lhs[1]),
-                                                             stacked_form[rhs[0]](rhs[1]), dims)
+    for at, (contraction, sources) in hoisted.items():
+        operands = [stacked_form[kind](which) for kind, which in sources]
+        result[n_in + want_consts[at]] = contract_over_steps(contraction, operands)
     return tuple(result)
 
 
