@@ -95,3 +95,28 @@ def test_an_ensemble_of_dense_layers_over_tokens():
     x = _f(2, 3, 6)
     np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
                                ensemble(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_dense_ensembles_first_layer_over_the_shared_input_is_one_gemm_with_its_relu(tmp_path):
+    """The members' first Dense over a shared [B, K] input is one MatMul against their stacked
+    weights ([K, N*O]), viewed as [B, N, O] for the members; their biases and ReLU cross the
+    view back to the MatMul (onnx_rules._matmul records its shape), so that onnxruntime fuses
+    the three into one Gemm: no Add, Relu or Reshape is left in its optimised graph."""
+    ms.set_seed(4)
+    members = [nn.SequentialCell([nn.Dense(12, 8), nn.ReLU(), nn.Dense(8, 3)]) for _ in range(3)]
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    model = _export(ensemble, _f(4, 12))
+    ops_used = [n.op_type for n in model.graph.node]
+    assert ops_used.count("MatMul") == 1 and "Relu" in ops_used
+    producer = {o: n for n in model.graph.node for o in n.output}
+    (relu,) = [n for n in model.graph.node if n.op_type == "Relu" and producer[n.input[0]].op_type == "Add"]
+    assert producer[producer[relu.input[0]].input[0]].op_type == "MatMul"   # no view between them
+    options = ort.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimised.onnx")
+    sess = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    optimised = [n.op_type for n in onnx.load(options.optimized_model_filepath).graph.node]
+    assert not {"MatMul", "Add", "Relu", "Reshape"} & set(optimised), optimised
+    for batch in (1, 5):
+        x = _f(batch, 12)
+        np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
+                                   ms.jit(ensemble)(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
