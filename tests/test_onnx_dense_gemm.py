@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import onnx
 import onnxruntime as ort
+import pytest
 
 import graphcell as ms
 from graphcell import nn, ops
@@ -95,3 +96,68 @@ def test_an_ensemble_of_dense_layers_over_tokens():
     x = _f(2, 3, 6)
     np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
                                ensemble(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_dense_ensembles_first_layer_over_the_shared_input_is_one_gemm_with_its_relu(tmp_path):
+    """The members' first Dense over a shared [B, K] input is one MatMul against their stacked
+    weights ([K, N*O]), viewed as [B, N, O] for the members; their biases and ReLU cross the
+    view back to the MatMul (onnx_rules._matmul records its shape), so that onnxruntime fuses
+    the three into one Gemm: no Add, Relu or Reshape is left in its optimised graph."""
+    ms.set_seed(4)
+    members = [nn.SequentialCell([nn.Dense(12, 8), nn.ReLU(), nn.Dense(8, 3)]) for _ in range(3)]
+    ensemble = ms.vmap(nn.CellList(members), in_axes=None)
+    model = _export(ensemble, _f(4, 12))
+    ops_used = [n.op_type for n in model.graph.node]
+    assert ops_used.count("MatMul") == 1 and "Relu" in ops_used
+    producer = {o: n for n in model.graph.node for o in n.output}
+    (relu,) = [n for n in model.graph.node if n.op_type == "Relu" and producer[n.input[0]].op_type == "Add"]
+    assert producer[producer[relu.input[0]].input[0]].op_type == "MatMul"   # no view between them
+    options = ort.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimised.onnx")
+    sess = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    optimised = [n.op_type for n in onnx.load(options.optimized_model_filepath).graph.node]
+    assert not {"MatMul", "Add", "Relu", "Reshape"} & set(optimised), optimised
+    for batch in (1, 5):
+        x = _f(batch, 12)
+        np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
+                                   ms.jit(ensemble)(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+class GeluMLP(nn.Cell):
+    """LayerNorm -> Dense -> exact GELU -> Dense over [B, S, 6] tokens, as a transformer's MLP
+    (an ensemble's members then each have their own Dense input, as the encoder's have)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm, self.gelu = nn.LayerNorm((6,)), nn.GELU(approximate=False)
+        self.fc1, self.fc2 = nn.Dense(6, 16), nn.Dense(16, 4)
+
+    def construct(self, x):
+        return self.fc2(self.gelu(self.fc1(self.norm(x))))
+
+
+@pytest.mark.parametrize("members", [1, 3])
+def test_a_gelu_between_two_dense_layers_runs_over_their_rows(members, tmp_path):
+    """Each Dense is a Gemm over rows [B*S, K] viewed back as [B, S, N]; the GELU's ops (x
+    read twice) cross the view between them, so the first Gemm's rows flow through the GELU
+    into the second with no Reshape, in the file and in onnxruntime's optimised graph (one
+    Gelu between two Gemms); values as the XLA path's at another batch."""
+    ms.set_seed(5)
+    net = GeluMLP() if members == 1 else ms.vmap(nn.CellList([GeluMLP() for _ in range(members)]), in_axes=None)
+    model = _export(net, _f(4, 3, 6))
+    producer = {o: n for n in model.graph.node for o in n.output}
+    second = [n for n in model.graph.node if n.op_type == "Gemm" and n.input[0] in producer
+              and producer[n.input[0]].op_type == "Mul"]
+    assert len(second) == members   # the GELU's last Mul feeds each second Gemm
+    for erf in (n for n in model.graph.node if n.op_type == "Erf"):
+        assert producer[producer[erf.input[0]].input[0]].op_type == "Gemm"   # Erf(Div(rows))
+    options = ort.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimised.onnx")
+    sess = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    optimised = onnx.load(options.optimized_model_filepath).graph.node
+    made = {o: n.op_type for n in optimised for o in n.output}
+    gelus = [n for n in optimised if n.op_type == "Gelu"]
+    assert len(gelus) == members and {made[n.input[0]] for n in gelus} == {"Gemm"}
+    x = _f(2, 3, 6)
+    np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
+                               ms.jit(net)(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)

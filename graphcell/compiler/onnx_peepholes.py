@@ -36,6 +36,7 @@ def run(b: OnnxBuilder, keep: set, shapes: dict, types: dict, dims: dict | None 
     onnx_fusions.fuse(b, keep, constants, shapes, types)
     dense_bias_as_gemm(b, keep, constants(), shapes, types, dims or {})   # after Attention took its MatMuls
     fold_member_norms(b, keep, constants(), shapes, types)   # into those Gemms
+    _elementwise_before_reshape(b, keep, shapes, over_rows=True)   # over those Gemms' rows
     _merge_reshape_chains(b.nodes, keep, constants(), shapes)
     group_wide_convs(b, keep, constants(), shapes)
 
@@ -47,59 +48,108 @@ _UNARY = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "S
 _BINARY = {"Mul", "Add", "Sub", "Div"}
 
 
-def _axis_groups(merged: tuple, split: tuple) -> list | None:
+def _axis_groups(merged: tuple, split: tuple, split_dynamic: bool = False) -> list | None:
     """How a Reshape from `merged` to `split` splits axes: for each axis of `merged`, the
-    slice of `split` axes it becomes (their product is its size; -1, a dynamic dimension,
-    only as itself), or None when the Reshape does more than split axes."""
+    slice of `split` axes it becomes (their product is its size), or None when the Reshape
+    does more than split axes. A dynamic dimension (-1) becomes a -1 alone, or with
+    `split_dynamic` a -1 and static axes beside it (rows [-1, 256] viewed as [-1, 16, 256]:
+    the -1 is batch * 16)."""
+    if -1 not in merged or not split_dynamic:
+        found = _static_groups(merged, split, keep_dynamic=True)
+        return found[0] if found is not None and found[1] == len(split) else None
+    if merged.count(-1) != 1 or split.count(-1) != 1:
+        return None
+    i, j = merged.index(-1), split.index(-1)
+    left = _static_groups(merged[:i], split[:j])
+    right = _static_groups(merged[i + 1:][::-1], split[j + 1:][::-1])
+    if left is None or right is None:
+        return None
+    n = len(split)
+    tail = [slice(n - g.stop, n - g.start) for g in right[0]][::-1]
+    return left[0] + [slice(left[1], n - right[1])] + tail
+
+
+def _static_groups(merged: tuple, split: tuple, keep_dynamic: bool = False) -> tuple | None:
+    """(groups, axes used): each static size of `merged` as the slice of the leading `split`
+    axes whose product it is, or None where one is not; with `keep_dynamic`, a -1 of
+    `merged` as a -1 of `split` alone."""
     groups, k = [], 0
     for size in merged:
-        start = k
-        if k >= len(split):
-            return None
-        if size == -1 or split[k] == -1:
-            if size != split[k]:
-                return None
+        if keep_dynamic and size == -1 and k < len(split) and split[k] == -1:
+            groups.append(slice(k, k + 1))
             k += 1
-        else:
-            product, k = split[k], k + 1
-            while product < size and k < len(split) and split[k] != -1:
-                product, k = product * split[k], k + 1
-            if product != size:
-                return None
+            continue
+        if k >= len(split) or split[k] == -1 or size == -1:
+            return None
+        start, product, k = k, split[k], k + 1
+        while product < size and k < len(split) and split[k] != -1:
+            product, k = product * split[k], k + 1
+        if product != size:
+            return None
         groups.append(slice(start, k))
-    return groups if k == len(split) else None
+    return groups, k
 
 
-def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None:
+def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict, over_rows: bool = False) -> None:
     """Rewrites Reshape -> elementwise op into op -> Reshape where nothing else reads the
     Reshape, so the op meets what produced the Reshape's input: a unary op (`_UNARY`) always,
     a binary one (`_BINARY`) when its other operand broadcasts along the Reshape's split axes
     (that operand is reshaped to match; a constant expression when it is one, which
-    onnxruntime folds at session creation). An ensemble's wide or grouped Conv is viewed as
-    [B, N, C, H, W] for the members' BatchNorm scales and biases and for the ReLU; moved above
-    the view they meet the Conv, and onnxruntime folds and fuses them into it, as it does for
-    each member's Conv in the per-member form. An op moved above one view may meet another."""
+    onnxruntime folds at session creation), or is the same view of a value of the same shape.
+    An ensemble's wide or grouped Conv is viewed as [B, N, C, H, W] for the members' BatchNorm
+    scales and biases and for the ReLU; moved above the view they meet the Conv, and
+    onnxruntime folds and fuses them into it, as it does for each member's Conv in the
+    per-member form. An op moved above one view may meet another.
+
+    over_rows, for the call after `onnx_dense_gemm`, whose Dense layers over [B, S, K] are
+    Gemms over rows [B*S, K] viewed back as [B, S, N]: also across a view that splits the
+    dynamic axis ([-1, N] to [-1, S, N]), and across a view that several ops read when every
+    one of them is elementwise (GELU reads its input twice; they cross one by one and the
+    view goes). The GELU between two Dense layers then runs over the rows, and the views on
+    either side cancel. Not in the first call: `onnx_fusions` reads its LayerNorm and softmax
+    patterns through those views."""
     nodes = b.nodes
     uses = use_counts(nodes)
     producer = {o: n for n in nodes for o in n.output}
+    readers: dict[str, list] = {}
+    for n in nodes:
+        for name in set(n.input):
+            readers.setdefault(name, []).append(n.op_type)
+    initializer_dims = {t.name: tuple(t.dims) for t in b.initializers}
 
-    def single_use_view(name):
+    def movable_view(name):
         view = producer.get(name)
-        ok = view is not None and view.op_type == "Reshape" and uses.get(name) == 1 and name not in keep
-        return view if ok else None
+        if view is None or view.op_type != "Reshape" or name in keep:
+            return None
+        if uses.get(name) == 1:
+            return view
+        shared = over_rows and all(op in _UNARY or op in _BINARY for op in readers.get(name, ()))
+        return view if shared else None
+
+    def same_view(a, b_):
+        """Two views with one target of values of one known shape."""
+        return (a.input[1] == b_.input[1] and shapes.get(a.input[0]) is not None
+                and shapes.get(a.input[0]) == shapes.get(b_.input[0]))
 
     def crossing(node):
-        """(side, view, other operand, its shape against the unsplit value) or None."""
+        """(side, view, other operand, its shape against the unsplit value) or None; for two
+        views alike, (side, view, the other view, None)."""
         if node.op_type in _UNARY and len(node.input) == 1:
-            view = single_use_view(node.input[0])
+            view = movable_view(node.input[0])
             return (0, view, None, None) if view is not None else None
         if node.op_type not in _BINARY or len(node.input) != 2:
             return None
         for side in (0, 1):
-            view, other = single_use_view(node.input[side]), node.input[1 - side]
+            view, other = movable_view(node.input[side]), node.input[1 - side]
             if view is not None:
+                twin = movable_view(other) if over_rows else None
+                if twin is not None and same_view(view, twin):
+                    return (side, view, twin, None)
+                operand = shapes.get(other, initializer_dims.get(other) if over_rows else None)
                 small = _merged_operand_shape(shapes.get(view.input[0]), shapes.get(node.input[side]),
-                                              shapes.get(other))
+                                              operand, over_rows)
+                if small is not None and over_rows and len(operand) <= len(small) and set(operand) <= {1}:
+                    return (side, view, None, None)   # a scalar: it broadcasts against either shape
                 return (side, view, other, small) if small is not None else None
         return None
 
@@ -113,9 +163,22 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None
             view_copy = onnx.NodeProto()
             view_copy.CopyFrom(view)
             view_copy.input[0], view_copy.output[:] = moved, [node.output[0]]
+            if uses[view.output[0]] > 1:   # a shared view's copies each need a name of their own
+                view_copy.name = b.unique(view.name)
             op = onnx.NodeProto()
             op.CopyFrom(node)
             op.input[side], op.output[:] = view.input[0], [moved]
+            if isinstance(other, onnx.NodeProto):   # the same view of the other operand
+                op.input[1 - side] = other.input[0]
+                for v in {id(view): view, id(other): other}.values():
+                    uses[v.output[0]] -= 1 if node.input[0] != node.input[1] else 2
+                    if uses[v.output[0]] == 0:
+                        dead.add(id(v))
+                other = None
+            elif uses[view.output[0]] > 1:   # a shared view: its other readers still read it
+                uses[view.output[0]] -= 1
+            else:
+                dead.add(id(view))
             if other is not None:
                 reshaped = b.unique(f"{other}/merged")
                 operands.append(helper.make_node("Reshape", [other, b.ints(small)], [reshaped],
@@ -124,7 +187,6 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict) -> None
                 shapes[reshaped] = tuple(small)
             if view.input[0] in shapes:
                 shapes[moved] = shapes[view.input[0]]
-            dead.add(id(view))
             views.insert(0, view_copy)
             producer[moved], producer[node.output[0]], uses[moved] = op, view_copy, 1
             node = op
@@ -307,13 +369,13 @@ def _per_channel(bias: tuple, out: tuple) -> bool:
     return aligned[0] == 1 and aligned[1] == out[1] and all(d == 1 for d in aligned[2:])
 
 
-def _merged_operand_shape(merged, split, operand) -> list | None:
+def _merged_operand_shape(merged, split, operand, split_dynamic: bool = False) -> list | None:
     """The shape that makes `operand` (broadcast against the `split` view of a `merged` value)
     broadcast the same way against the merged value itself, or None when there is none: along
     each group of split axes it must be all ones or the whole group."""
     if merged is None or split is None or operand is None or len(operand) > len(split) or -1 in operand:
         return None
-    groups = _axis_groups(merged, split)
+    groups = _axis_groups(merged, split, split_dynamic)
     if groups is None:
         return None
     aligned = (1,) * (len(split) - len(operand)) + tuple(operand)

@@ -624,7 +624,12 @@ def _matmul(ctx, x, y, tx, ty, lc, rc, lb, rb):
         xt = transpose(ctx, x, free_x + list(lc))
         if not free_x:
             xt = unsqueeze(ctx, xt, [0])
-        return reshape(ctx, ctx.op("MatMul", xt, y2), ctx.out_dims[0])
+        flat = ctx.op("MatMul", xt, y2)
+        # Its shape, for `onnx_peepholes._elementwise_before_reshape`: the members' bias Add and
+        # ReLU then move above the view and meet the MatMul, which onnxruntime fuses into one
+        # Gemm with its ReLU (they ran as 2 more passes over [B, N, O] after a view).
+        ctx.b.shapes[flat] = reshape_target([*(ctx.in_dims[0][i] for i in free_x), cols] if free_x else [1, cols])
+        return reshape(ctx, flat, ctx.out_dims[0])
     if len(lc) != 1 or len(free_y) > 1:
         return _einsum(ctx, x, y, tx, ty, lc, rc, lb, rb)
     nb = len(lb)
