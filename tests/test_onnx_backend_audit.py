@@ -73,3 +73,40 @@ def test_a_bfloat16_argument_or_result_is_refused_by_name_before_onnxruntime_run
         ms.jit(lambda t: t.astype(ms.int32), backend="onnx")(x)
     with pytest.raises(TypeError, match=r"\(output 0\)"):
         ms.jit(lambda t: t.astype(ms.bfloat16), backend="onnx")(Tensor(np.array([1.0], np.float32)))
+
+
+def _integer_sums(i64, i32, u64, i8):
+    return (i64.sum(1), i64.sum(), i64.sum(0), ms.ops.prod(i64, 1), i64.cumsum(1),
+            i32.sum(1, dtype=ms.int32), ms.ops.prod(i32, 0), u64.sum(0), i8.sum(1, dtype=ms.int8))
+
+
+def test_integer_sums_and_products_are_exact_and_wrap_as_xla_does():
+    """onnxruntime's int64 ReduceSum gave 2**53 for [2**53 + 1, 0, 0] (it accumulates in double),
+    its ReduceProd lost a product's last bits, and both saturated on overflow where XLA wraps."""
+    rs = np.random.RandomState(1)
+    i64 = rs.randint(-2**62, 2**62, (4, 6), dtype=np.int64)
+    i64[0, :3] = [2**53 + 1, 0, 0]
+    i64[1, :3] = [2**62, 2**62, 2**62]   # wraps
+    args = [Tensor(i64), Tensor(rs.randint(-2**31, 2**31 - 1, (5, 3)).astype(np.int32)),
+            Tensor(rs.randint(0, 2**63, (3, 4), dtype=np.uint64) * np.uint64(2) + np.uint64(1)),
+            Tensor(rs.randint(-128, 128, (2, 9)).astype(np.int8))]
+    wants, gots = _both(_integer_sums, *args)
+    for i, (want, got) in enumerate(zip(wants, gots)):
+        assert got.dtype == want.dtype, i
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=f"output {i}")
+    assert gots[0].asnumpy()[0] == (2**53 + 1 + int(i64[0, 3:].sum()) + 2**63) % 2**64 - 2**63
+
+
+def test_an_int64_sum_over_a_dynamic_batch_axis_is_exact(tmp_path):
+    import onnxruntime as ort
+    from graphcell.compiler.export import to_onnx
+
+    class Net(ms.nn.Cell):
+        def construct(self, x):
+            return x.sum(0), x.sum(1), ms.ops.prod(x, 1)
+    model = to_onnx(Net(), Tensor(np.ones((3, 4), np.int64)), dynamic_axes={0: [0]}).model
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.array([[2**53 + 1, 0, 0, 1]] * 5 + [[2**40, 2**30, 3, -1]], np.int64)
+    got = session.run(None, {session.get_inputs()[0].name: x})
+    for g, w in zip(got, (x.sum(0), x.sum(1), x.prod(1))):   # numpy's int64 arithmetic wraps as XLA's
+        np.testing.assert_array_equal(g, w)

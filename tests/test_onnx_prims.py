@@ -175,6 +175,17 @@ RECORDS = [
     rec("reduce_max", [r(3, 4, dtype=np.bool_)], axes=(1,), id="reduce_max-bool"),
     rec("reduce_min", [r(3, 4, dtype=np.bool_)], axes=(0, 1), id="reduce_min-bool"),
     rec("reduce_sum", [r(3, 4, dtype=I64)], axes=(), id="reduce_sum-noaxes"),
+    # integer sums and products exact and wrapping (compiler/onnx_int_reductions.py): onnxruntime's
+    # ReduceSum gave 2**53 for [2**53 + 1, 0, 0] and saturated on overflow
+    rec("reduce_sum", [np.array([[2**53 + 1, 0, 0], [2**62, 2**62, 2**62]], I64)], axes=(1,), id="reduce_sum-i64-exact"),
+    rec("reduce_sum", [np.array([[[2**31 - 1, 1], [-2**31, -1]], [[7, 8], [2**30, 2**30]]], I32)], axes=(0, 2),
+        id="reduce_sum-i32-wraps"),
+    rec("reduce_sum", [np.array([[2**64 - 1, 2], [2**63 + 1, 2**63]], np.uint64)], axes=(0, 1), id="reduce_sum-u64-wraps"),
+    rec("reduce_sum", [np.array([[200, 100], [3, 4]], np.uint8)], axes=(1,), id="reduce_sum-u8-wraps"),
+    rec("reduce_prod", [np.array([[2**31 + 1, 2**31 + 3, 1], [2**62, 3, -5]], I64)], axes=(1,), id="reduce_prod-i64-exact"),
+    rec("reduce_prod", [np.array([[[3, 2**20, 5], [2**15, 7, -1]]], I32)], axes=(0, 1, 2), id="reduce_prod-i32-wraps"),
+    rec("reduce_prod", [np.zeros((2, 0, 3), I64)], axes=(1,), id="reduce_prod-i64-empty"),
+    rec("cumprod", [np.array([2**31 + 1, 2**31 + 3, 3, 2**40], I64)], axis=0, reverse=False, id="cumprod-i64-exact"),
     rec("argmax", [r(3, 5)], axis=1, index_dtype=mstype.int32),
     rec("element_count", [r(3, 5, 2)], axes=(0, 2), dtype=mstype.float32),
     rec("argmin", [r(3, 5, dtype=I64)], axis=0, index_dtype=mstype.int64),
