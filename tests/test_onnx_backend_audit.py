@@ -55,12 +55,54 @@ def test_small_integer_bool_and_float16_ops_run_where_onnxruntime_lacks_kernels(
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-3, err_msg=f"output {i}")
 
 
-def test_a_uint64_argmax_is_refused_naming_the_op_and_what_to_do():
-    from graphcell.compiler.onnx import OnnxExportError
-    x = Tensor(np.array([[1, 2**63 + 5, 3]], np.uint64))
-    with pytest.raises(OnnxExportError, match=r"argmax in Cell '<top>' \(at .*test_onnx_backend_audit.py:\d+\): "
-                                              r"onnxruntime has no uint64 kernel for argmax.*cast to int64 first"):
-        ms.jit(lambda t: t.argmax(1), backend="onnx")(x)
+def _uint64_orderings(x):
+    from graphcell import ops
+    values, indices = ops.sort(x, 1)
+    top, top_at = ops.topk(x, 3, 1)
+    return (values, indices, ops.argsort(x, 0, descending=True), top, top_at, x.argmax(1), x.argmin(0),
+            ops.amax(x, 1), ops.amin(x, 0), ops.maximum(x, x[::-1]))
+
+
+U64 = np.array([[2**63 + 5, 3, 2**64 - 1, 2**63 + 5, 0, 2**63 - 1],
+                [2**63, 2**63 - 1, 7, 2**64 - 1, 2**64 - 1, 2**63],
+                [1, 2**63 + 5, 2**63 + 5, 2**62, 2**64 - 2, 0]], np.uint64)
+
+
+def _numpy_uint64_orderings(x):
+    def descending(v):   # ties in index order (the sort primitive's)
+        return np.lexsort((np.arange(len(v)), ~v))
+    order = np.argsort(x, 1, kind="stable")
+    top_at = np.apply_along_axis(descending, 1, x)[:, :3]
+    return (np.take_along_axis(x, order, 1), order, np.apply_along_axis(descending, 0, x),
+            np.take_along_axis(x, top_at, 1), top_at, x.argmax(1), x.argmin(0), x.max(1), x.min(0),
+            np.maximum(x, x[::-1]))
+
+
+def test_uint64_sorts_and_orderings_above_2_63_match_numpy():
+    """onnxruntime has no uint64 TopK, ArgMax, ReduceMax...: they were refused; they now run on
+    int64 with the top bit flipped (compiler/onnx_widen.py)."""
+    wants = _numpy_uint64_orderings(U64)
+    gots = ms.jit(_uint64_orderings, backend="onnx")(Tensor(U64))
+    xla = ms.jit(_uint64_orderings)(Tensor(U64))
+    for i, (want, got, x) in enumerate(zip(wants, gots, xla)):
+        np.testing.assert_array_equal(got.asnumpy(), want, err_msg=f"output {i}")
+        np.testing.assert_array_equal(got.asnumpy(), x.asnumpy(), err_msg=f"output {i} (XLA)")
+        assert got.dtype == x.dtype, i
+
+
+@pytest.mark.parametrize("opset", [17, 18])   # (17: the top bit flipped by an Add, no BitwiseXor)
+def test_an_exported_uint64_sort_runs_in_onnxruntime(opset):
+    import onnxruntime as ort
+    from graphcell.compiler.export import to_onnx
+
+    class Net(ms.nn.Cell):
+        def construct(self, x):
+            return ms.ops.sort(x, 1, descending=True)[0], x.argmin(1)
+    model = to_onnx(Net(), Tensor(U64), opset=opset).model
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    values, first_min = session.run(None, {session.get_inputs()[0].name: U64})
+    np.testing.assert_array_equal(values, np.sort(U64, 1)[:, ::-1])
+    np.testing.assert_array_equal(first_min, U64.argmin(1))
 
 
 def test_a_bfloat16_argument_or_result_is_refused_by_name_before_onnxruntime_runs():

@@ -598,9 +598,8 @@ def cumprod(ctx, x, *, axis, reverse):
 
 def _top_k(ctx, x, k, axis, largest, index_dtype):
     # onnxruntime's TopK orders equal values by index in both directions and NaN as the
-    # largest value: the sort primitive's order (tests/test_ops_sorting.py checks both).
-    if ctx.in_types[0].dtype.name == "uint64":
-        ctx.fail("sorting uint64 is not supported (onnxruntime's TopK has no uint64 kernel)")
+    # largest value: the sort primitive's order (tests/test_ops_sorting.py checks both). uint64
+    # comes as int64 with the top bit flipped (onnx_widen.py).
     values, idx = ctx.op("TopK", x, k, axis=axis, largest=int(largest), sorted=1, n_out=2)
     return [values, idx if index_dtype is int64 else cast(ctx, idx, index_dtype)]
 
