@@ -152,3 +152,14 @@ def test_an_int64_sum_over_a_dynamic_batch_axis_is_exact(tmp_path):
     got = session.run(None, {session.get_inputs()[0].name: x})
     for g, w in zip(got, (x.sum(0), x.sum(1), x.prod(1))):   # numpy's int64 arithmetic wraps as XLA's
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("backend", ["xla", "onnx"])
+def test_a_complex_eigh_is_refused_by_name_on_both_backends(backend):
+    """The eigh primitive takes real symmetric matrices only (graphcell.scipy.linalg's docstring:
+    2.10 takes complex ones), so the ONNX backend is not behind XLA here: both refuse it by name
+    before lowering (compiler/onnx_eigh.py's Schur form would take complex input as eig's does)."""
+    from graphcell.scipy import linalg as L
+    a = np.eye(3) + 1j * np.triu(np.ones((3, 3)), 1)
+    with pytest.raises(TypeError, match=r"For 'eigh', the data type of 'a' should be one of .*but got Complex128"):
+        ms.jit(lambda t: L.eigh(t)[0], backend=backend)(Tensor(a + a.conj().T))
