@@ -60,6 +60,12 @@ def _signs_fixed(w, v):
     return w, v * _largest_entry_signs(v)
 
 
+def _descending_stable(x, axis):
+    """numpy's sort of x along axis, largest first, equal values in index order (TopK's), and the indices."""
+    idx = np.apply_along_axis(lambda v: np.lexsort((np.arange(len(v)), ~v)), axis, x)   # ~: uint64's order reversed
+    return np.take_along_axis(x, idx, axis), idx
+
+
 def rec(name, arrays, tol=None, id=None, ref=None, **attrs):
     """`ref(*arrays)`: the expected outputs, where prim.impl itself cannot be the reference."""
     return pytest.param(name, arrays, attrs, (tol, ref), id=id or name)
@@ -72,6 +78,9 @@ def conv_attrs(nsp=2, strides=None, padding=None, lhs=None, rhs=None, groups=1, 
 
 
 KEY = np.array([7, 42], np.uint32)
+# uint64 values either side of 2**63 (int64's sign bit), ties among them
+U64_ORDER = np.array([[2**63 + 5, 3, 2**64 - 1, 2**63 + 5, 0, 2**63 - 1],
+                      [2**63, 2**63 - 1, 7, 2**64 - 1, 2**64 - 1, 2**63]], np.uint64)
 BESSEL = sorted(PRIMITIVES[n].name for n in PRIMITIVES if n.startswith("bessel_"))
 UNARY = ["neg", "exp", "tanh", "relu", "relu6", "logistic", "sin", "cos", "erf", "abs", "sign", "floor", "ceil",
          "round", "expm1", "hard_sigmoid", "hard_swish", "softsign"]
@@ -175,6 +184,17 @@ RECORDS = [
     rec("reduce_max", [r(3, 4, dtype=np.bool_)], axes=(1,), id="reduce_max-bool"),
     rec("reduce_min", [r(3, 4, dtype=np.bool_)], axes=(0, 1), id="reduce_min-bool"),
     rec("reduce_sum", [r(3, 4, dtype=I64)], axes=(), id="reduce_sum-noaxes"),
+    # integer sums and products exact and wrapping (compiler/onnx_int_reductions.py): onnxruntime's
+    # ReduceSum gave 2**53 for [2**53 + 1, 0, 0] and saturated on overflow
+    rec("reduce_sum", [np.array([[2**53 + 1, 0, 0], [2**62, 2**62, 2**62]], I64)], axes=(1,), id="reduce_sum-i64-exact"),
+    rec("reduce_sum", [np.array([[[2**31 - 1, 1], [-2**31, -1]], [[7, 8], [2**30, 2**30]]], I32)], axes=(0, 2),
+        id="reduce_sum-i32-wraps"),
+    rec("reduce_sum", [np.array([[2**64 - 1, 2], [2**63 + 1, 2**63]], np.uint64)], axes=(0, 1), id="reduce_sum-u64-wraps"),
+    rec("reduce_sum", [np.array([[200, 100], [3, 4]], np.uint8)], axes=(1,), id="reduce_sum-u8-wraps"),
+    rec("reduce_prod", [np.array([[2**31 + 1, 2**31 + 3, 1], [2**62, 3, -5]], I64)], axes=(1,), id="reduce_prod-i64-exact"),
+    rec("reduce_prod", [np.array([[[3, 2**20, 5], [2**15, 7, -1]]], I32)], axes=(0, 1, 2), id="reduce_prod-i32-wraps"),
+    rec("reduce_prod", [np.zeros((2, 0, 3), I64)], axes=(1,), id="reduce_prod-i64-empty"),
+    rec("cumprod", [np.array([2**31 + 1, 2**31 + 3, 3, 2**40], I64)], axis=0, reverse=False, id="cumprod-i64-exact"),
     rec("argmax", [r(3, 5)], axis=1, index_dtype=mstype.int32),
     rec("element_count", [r(3, 5, 2)], axes=(0, 2), dtype=mstype.float32),
     rec("argmin", [r(3, 5, dtype=I64)], axis=0, index_dtype=mstype.int64),
@@ -309,6 +329,16 @@ RECORDS = [
     rec("sort", [r(9, dtype=np.bool_)], axis=0, descending=True, index_dtype=mstype.int32, id="sort-bool"),
     rec("sort", [r(2, 6, dtype=np.uint16)], axis=1, descending=False, index_dtype=mstype.int32, id="sort-u16"),
     rec("top_k", [np.round(r(3, 7))], k=3, axis=1, largest=True, index_dtype=mstype.int32, id="top_k-ties"),
+    # uint64 orderings run on int64 with the top bit flipped (compiler/onnx_widen.py); numpy is the reference
+    *[rec(n, [U64_ORDER], ref=ref, id=f"{n}-u64", **a) for n, a, ref in [
+        ("sort", dict(axis=1, descending=False, index_dtype=mstype.int32),
+         lambda x: (np.sort(x, 1), np.argsort(x, 1, kind="stable").astype(I32))),
+        ("sort", dict(axis=0, descending=True, index_dtype=mstype.int64),
+         lambda x: _descending_stable(x, 0)),
+        ("top_k", dict(k=3, axis=1, largest=True, index_dtype=mstype.int32), None),
+        ("argmax", dict(axis=1, index_dtype=mstype.int32), lambda x: np.argmax(x, 1).astype(I32)),
+        ("argmin", dict(axis=0, index_dtype=mstype.int64), lambda x: np.argmin(x, 0)),
+        ("reduce_max", dict(axes=(1,)), lambda x: x.max(1)), ("reduce_min", dict(axes=(0, 1)), lambda x: x.min())]],
     rec("top_k", [np.round(r(6, 2))], k=4, axis=0, largest=False, index_dtype=mstype.int32, id="top_k-smallest"),
     rec("top_k", [np.array([1.0, np.nan, 5.0, np.nan, -2.0], F32)], k=2, axis=0, largest=False,
         index_dtype=mstype.int64, id="top_k-smallest-nan"),

@@ -14,6 +14,7 @@ import numpy as np
 from ..dtype import bool_, float16, float32, int32, int64
 from ..ops import PRIMITIVES
 from .export_clamps import clipped_bounds
+from . import onnx_int_reductions
 from .onnx import LowerCtx, OnnxExportError, Sym, onnx_dtype, reshape_target
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -376,9 +377,17 @@ def select(ctx, p, x, y):
 # -- reductions -----------------------------------------------------------------------------------
 
 def reducer(op_type: str):
+    """ReduceX over `axes`; integer sums and products are exact ones (onnxruntime's ReduceSum and
+    ReduceProd accumulate integers in double: compiler/onnx_int_reductions.py)."""
+    exact = {"ReduceSum": onnx_int_reductions.integer_sum, "ReduceProd": onnx_int_reductions.integer_prod}.get(op_type)
+
     def rule(ctx, x, *, axes):
         if not axes:
             return ctx.op("Identity", x)
+        dtype = ctx.in_types[0].dtype
+        if exact is not None and not dtype.is_floating:
+            np_dtype = np.int32 if dtype is bool_ else dtype.np_dtype   # (bool: via int32)
+            return exact(ctx, x, ctx.in_dims[0], axes, ctx.out_dims[0], np_dtype)
         if op_type == "ReduceSum" or ctx.opset >= 18:
             return ctx.op(op_type, x, ctx.ints(list(axes)), keepdims=0)
         return ctx.op(op_type, x, axes=list(axes), keepdims=0)
@@ -578,6 +587,10 @@ def cumprod(ctx, x, *, axis, reverse):
     src = ctx.in_types[0].dtype
     one = np.ones((), _SCAN_AS.get(src.name, src).np_dtype)   # x's type as computed
     spread = ctx.op("Where", mask, unsqueeze(ctx, x, [axis]), ctx.const(one))
+    if not src.is_floating:   # exact: onnxruntime's integer ReduceProd rounds through double
+        dims = list(ctx.in_dims[0])
+        return onnx_int_reductions.integer_prod(ctx, spread, dims[:axis] + [dim] + dims[axis:], [axis + 1], dims,
+                                                one.dtype)
     if ctx.opset >= 18:
         return ctx.op("ReduceProd", spread, ctx.ints([axis + 1]), keepdims=0)
     return ctx.op("ReduceProd", spread, axes=[axis + 1], keepdims=0)
@@ -585,9 +598,8 @@ def cumprod(ctx, x, *, axis, reverse):
 
 def _top_k(ctx, x, k, axis, largest, index_dtype):
     # onnxruntime's TopK orders equal values by index in both directions and NaN as the
-    # largest value: the sort primitive's order (tests/test_ops_sorting.py checks both).
-    if ctx.in_types[0].dtype.name == "uint64":
-        ctx.fail("sorting uint64 is not supported (onnxruntime's TopK has no uint64 kernel)")
+    # largest value: the sort primitive's order (tests/test_ops_sorting.py checks both). uint64
+    # comes as int64 with the top bit flipped (onnx_widen.py).
     values, idx = ctx.op("TopK", x, k, axis=axis, largest=int(largest), sorted=1, n_out=2)
     return [values, idx if index_dtype is int64 else cast(ctx, idx, index_dtype)]
 
