@@ -381,6 +381,9 @@ RECORDS = [
     rec("real", [c(2, 3)]), rec("imag", [c(4, dtype=C128)], id="imag-c128"), rec("conj", [c(2, 3)]),
     *[rec(n, [c(2, 3), c(3)], id=f"{n}-c64") for n in ["add", "mul", "div", "eq"]],
     *[rec(n, [c(2, 3, dtype=C128)], 1e-12, id=f"{n}-c128") for n in ["neg", "abs", "exp"]],
+    # a complex sum is ReduceSum over the pairs (it took the exact integer sum's MatMul by ones, complex ones)
+    rec("reduce_sum", [c(3, 4, 2)], 1e-5, axes=(0, 2), id="reduce_sum-c64"),
+    rec("reduce_sum", [c(3, 4, dtype=C128)], 1e-12, axes=(0,), id="reduce_sum-c128-leading"),
     rec("dot_general", [c(4, 3, 6), c(4, 6, 5)], 1e-5, contract=((2,), (1,)), batch=((0,), (0,)), id="dot-c64-batched"),
     rec("dot_general", [c(3, 4, dtype=C128), c(5, 4, dtype=C128)], 1e-12, contract=((1,), (1,)), batch=((), ()),
         id="dot-c128"),

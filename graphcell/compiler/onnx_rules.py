@@ -385,7 +385,7 @@ def reducer(op_type: str):
         if not axes:
             return ctx.op("Identity", x)
         dtype = ctx.in_types[0].dtype
-        if exact is not None and not dtype.is_floating:
+        if exact is not None and not (dtype.is_floating or dtype.is_complex):   # (complex: float pairs)
             np_dtype = np.int32 if dtype is bool_ else dtype.np_dtype   # (bool: via int32)
             return exact(ctx, x, ctx.in_dims[0], axes, ctx.out_dims[0], np_dtype)
         if op_type == "ReduceSum" or ctx.opset >= 18:
