@@ -267,7 +267,7 @@ TESTED_ELSEWHERE = {**dict.fromkeys(["real", "imag", "conj", "complex", "fft"], 
                     "tensor_hook": "tests/test_tensor_hooks.py",
                     "custom_bprop": "tests/test_audit_functional.py",   # the user's Cell.bprop
                     "host_call": "tests/test_custom_ops.py",   # ops.Custom's bprop, or its refusal
-                    "eigh": "tests/test_msscipy.py"}   # eigenvectors up to sign, against jax.grad
+                    "eigh": "tests/test_msscipy.py"}   # against jax.grad (real, complex) and differences
 
 
 def test_every_primitive_has_a_vjp_rule_and_differentiable_ones_a_record():

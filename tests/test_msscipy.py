@@ -266,6 +266,112 @@ def test_vmap_solve_triangular_and_eigh():
     np.testing.assert_allclose(got.asnumpy(), [np.linalg.eigvalsh(m) for m in mats], rtol=1e-10)
 
 
+# -- eigh of complex Hermitian matrices -----------------------------------------------------------
+
+Z = np.array([[2, 1 - 1j, 0.5j, 3], [4 + 1j, -1, 2 + 1j, 1j], [1, 2 - 3j, 3, -1 + 1j], [0.5, 1j, 2 + 2j, 1]])
+
+
+def _hermitian(a, lower=True):
+    """The Hermitian matrix whose lower (upper) triangle a's is, its diagonal's imaginary parts dropped."""
+    half = np.tril(a, -1) if lower else np.triu(a, 1)
+    return half + np.conj(half).T + np.diag(a.diagonal().real)
+
+
+def _phase_fixed(v):
+    """v's columns each times the unit factor that makes its first entry within 0.1% of its
+    largest magnitude real and positive (graphcell's convention, written again here)."""
+    near = np.abs(v) >= 0.999 * np.abs(v).max(axis=-2, keepdims=True)
+    entry = np.take_along_axis(v, np.argmax(near, axis=-2)[..., None, :], axis=-2)
+    return v * np.conj(entry) / np.abs(entry)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_eigh_of_a_complex_matrix_reads_one_triangle(dtype, lower):
+    """A complex a (2.10 takes complex64 and complex128): w in a's dtype, zero imaginary parts
+    (2.x's Eigh primitive, from its source), v unitary; scipy's values and vectors, each of
+    scipy's columns times the phase graphcell's convention gives it; a non-Hermitian a's other
+    triangle and its diagonal's imaginary parts are not read, as scipy's (LAPACK's heevd)."""
+    w, v = L.eigh(Tensor(Z.astype(dtype)), lower=lower)
+    assert w.dtype == v.dtype == (ms.complex64 if dtype == np.complex64 else ms.complex128)
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    sw, sv = sl.eigh(Z, lower=lower)
+    np.testing.assert_allclose(w.asnumpy(), sw, atol=tol * 10)
+    assert not w.asnumpy().imag.any()
+    np.testing.assert_allclose(v.asnumpy(), _phase_fixed(sv), atol=tol * 10)
+    h = _hermitian(Z, lower)
+    np.testing.assert_allclose(h @ v.asnumpy(), v.asnumpy() * sw, atol=tol * 100)
+    only = ms.jit(lambda a: L.eigh(a, lower=lower, eigvals_only=True))(Tensor(Z.astype(dtype)))
+    np.testing.assert_allclose(only.asnumpy(), sw, atol=tol * 10)
+
+
+def test_eigh_dtype_errors_name_the_complex_dtypes():
+    with pytest.raises(TypeError, match=r"For 'eigh', the data type of 'a' should be one of \[mindspore.int32, "
+                                        r"mindspore.int64, mindspore.float32, mindspore.float64, mindspore.complex64, "
+                                        r"mindspore.complex128\], but got Float16\."):
+        L.eigh(Tensor(SPD.astype(np.float16)))
+    with pytest.raises(TypeError, match="the data type of 'a' should be one of .*but got Float16"):
+        L.cholesky(Tensor(SPD.astype(np.float16)))   # the real-only functions keep 2.10's four
+
+
+def _complex_eigh_loss_graphcell(a):
+    from graphcell import ops
+    w, v = L.eigh(a)
+    weights = Tensor(np.arange(16.).reshape(4, 4))
+    return (ops.real(w) * Tensor(np.array([1., 2, 3, 4]))).sum() \
+        + ((ops.real(v) ** 2 + ops.imag(v) ** 2) * weights).sum()
+
+
+def _complex_eigh_loss_jax(a):
+    lower = jnp.tril(a, -1)
+    w, v = jnp.linalg.eigh(lower + jnp.conj(lower).T + jnp.diag(jnp.real(jnp.diagonal(a))))
+    return (w * jnp.array([1., 2, 3, 4])).sum() + (jnp.abs(v) ** 2 * jnp.arange(16.).reshape(4, 4)).sum()
+
+
+def test_complex_eigh_grad_against_jax():
+    """A loss of the eigenvalues and |V|^2 (which the columns' phases do not change: jax's and
+    graphcell's vectors differ by phases): graphcell's gradient is the conjugate of jax.grad's
+    (MindSpore's convention), through the lower triangle read."""
+    with jax.enable_x64(True):
+        want = jax.grad(_complex_eigh_loss_jax)(jnp.asarray(Z))
+    got = ms.grad(_complex_eigh_loss_graphcell)(Tensor(Z))
+    np.testing.assert_allclose(got.asnumpy(), np.conj(np.asarray(want)), rtol=1e-8, atol=1e-10)
+    assert np.abs(np.triu(got.asnumpy(), 1)).max() == 0   # the upper triangle is not read
+
+
+def test_complex_eigh_grad_of_a_phase_dependent_loss_against_finite_differences():
+    """sum(W1 Re V + W2 Im V) depends on the columns' phases, which graphcell's convention fixes
+    as a function of A: the gradient carries that rule's own derivative (eigh_prim's phase
+    term) and matches central differences of graphcell's own eigh in random Hermitian directions."""
+    from graphcell import ops
+    from graphcell.ops.eigh_prim import eigh
+    rng = np.random.default_rng(5)
+    w1, w2 = rng.standard_normal((2, 4, 4))
+    h = _hermitian(Z)
+
+    def loss(a):
+        v = eigh.bind(a)[1]
+        return (ops.real(v) * Tensor(w1) + ops.imag(v) * Tensor(w2)).sum()
+    grad = ms.grad(loss)(Tensor(h)).asnumpy()     # dL/dRe + i dL/dIm
+    for _ in range(3):
+        d = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+        d = d + np.conj(d).T
+        eps = 1e-6
+        fd = (float(loss(Tensor(h + eps * d)).asnumpy()) - float(loss(Tensor(h - eps * d)).asnumpy())) / (2 * eps)
+        np.testing.assert_allclose(np.real(np.sum(np.conj(grad) * d)), fd, rtol=1e-6, atol=1e-7)
+
+
+def test_vmap_of_complex_eigh_matches_a_loop():
+    rng = np.random.default_rng(2)
+    mats = rng.standard_normal((3, 4, 4)) + 1j * rng.standard_normal((3, 4, 4))
+    w, v = ms.vmap(L.eigh)(Tensor(mats))
+    for i, m in enumerate(mats):
+        wi, vi = L.eigh(Tensor(m))
+        np.testing.assert_allclose(w.asnumpy()[i], wi.asnumpy(), atol=1e-12)
+        np.testing.assert_allclose(v.asnumpy()[i], vi.asnumpy(), atol=1e-12)
+        np.testing.assert_allclose(w.asnumpy()[i], np.linalg.eigvalsh(_hermitian(m)), atol=1e-12)
+
+
 # -- fft ----------------------------------------------------------------------------------------
 
 def test_dct_measured():

@@ -154,12 +154,22 @@ def test_an_int64_sum_over_a_dynamic_batch_axis_is_exact(tmp_path):
         np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("backend", ["xla", "onnx"])
-def test_a_complex_eigh_is_refused_by_name_on_both_backends(backend):
-    """The eigh primitive takes real symmetric matrices only (graphcell.scipy.linalg's docstring:
-    2.10 takes complex ones), so the ONNX backend is not behind XLA here: both refuse it by name
-    before lowering (compiler/onnx_eigh.py's Schur form would take complex input as eig's does)."""
+def test_a_complex_hermitian_eigh_gives_the_same_decomposition_on_both_backends():
+    """scipy.linalg.eigh of a complex matrix (2.10 takes them) was refused by the eigh primitive's
+    dtype check on both backends. Now XLA runs LAPACK's heevd and ONNX eig's Schur form on
+    (A + A^H) / 2; both fix each eigenvector's phase by one rule, so their vectors agree, not
+    only up to a unit factor. The complex matrix is made inside (ONNX models take real inputs)."""
+    from graphcell import ops
     from graphcell.scipy import linalg as L
-    a = np.eye(3) + 1j * np.triu(np.ones((3, 3)), 1)
-    with pytest.raises(TypeError, match=r"For 'eigh', the data type of 'a' should be one of .*but got Complex128"):
-        ms.jit(lambda t: L.eigh(t)[0], backend=backend)(Tensor(a + a.conj().T))
+    a = np.array([[2, 1 - 1j, 0.5j], [9, -1, 2 + 1j], [9, 9, 3]])   # the upper triangle is never read
+
+    def decomposition(re, im):
+        w, v = L.eigh(ops.Complex()(re, im))
+        return ops.real(w), ops.imag(w), ops.real(v), ops.imag(v)
+    want, got = _both(decomposition, Tensor(a.real), Tensor(a.imag))
+    hermitian = np.tril(a) + np.conj(np.tril(a, -1)).T
+    np.testing.assert_allclose(want[0].asnumpy(), np.linalg.eigvalsh(hermitian), atol=1e-13)
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), atol=1e-13)
+    v = got[2].asnumpy() + 1j * got[3].asnumpy()
+    np.testing.assert_allclose(hermitian @ v, v * got[0].asnumpy(), atol=1e-13)

@@ -1,11 +1,11 @@
 """eigh's ONNX rule (compiler/onnx_eigh.py: eig's Hessenberg reduction and QR sweeps on the
 symmetrized matrix, in float64), the primitive bound on a batch, against numpy.linalg.eigh and
-the jax lowering (LAPACK's syevd): one ONNX model and one XLA function per dtype (modes.run_table)
-holding sizes 1 to 6, a batch axis each.
+the jax lowering (LAPACK's syevd / heevd): one ONNX model and one XLA function per dtype
+(modes.run_table) holding sizes 1 to 6, a batch axis each; real symmetric and complex Hermitian.
 
-Compared: eigenvalues (ascending) against numpy and XLA; eigenvectors orthonormal (V^T V = I, with
-repeated eigenvalues too) and A v = w v; against XLA up to each column's sign where the eigenvalues
-are apart (random matrices). The rule's sign convention (svd's) is checked on all of them.
+Compared: eigenvalues (ascending) against numpy and XLA; eigenvectors orthonormal (V^H V = I, with
+repeated eigenvalues too) and A v = w v; equal to XLA's where the eigenvalues are apart (random
+matrices): both backends fix each column's sign (phase) by one rule, which is checked on all.
 """
 import numpy as np
 import onnxruntime as ort
@@ -14,6 +14,7 @@ import pytest
 import graphcell as gc
 from graphcell.compiler.export import to_onnx
 from graphcell.compiler.onnx import OnnxExportError
+from graphcell.ops import complex_ops
 from graphcell.scipy import linalg as L
 from graphcell.ops.eigh_prim import eigh
 from tests.modes import run_table
@@ -63,9 +64,112 @@ def test_eigh_in_onnxruntime_matches_numpy_and_xla(dtype):
         near = np.abs(v64) >= 0.999 * np.abs(v64).max(axis=-2, keepdims=True)
         first = np.take_along_axis(v64, np.argmax(near, axis=-2)[:, None, :], axis=-2)
         assert (first > 0).all(), name
-        for i in range(3):   # random: eigenvalues apart, vectors unique up to sign
-            sign = np.sign(np.sum(v64[i] * xv[i], axis=0))
-            np.testing.assert_allclose(v64[i], xv[i] * sign, atol=1e3 * tol, err_msg=name)
+        # random: eigenvalues apart, vectors unique up to sign, which both backends fix alike
+        np.testing.assert_allclose(v64[:3], xv[:3], atol=1e3 * tol, err_msg=name)
+
+
+def hermitian_family(n, dtype):
+    """[8, n, n] complex Hermitian matrices, `family`'s kinds: random, diagonal with repeats (a
+    real diagonal), Q diag(repeats) Q^H for a random unitary Q, zero, tiny and huge."""
+    z = RNG.standard_normal((3, n, n)) + 1j * RNG.standard_normal((3, n, n))
+    h = z + np.conj(np.swapaxes(z, -1, -2))
+    q = np.linalg.qr(RNG.standard_normal((n, n)) + 1j * RNG.standard_normal((n, n)))[0]
+    repeated = np.diag(np.sort(np.resize([2.0, -1.0], n)))
+    big = 1e150 if dtype == np.complex128 else 1e30
+    small = 1e-200 if dtype == np.complex128 else 1e-30
+    return np.stack([*h, np.diag(np.resize([3.0, -1.0, 3.0], n)).astype(complex),
+                     q @ repeated @ q.conj().T, np.zeros((n, n)), small * h[0], big * h[1]]).astype(dtype)
+
+
+def _eigh_of_parts(re, im):
+    """eigh of re + i im, the complex vectors as their parts (ONNX models give real tensors)."""
+    w, v = eigh.bind(complex_ops.complex_from(re, im))
+    return w, complex_ops.real(v), complex_ops.imag(v)
+
+
+def _check_hermitian(a, w, v, xw, xv, tol, name):
+    """w, v (ONNX's) against numpy and xw, xv (XLA's), for `hermitian_family`'s matrices a."""
+    n = a.shape[-1]
+    a128, w64 = a.astype(np.complex128), w.astype(np.float64)
+    scale = np.maximum(np.abs(a128).max(axis=(-2, -1)), 1e-300)[:, None]
+    assert (np.abs(w64 - np.linalg.eigvalsh(a128)) <= tol * scale).all(), name
+    assert (np.abs(w64 - xw) <= tol * scale).all(), name
+    v128 = v.astype(np.complex128)
+    np.testing.assert_allclose(np.conj(np.swapaxes(v128, -1, -2)) @ v128, np.broadcast_to(np.eye(n), v.shape),
+                               atol=10 * np.finfo(w.dtype).eps * n, err_msg=name)
+    residual = np.abs(a128 @ v128 - v128 * w64[:, None, :]).max(axis=(-2, -1)) / scale[:, 0]
+    assert (residual <= tol).all(), (name, residual)
+    # the phase convention: each column's first entry within 0.1% of its largest magnitude is real, > 0
+    near = np.abs(v128) >= 0.999 * np.abs(v128).max(axis=-2, keepdims=True)
+    first = np.take_along_axis(v128, np.argmax(near, axis=-2)[:, None, :], axis=-2)
+    assert (first.real > 0).all() and (np.abs(first.imag) <= np.finfo(w.dtype).eps).all(), name
+    np.testing.assert_allclose(v128[:3], xv[:3], atol=1e3 * tol, err_msg=name)   # random: the same vectors
+
+
+@pytest.mark.slow   # (~4 s a dtype: six eigh nodes, each a Loop)
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_hermitian_eigh_in_onnxruntime_matches_numpy_and_xla(dtype):
+    table = {f"n{n}": (_eigh_of_parts, [a.real, a.imag]) for n in SIZES for a in [hermitian_family(n, dtype)]}
+    got, want = run_table(table, list(table), "onnx"), run_table(table, list(table), "jit")
+    tol = TOL[np.float64 if dtype == np.complex128 else np.float32]
+    for name, (_, (re, im)) in table.items():
+        (w, v_re, v_im), (xw, x_re, x_im) = got[name], want[name]
+        assert w.dtype == v_re.dtype == np.finfo(dtype).dtype and w.shape == xw.shape, name
+        _check_hermitian(re + 1j * im, w, v_re + 1j * v_im, xw, x_re + 1j * x_im, tol, name)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_hermitian_eigh_of_a_few_sizes_in_onnxruntime(dtype):
+    """The quick form of the test above (sizes 1, 3 and 4 in one model), run by default."""
+    table = {f"n{n}": (_eigh_of_parts, [a.real, a.imag]) for n in (1, 3, 4) for a in [hermitian_family(n, dtype)]}
+    got, want = run_table(table, list(table), "onnx"), run_table(table, list(table), "jit")
+    tol = TOL[np.float64 if dtype == np.complex128 else np.float32]
+    for name, (_, (re, im)) in table.items():
+        (w, v_re, v_im), (xw, x_re, x_im) = got[name], want[name]
+        _check_hermitian(re + 1j * im, w, v_re + 1j * v_im, xw, x_re + 1j * x_im, tol, name)
+
+
+def test_hermitian_eigh_with_two_batch_axes_and_a_dynamic_one():
+    """[2, 3, 4, 4] Hermitian matrices (two batch axes), then a model whose first axis is dynamic
+    run on 5: the values against numpy, the vectors against XLA's."""
+    z = RNG.standard_normal((2, 3, 4, 4)) + 1j * RNG.standard_normal((2, 3, 4, 4))
+    a = z + np.conj(np.swapaxes(z, -1, -2))
+    (w, v_re, v_im), (xw, x_re, x_im) = [run_table({"a": (_eigh_of_parts, [a.real, a.imag])}, ["a"], mode)["a"]
+                                          for mode in ("onnx", "jit")]
+    assert w.shape == (2, 3, 4) and v_re.shape == (2, 3, 4, 4)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a), atol=1e-12)
+    np.testing.assert_allclose(v_re + 1j * v_im, x_re + 1j * x_im, atol=1e-11)
+
+    class Net(gc.nn.Cell):
+        def construct(self, re, im):
+            return _eigh_of_parts(re, im)
+    small = a[0, :1].astype(np.complex64)
+    model = to_onnx(Net(), gc.Tensor(small.real), gc.Tensor(small.imag), dynamic_axes={0: [0], 1: [0]}).model
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    batch = a[1, :].astype(np.complex64)
+    batch = np.concatenate([batch, a[0, :2].astype(np.complex64)])                         # 5 matrices
+    w, v_re, v_im = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), (batch.real, batch.imag))})
+    v = v_re + 1j * v_im
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(batch.astype(np.complex128)), atol=1e-5)
+    np.testing.assert_allclose(batch @ v, v * w[:, None, :], atol=1e-5)
+
+
+def test_the_gradient_of_a_hermitian_eigh_exports():
+    """grad through a complex eigh (its vjp: complex products, the phase rule's term, a complex
+    sum over rows) in onnxruntime equals XLA's, for a loss of the eigenvalues and of the
+    vectors' parts (which depends on their phases)."""
+    w1, w2 = RNG.standard_normal((2, 4, 4))
+
+    def loss(re, im):
+        w, v = eigh.bind(complex_ops.complex_from(re, im))
+        return (w * gc.Tensor(np.arange(4.0))).sum() \
+            + (complex_ops.real(v) * gc.Tensor(w1) + complex_ops.imag(v) * gc.Tensor(w2)).sum()
+    grad = gc.grad(loss, grad_position=(0, 1))
+    z = RNG.standard_normal((2, 4, 4))
+    want = grad(gc.Tensor(z[0]), gc.Tensor(z[1]))
+    got = gc.jit(grad, backend="onnx")(gc.Tensor(z[0]), gc.Tensor(z[1]))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), atol=1e-12)
 
 
 class _Eigh(gc.nn.Cell):

@@ -408,7 +408,7 @@ def test_every_primitive_is_covered_here():
         "real", "imag", "conj", "complex", "fft",  # against numpy and jax in test_complex_fft.py
         "eig",  # against numpy in test_eig_stft.py
         "matrix_logarithm",  # against scipy.linalg.logm in test_tf_kernels_ops.py
-        "eigh",  # against numpy, MindSpore's numbers and jax.grad in test_msscipy.py
+        "eigh",  # against numpy, scipy, MindSpore's numbers and jax.grad in test_msscipy.py
         "backward_hook", "backward_hook_enter", "backward_hook_exit",  # hooks: test_backward_hooks.py
         "tensor_hook",  # Tensor.register_hook: test_tensor_hooks.py
         "custom_bprop",  # Cell.bprop: test_audit_functional.py

@@ -119,14 +119,14 @@ RECORDS.update({
 })
 # Records under other names: a second form of a primitive (name -> primitive's name).
 ALIASES = {"conv_batch_groups": "conv", "scatter_add_rank2": "scatter_add", "sort_ties": "sort",
-           "top_k_ties": "top_k", "svd_s_full": "svd"}
+           "top_k_ties": "top_k", "svd_s_full": "svd", "eigh_complex": "eigh"}
 # Integers in [0, 4): ties, which each member must order by index.
 C64 = np.complex64   # complex operands: real parts drawn (enough for the batch rules' layouts)
 RECORDS.update({"real": ([((2, 3), C64)], {}), "imag": ([((2, 3), C64)], {}), "conj": ([((2, 3), C64)], {}),
                 "complex": ([((2, 1, 3), F32), ((4, 3), F32)], {}),
                 "fft": ([((2, 3, 4), C64)], {"fft_type": "fft", "lengths": (3, 4)}),
                 "eig": ([((2, 3, 3), np.float64)], {"compute_v": True}),
-                "eigh": ([((2, 3, 3), np.float64)], {}),
+                "eigh": ([((2, 3, 3), np.float64)], {}), "eigh_complex": ([((2, 3, 3), np.complex128)], {}),
                 "matrix_logarithm": ([((2, 3, 3), np.complex128)], {})})
 RECORDS["sort_ties"] = ([((3, 6), I32)], {"axis": 0, "descending": True, "index_dtype": ms.int64})
 RECORDS["top_k_ties"] = ([((2, 7), I32)], {"k": 3, "axis": 1, "largest": False, "index_dtype": ms.int32})

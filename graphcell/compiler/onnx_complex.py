@@ -311,6 +311,13 @@ def eig(ctx, x, *, compute_v):
     return lower(ctx, x, compute_v=compute_v)
 
 
+def eigh(ctx, x):
+    """A Hermitian matrix: eig's Schur form on (A + A^H) / 2, real eigenvalues, unitary vectors
+    (compiler/onnx_eigh.py, imported when an eigh is lowered)."""
+    from .onnx_eigh import eigh as lower
+    return lower(ctx, x)
+
+
 def matrix_logarithm(ctx, x):
     """Square roots of eig's Schur form in a Loop, then a series (compiler/onnx_logm.py)."""
     from .onnx_logm import matrix_logarithm as lower
@@ -328,7 +335,7 @@ RULES = {
     "slice": real.slice_rule, "rev": real.rev, "concatenate": real.concatenate,
     "stop_gradient": real.unary("Identity"),
     "reshape": reshape, "transpose": transpose, "broadcast_in_dim": broadcast_in_dim, "pad": pad,
-    "eig": eig, "matrix_logarithm": matrix_logarithm,
+    "eig": eig, "eigh": eigh, "matrix_logarithm": matrix_logarithm,
 }
 
 __all__ = ["RULES", "rule_for", "touches_complex"]

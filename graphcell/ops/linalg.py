@@ -118,15 +118,30 @@ def _svd_rule(x: TensorType, *, full_matrices: bool, compute_uv: bool) -> tuple:
 SIGN_ENTRY_TIE = 1e-3   # entries this close (relative) to a column's largest magnitude tie with it
 
 
-def _largest_entry_signs(q):
-    """[..., r, c] -> [..., 1, c]: the sign (0 counts as +) of each column's first entry whose
-    magnitude is within SIGN_ENTRY_TIE of the largest. The first of near-equal entries, not
-    the largest: symmetric matrices have vectors like (1, -1) / sqrt(2), whose largest entry
-    is whichever rounding made larger, on each backend its own."""
+def _largest_entry(q):
+    """[..., r, c] -> [..., 1, c]: each column's first entry whose magnitude is within
+    SIGN_ENTRY_TIE of the largest. The first of near-equal entries, not the largest: symmetric
+    matrices have vectors like (1, -1) / sqrt(2), whose largest entry is whichever rounding
+    made larger, on each backend its own."""
     magnitude = jnp.abs(q)
     near = magnitude >= (1 - SIGN_ENTRY_TIE) * jnp.max(magnitude, axis=-2, keepdims=True)
-    at = jnp.argmax(near, axis=-2, keepdims=True)
-    return jnp.where(jnp.take_along_axis(q, at, axis=-2) < 0, -1, 1).astype(q.dtype)
+    return jnp.take_along_axis(q, jnp.argmax(near, axis=-2, keepdims=True), axis=-2)
+
+
+def _largest_entry_signs(q):
+    """[..., r, c] -> [..., 1, c]: the sign (0 counts as +) of each column's `_largest_entry`."""
+    return jnp.where(_largest_entry(q) < 0, -1, 1).astype(q.dtype)
+
+
+def largest_entry_phases(q):
+    """[..., r, c] -> [..., 1, c]: the unit factor that makes each column's `_largest_entry`
+    real and positive (1 for a zero entry); a real q's are its signs. Eigenvectors of a
+    Hermitian matrix are unique up to such a factor (ops/eigh_prim.py)."""
+    if not jnp.iscomplexobj(q):
+        return _largest_entry_signs(q)
+    entry = _largest_entry(q)
+    size = jnp.abs(entry)
+    return jnp.where(size > 0, jnp.conj(entry) / jnp.where(size > 0, size, 1), 1).astype(q.dtype)
 
 
 def _canonical_signs(u, v):

@@ -8,8 +8,8 @@ them. As 2.10: one 2-D matrix (solve_triangular also takes batches), int32/int64
 float64, float16 refused; scipy's overwrite_*/check_finite/turbo/... arguments are accepted and
 ignored. Departures, each measured on 2.10 where it fails: lu(permute_l=True) returns (P L, U)
 as scipy (2.10 raises a MatMul TypeError), lu_solve takes a 1-D b (2.10 raises IndexError),
-eigh refuses complex matrices (2.10 takes them), and eigenvectors' signs are LAPACK's (2.10's
-differ column by column).
+and eigh's eigenvectors have graphcell's phases (each column's largest entry real and positive,
+ops/eigh_prim.py; 2.10's signs differ from that and from LAPACK's column by column).
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from ..compiler.jit import jit
 from ..ops import functional as F
 from ..ops import linalg as _svd
 from ..ops import linalg_prims as LP
+from ..ops.complex_ops import conj as _conj
 from ..ops.composite import tril, triu
 from ..ops.eigh_prim import eigh as _eigh
 from ..ops.linalg_solvers import _permutation
@@ -35,6 +36,8 @@ __all__ = ["block_diag", "inv", "cho_factor", "cholesky", "cho_solve", "eigh", "
 _lu_decompose = jit(lu_decompose)
 
 _MATRIX_DTYPES = (mstype.int32, mstype.int64, mstype.float32, mstype.float64)
+# eigh takes complex Hermitian matrices too (2.x's Eigh primitive checks for these four float dtypes)
+_EIGH_DTYPES = _MATRIX_DTYPES + (mstype.complex64, mstype.complex128)
 
 
 def _matrix(name: str, a, dtypes=_MATRIX_DTYPES) -> Tensor:
@@ -113,14 +116,19 @@ def inv(a, overwrite_a=False, check_finite=True):
 
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, turbo=True, eigvals=None,
          type=1, check_finite=True):  # noqa: A002 - scipy's names
-    """(w, v) of a symmetric matrix read from its lower (or, lower=False, upper) triangle: w the
-    eigenvalues ascending, v the eigenvectors as columns; w alone with eigvals_only."""
+    """(w, v) of a real symmetric or complex Hermitian matrix read from its lower (or,
+    lower=False, upper) triangle (a diagonal's imaginary parts ignored, as LAPACK's heevd): w the
+    eigenvalues ascending, v the eigenvectors as columns; w alone with eigvals_only. A complex
+    matrix's w has its dtype, a zero imaginary part (2.x's Eigh primitive infers w with a's
+    dtype, from its source; not measured)."""
     if b is not None:
         raise ValueError("For 'eigh', currently only case b=None of 'eigh' is implemented.")
-    x = _matrix("eigh", a)
+    x = _matrix("eigh", a, _EIGH_DTYPES)
     half = tril(x) if lower else triu(x)
-    sym = F.add(half, F.swapaxes(tril(x, -1) if lower else triu(x, 1), 0, 1))
-    w, v = _eigh.bind(sym)
+    mirrored = F.swapaxes(tril(x, -1) if lower else triu(x, 1), 0, 1)
+    w, v = _eigh.bind(F.add(half, _conj(mirrored) if x.dtype.is_complex else mirrored))
+    if x.dtype.is_complex:
+        w = F.cast(w, x.dtype)
     return w if eigvals_only else (w, v)
 
 
