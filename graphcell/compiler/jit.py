@@ -38,6 +38,7 @@ def compiled_fn(traced: Traced):
     """The jax.jit-compiled function of a traced graph, built once per Traced."""
     fn = traced.cache.get("xla")
     if fn is None:
+        from ..ops.tiling import compiler_options
         from ..passes.manager import run_pipeline
         from . import save_graphs
         from .to_jax import graph_to_jax, stablehlo_text
@@ -46,7 +47,7 @@ def compiled_fn(traced: Traced):
             graph = run_pipeline(traced.graph, "xla", on_pass=recorder and recorder.stage).graph
             if recorder is not None:
                 recorder.backend("stablehlo", ".mlir", lambda: stablehlo_text(graph))
-            fn = jax.jit(graph_to_jax(graph))
+            fn = jax.jit(graph_to_jax(graph), compiler_options=compiler_options(graph))
         traced.cache["xla"] = fn
     return fn
 

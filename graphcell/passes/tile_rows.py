@@ -8,6 +8,9 @@ once the batch's intermediates outgrow the cache: an ensemble of 64 LeNet5 on a 
 holds 300 MiB of first-layer activations in one program, and XLA streams each layer's output
 through memory before the next layer reads it; as 16 tiles of 16 rows each layer's output
 stays in cache (1470 ms -> 760 ms on the 2-core development machine; N=4: 105 -> 72 ms).
+Since the direct CPU convolution (ops/cpu_conv.py) that ensemble runs as fast untiled; the
+tiles keep its memory to one tile's (25 MiB instead of 296: the tiles stay in order only under
+the scheduler ops/tiling.py asks XLA for).
 
 The pass (last in the XLA pipeline) proves the graph row-wise with `row_axes`, a dataflow
 analysis over the primitives that cannot mix rows, builds the graph again at the tile's row
