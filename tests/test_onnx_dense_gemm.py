@@ -161,3 +161,22 @@ def test_a_gelu_between_two_dense_layers_runs_over_their_rows(members, tmp_path)
     x = _f(2, 3, 6)
     np.testing.assert_allclose(sess.run(None, {sess.get_inputs()[0].name: x})[0],
                                ms.jit(net)(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+
+def test_ops_crossing_a_shared_view_keep_the_views_their_other_readers_need():
+    """Two multinomial draws over one logit vector: their Log is viewed, and the view viewed
+    again for several elementwise readers. An op crossing the shared outer view (kept for the
+    others) then reads the inner view's value, which has a reader more; the op must not take
+    the inner view away from the outer one (the model lost it and failed to load)."""
+    from graphcell.compiler.jit import onnx_graph
+    from graphcell.compiler.onnx import lower
+
+    def draws(x):
+        p = ops.abs(x) + 0.1
+        return ops.multinomial(p, 4, seed=4), ops.multinomial(p, 3, False, seed=5)
+    x = ms.Tensor(np.linspace(-1, 1, 6).astype(np.float32))
+    model = lower(onnx_graph(ms.trace(draws, x)), value_info=False).model
+    onnx.checker.check_model(model, full_check=True)
+    for got, want in zip(ms.jit(draws, backend="onnx")(x), ms.jit(draws)(x)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())

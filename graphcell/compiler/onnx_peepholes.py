@@ -154,6 +154,21 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict, over_ro
         return None
 
     out, dead = [], set()
+
+    def read_through(view, node, times: int) -> None:
+        """The op moved above `view` reads the view's input instead of its output (`times`
+        times): a view left unread goes; a shared one stays for its other readers, and its
+        input has one reader more, which later crossings must count."""
+        source, found = view.input[0], readers.setdefault(view.input[0], [])
+        uses[view.output[0]] -= times
+        if uses[view.output[0]] == 0:
+            dead.add(id(view))
+            if view.op_type in found:
+                found.remove(view.op_type)   # the op takes the view's place
+        else:
+            uses[source] = uses.get(source, 0) + 1
+        found.append(node.op_type)
+
     for node in nodes:
         operands, views = [], []   # emitted before / after the moved op
         step = crossing(node)
@@ -171,14 +186,10 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict, over_ro
             if isinstance(other, onnx.NodeProto):   # the same view of the other operand
                 op.input[1 - side] = other.input[0]
                 for v in {id(view): view, id(other): other}.values():
-                    uses[v.output[0]] -= 1 if node.input[0] != node.input[1] else 2
-                    if uses[v.output[0]] == 0:
-                        dead.add(id(v))
+                    read_through(v, node, 1 if node.input[0] != node.input[1] else 2)
                 other = None
-            elif uses[view.output[0]] > 1:   # a shared view: its other readers still read it
-                uses[view.output[0]] -= 1
             else:
-                dead.add(id(view))
+                read_through(view, node, 1)
             if other is not None:
                 reshaped = b.unique(f"{other}/merged")
                 operands.append(helper.make_node("Reshape", [other, b.ints(small)], [reshaped],
@@ -189,6 +200,7 @@ def _elementwise_before_reshape(b: OnnxBuilder, keep: set, shapes: dict, over_ro
                 shapes[moved] = shapes[view.input[0]]
             views.insert(0, view_copy)
             producer[moved], producer[node.output[0]], uses[moved] = op, view_copy, 1
+            readers[moved] = [view_copy.op_type]
             node = op
             step = crossing(node)
         out += operands + [node] + views
