@@ -10,6 +10,7 @@ import pytest
 import graphcell as ms
 from graphcell import Tensor, nn
 from graphcell.frontend import ensemble as ensemble_module
+from tests.test_scan_vjp_plan import _jax_rnn as jax_rnn
 
 N, T, B, H = 3, 5, 2, 4
 LR = 0.1
@@ -57,23 +58,14 @@ def _weights(nets):
 
 
 def _jax_sgd(nets, x, y, steps):
-    """`steps` SGD steps of each member on jax.grad of its MSE, the LSTM a lax.scan."""
+    """`steps` SGD steps of each member on jax.grad of its MSE, the LSTM a lax.scan (plain jax)."""
     names = [p.name.split(".")[-1] for p in nets[0].trainable_params()]
 
-    def lstm(w, x):
-        def cell(carry, xt):
-            h, c = carry
-            gates = xt @ w["weight_ih_l0"].T + w["bias_ih_l0"] + h @ w["weight_hh_l0"].T + w["bias_hh_l0"]
-            i, f, g, o = jnp.split(gates, 4, axis=-1)
-            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-            return (jax.nn.sigmoid(o) * jnp.tanh(c), c), jax.nn.sigmoid(o) * jnp.tanh(c)
-        zeros = jnp.zeros((x.shape[1], H), x.dtype)
-        return jax.lax.scan(cell, (zeros, zeros), x)[1]
     result = []
     for w in _weights(nets):
         w = dict(zip(names, w))
         for _ in range(steps):
-            g = jax.grad(lambda w: jnp.mean((lstm(w, x) - y) ** 2))(w)
+            g = jax.grad(lambda w: jnp.mean((jax_rnn("LSTM", w, x) - y) ** 2))(w)
             w = {k: w[k] - LR * g[k] for k in w}
         result.append([np.asarray(w[k]) for k in names])
     return result
