@@ -371,9 +371,8 @@ def _jit_session(traced, param_arrays=None) -> Session:
     passes as well as the lowering."""
     from ..compiler.jit import onnx_graph
     from ..compiler.onnx import RUNTIME_OPSET, lower
-    from ..compiler.onnx_cache import cache_folder, cached_model
+    from ..compiler.onnx_cache import cached_model
     from ..compiler.save_graphs import onnx_compile
-    from ..context import get_context
     # set_context(save_graphs=...): the stages, each pass among them (they run now, cache or not)
     onnx_compile(traced, optimize=lambda on_pass: onnx_graph(traced, on_pass))
     if param_arrays is None:
@@ -386,10 +385,7 @@ def _jit_session(traced, param_arrays=None) -> Session:
             graph = onnx_graph(traced)   # the passes keep the inputs, as new Values: paired by position
             return lower(graph, params=dict(zip(graph.inputs[traced.n_args:], params)), opset=RUNTIME_OPSET).model
         model = cached_model(("jit-baked", RUNTIME_OPSET, "onnx-pipeline", traced.graph, tuple(params)), build)
-    # With a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime).
-    session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
-                      name=f"jit({traced.graph.name})", config=get_context("onnx_session_config"),
-                      optimized_cache=cache_folder("onnxruntime"))
+    session = _runtime_session(model, f"jit({traced.graph.name})")
     # (after the session: a model with no kernel at bfloat16 is named as such when it loads)
     _refuse_bfloat16_boundary(traced.graph, fed=param_arrays is None)
     if session.provider == "CPUExecutionProvider" and _computes_in_float16(traced.graph):
@@ -404,9 +400,8 @@ def _host_plan(traced):
     parameters as inputs (the host calls read values of the run, so no model is baked)."""
     from ..compiler.jit import onnx_graph
     from ..compiler.onnx import RUNTIME_OPSET, lower
-    from ..compiler.onnx_cache import cache_folder, cached_model
+    from ..compiler.onnx_cache import cached_model
     from ..compiler.save_graphs import onnx_compile
-    from ..context import get_context
     from .onnx_host_calls import host_plan
     onnx_compile(traced, optimize=lambda on_pass: onnx_graph(traced, on_pass))
     plan = host_plan(onnx_graph(traced))
@@ -414,10 +409,17 @@ def _host_plan(traced):
         model = cached_model(("jit-host-stage", RUNTIME_OPSET, "onnx-pipeline", traced.graph, i),
                              lambda: lower(stage.graph, params_as_inputs=True, opset=RUNTIME_OPSET,
                                            drop_warning=False).model)
-        stage.session = Session(model, providers=list(get_context("onnx_providers")), io_binding=False,
-                                name=f"jit({traced.graph.name}) stage {i}", config=get_context("onnx_session_config"),
-                                optimized_cache=cache_folder("onnxruntime"))
+        stage.session = _runtime_session(model, f"jit({traced.graph.name}) stage {i}")
     return plan
+
+
+def _runtime_session(model, name: str) -> Session:
+    """A jit(backend="onnx") session of `model` with the context's providers and settings; with
+    a compile cache, onnxruntime's optimised model is kept too (<cache>/onnxruntime)."""
+    from ..compiler.onnx_cache import cache_folder
+    from ..context import get_context
+    return Session(model, providers=list(get_context("onnx_providers")), io_binding=False, name=name,
+                   config=get_context("onnx_session_config"), optimized_cache=cache_folder("onnxruntime"))
 
 
 def _refuse_bfloat16_boundary(graph, fed: bool) -> None:
