@@ -43,8 +43,9 @@ def _is_host_call(node: Node) -> bool:
 
 def _branches_call_host(node: Node) -> bool:
     """Whether `node` is a cond with a host call in a branch (in a nested body too)."""
+    from ..ops.control_flow import cond_p
     from ..ops.hooks import runs_hooks
-    return node.primitive.name == "cond" and any(runs_hooks(node.attrs[k]) for k in ("then_branch", "else_branch"))
+    return node.primitive is cond_p and any(runs_hooks(node.attrs[k]) for k in ("then_branch", "else_branch"))
 
 
 def _where(node: Node) -> str:
@@ -170,11 +171,7 @@ def host_plan(graph: Graph) -> HostPlan:
 
 def _stage(graph: Graph, nodes: list, made: set, outputs: list, index: int) -> _Model:
     from ..ops.complex_ops import imag_part, make_complex, real_part
-    inputs = []
-    for node in nodes:
-        for v in node.inputs:
-            if v not in made and v not in inputs:
-                inputs.append(v)
+    inputs = list(dict.fromkeys(v for node in nodes for v in node.inputs if v not in made))   # in order, once
     b = GraphBuilder(graph.name)
     env = {}
     for k, v in enumerate(inputs):
